@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { problem } from '../../../core/error-codes.ts';
+import { ChainId, ChainIdQuery, EvmAddress } from '../schemas.ts';
+import { defineCapability } from '../types.ts';
+
+export const CollateralTokenSchema = z.object({
+  token: EvmAddress,
+  symbol: z.enum(['USDC', 'PM']),
+  decimals: z.number().int().min(0).max(30),
+  chainId: ChainId,
+  enabled: z.boolean(),
+});
+
+export const discoverCollateral = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/discover/collateral',
+  category: 'discovery',
+  summary: 'Collateral tokens',
+  description: 'Collateral tokens (USDC and PM) with their addresses and decimals. chainId is optional only while exactly one chain is active.',
+  tier: null,
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_discover_collateral' },
+  input: { query: z.strictObject({ chainId: ChainIdQuery.optional() }) },
+  output: z.object({ tokens: z.array(CollateralTokenSchema) }),
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
+  handler: async (ctx, { query }) => {
+    const chain = ctx.services.chain;
+    if (query.chainId !== undefined && query.chainId !== chain.chainId) {
+      throw problem('UNSUPPORTED_CHAIN', `chain ${query.chainId} is not served here; active chain: ${chain.chainId}`);
+    }
+    return { tokens: chain.collateral().map(({ token, symbol, decimals, chainId, enabled }) => ({ token, symbol, decimals, chainId, enabled })) };
+  },
+});

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { problem } from '../../../core/error-codes.ts';
+import { ChainId, ChainIdQuery, DeploymentRecordSchema, EvmAddress, Hash32, WeiString } from '../schemas.ts';
+import { defineCapability } from '../types.ts';
+
+const Selector = z.object({ signature: z.string(), selector: z.string().regex(/^0x[0-9a-f]{8}$/) });
+
+export const ContractsPerChain = z.object({
+  chainId: ChainId,
+  name: z.string(),
+  stable: z.literal(true),
+  collaterals: z.array(
+    z.object({
+      symbol: z.enum(['USDC', 'PM']),
+      token: EvmAddress,
+      router: EvmAddress.nullable(),
+      decimals: z.number().int().min(0).max(30),
+      role: z.enum(['protocol', 'stable']),
+      capabilities: z.object({ trading: z.boolean(), creation: z.boolean() }),
+    }),
+  ),
+  outcomeToken: EvmAddress.nullable(),
+  factories: z.object({ binary: EvmAddress.nullable(), ternary: EvmAddress.nullable(), orderbook: EvmAddress.nullable() }),
+  routerInterface: z
+    .object({ abiVersion: z.string(), runtimeCodeHash: Hash32, functions: z.object({ executeTradeIntent: Selector, executeBasketIntent: Selector }) })
+    .nullable(),
+  approvals: z.array(
+    z.object({
+      kind: z.enum(['erc20_approve', 'erc1155_set_approval_for_all']),
+      reason: z.enum(['buy_collateral', 'sell_outcome_token']),
+      chainId: ChainId,
+      token: EvmAddress,
+      spender: EvmAddress,
+      amount: WeiString.optional(),
+    }),
+  ),
+  deployments: z.array(DeploymentRecordSchema.extend({ name: z.string() })),
+});
+
+export const discoverContracts = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/discover/contracts',
+  category: 'discovery',
+  summary: 'Contracts per chain',
+  description:
+    'Deployed protocol contracts per chain: collaterals with their routers and capabilities, the outcome token, factories, the router interface and the approval recipes, plus every deployment record. Routers, factories and the outcome token are null until the markets lane is deployed.',
+  tier: null,
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_discover_contracts' },
+  input: {
+    query: z.strictObject({
+      chainId: ChainIdQuery.optional(),
+      collateral: z.string().min(1).max(64).optional().describe('collateral symbol (USDC, PM) or token address; narrows collaterals and approvals'),
+    }),
+  },
+  output: z.object({ chains: z.array(ContractsPerChain) }),
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
+  handler: async (ctx, { query }) => {
+    const chain = ctx.services.chain;
+    if (query.chainId !== undefined && query.chainId !== chain.chainId) {
+      throw problem('UNSUPPORTED_CHAIN', `chain ${query.chainId} is not served here; active chain: ${chain.chainId}`);
+    }
+    const wanted = query.collateral?.toLowerCase();
+    const collaterals = chain
+      .collateral()
+      .filter((c) => wanted === undefined || c.symbol.toLowerCase() === wanted || c.token.toLowerCase() === wanted);
+    if (wanted !== undefined && collaterals.length === 0) {
+      throw problem('INVALID_QUERY', `collateral '${query.collateral}' is not a reviewed collateral symbol or token address`, {
+        errors: [{ path: 'query.collateral', message: 'unknown collateral' }],
+      });
+    }
+    const deployments = await chain.deployments();
+    return {
+      chains: [
+        {
+          chainId: chain.chainId,
+          name: chain.settings().name,
+          stable: true as const,
+          collaterals: collaterals.map((c) => ({
+            symbol: c.symbol,
+            token: c.token,
+            router: null,
+            decimals: c.decimals,
+            role: c.role,
+            capabilities: { trading: false, creation: false },
+          })),
+          outcomeToken: null,
+          factories: { binary: null, ternary: null, orderbook: null },
+          routerInterface: null,
+          approvals: [],
+          deployments: deployments.map(({ name, ...record }) => ({ name, ...record })),
+        },
+      ],
+    };
+  },
+});

@@ -1,0 +1,95 @@
+// Transaction status, on both interfaces: the chain receipt is authoritative; operationId and
+// idempotencyKey are correlation labels echoed verbatim (null when not given).
+import { z } from 'zod';
+import type { Hex } from 'viem';
+import { problem } from '../../../core/error-codes.ts';
+import { ChainId, ChainIdQuery, IsoTimestamp, TxHash } from '../schemas.ts';
+import { defineCapability, type HandlerContext } from '../types.ts';
+
+const Label = z.string().min(1).max(200);
+
+const StatusQuery = z.strictObject({
+  chainId: ChainIdQuery.optional(),
+  operationId: Label.optional(),
+  idempotencyKey: Label.optional(),
+  submittedAt: IsoTimestamp.optional(),
+});
+
+export const TransactionStatusResponse = z.object({
+  state: z.enum(['CONFIRMED', 'REVERTED', 'PENDING', 'DROPPED']),
+  operationId: z.string().nullable(),
+  idempotencyKey: z.string().nullable(),
+  chainId: ChainId,
+  txHash: TxHash,
+  blockNumber: z.string().regex(/^[0-9]+$/).nullable(),
+  confirmedAt: IsoTimestamp.nullable(),
+  statusUrl: z.string(),
+  receipt: z
+    .object({
+      status: z.string(),
+      blockNumber: z.string().regex(/^[0-9]+$/),
+      blockHash: z.string().regex(/^0x[a-fA-F0-9]{64}$/),
+      transactionIndex: z.string().regex(/^[0-9]+$/),
+    })
+    .nullable(),
+});
+
+const STATES_DOC =
+  'States: CONFIRMED (mined, receipt status success), REVERTED (mined, receipt status reverted), PENDING (known to the node or to our relayer, not yet mined), DROPPED (sent by our relayer, never mined, its nonce consumed by another transaction). An unknown hash answers 404 NOT_FOUND; an unreachable node 503 SERVICE_UNAVAILABLE.';
+
+async function statusOf(ctx: HandlerContext, hash: string, query: z.output<typeof StatusQuery>) {
+  const chain = ctx.services.chain;
+  if (query.chainId !== undefined && query.chainId !== chain.chainId) {
+    throw problem('INVALID_CHAIN', `chain ${query.chainId} is not served here; active chain: ${chain.chainId}`);
+  }
+  const status = await chain.transactionStatus(hash.toLowerCase() as Hex);
+  const params = new URLSearchParams({ hash: status.txHash, chainId: String(status.chainId) });
+  if (query.operationId !== undefined) params.set('operationId', query.operationId);
+  if (query.idempotencyKey !== undefined) params.set('idempotencyKey', query.idempotencyKey);
+  return {
+    ...status,
+    operationId: query.operationId ?? null,
+    idempotencyKey: query.idempotencyKey ?? null,
+    statusUrl: `/api/agent/v1/transactions/status?${params.toString()}`,
+  };
+}
+
+export const getTransactionConsumer = defineCapability({
+  surface: 'consumer',
+  method: 'GET',
+  path: '/transactions/:hash',
+  category: 'transactions',
+  summary: 'Transaction status',
+  description: `Chain-authoritative status of a transaction. ${STATES_DOC}`,
+  tier: null,
+  rateClass: 'read',
+  idempotent: true,
+  input: { params: z.strictObject({ hash: TxHash }), query: StatusQuery },
+  invalidInputCode: 'INVALID_PAYLOAD',
+  output: TransactionStatusResponse,
+  outputName: 'TransactionStatusResponse',
+  errors: ['INVALID_PAYLOAD', 'INVALID_CHAIN', 'NOT_FOUND', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+  handler: async (ctx, { params, query }) => statusOf(ctx, params.hash, query),
+});
+
+export const getTransactionAgent = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/transactions/status',
+  category: 'transactions',
+  summary: 'Transaction status',
+  description: `Agent-interface twin of GET /api/v1/transactions/{hash}, with the hash as a query parameter (this is the statusUrl both return). ${STATES_DOC}`,
+  tier: null,
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_get_transaction_status' },
+  input: { query: StatusQuery.extend({ hash: TxHash }) },
+  invalidInputCode: 'INVALID_PAYLOAD',
+  output: TransactionStatusResponse,
+  outputName: 'TransactionStatusResponse',
+  errors: ['INVALID_PAYLOAD', 'INVALID_CHAIN', 'NOT_FOUND', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+  handler: async (ctx, { query }) => {
+    const { hash, ...rest } = query;
+    return statusOf(ctx, hash, rest);
+  },
+});

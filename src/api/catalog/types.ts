@@ -1,0 +1,131 @@
+/**
+ * The capability catalog: every operation is defined once, as data plus a handler. REST routes,
+ * MCP tools, both OpenAPI documents, GET /discover/capabilities and GET /me capabilities are all
+ * generated from these definitions (DESIGN.md §3).
+ */
+import type { z } from 'zod';
+import type { Clock } from '../../core/clock.ts';
+import type { ErrorCode } from '../../core/error-codes.ts';
+import type { Services } from '../../runtime/services.ts';
+import type { Logger } from '../../runtime/logger.ts';
+
+export const AGENT_TIERS = ['read-only', 'propose', 'execute'] as const;
+export type AgentTier = (typeof AGENT_TIERS)[number];
+export const tierRank = (t: AgentTier): number => AGENT_TIERS.indexOf(t);
+
+export type Surface = 'agent' | 'consumer';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** read for GETs, write for POSTs; uncharged for catalog and liveness reads (spec Limits). */
+export type RateClass = 'read' | 'write' | 'uncharged';
+/** Consumer permission classes, derived from the minimum tier. */
+export type PermissionClass = 'none' | 'api-key-read' | 'api-key-execute';
+
+/** The authenticated caller of one request. */
+export interface Principal {
+  keyId: string;
+  agentId: string | null;
+  tier: AgentTier;
+  scopes: readonly string[];
+}
+
+export interface HandlerContext {
+  services: Services;
+  principal: Principal | null;
+  requestId: string;
+  clock: Clock;
+  log: Logger;
+  /** The agent API date-version in force for this request (Svc-Version or the default). */
+  apiVersion: string;
+  via: 'rest' | 'mcp';
+}
+
+/** A handler may return a plain body (status 200) or a Reply with status and headers. */
+export class Reply<O> {
+  constructor(
+    readonly body: O,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface CapabilityInputSchemas<P, Q, B> {
+  params?: P;
+  query?: Q;
+  body?: B;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+}
+
+export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
+  surface: Surface;
+  method: HttpMethod;
+  /** Relative to the surface prefix (/api/agent/v1 or /api/v1) unless it starts with /api or /.well-known. `:name` marks a path parameter. */
+  path: string;
+  category: string;
+  summary: string;
+  description: string;
+  /** Minimum tier; null = public (no credential). */
+  tier: AgentTier | null;
+  scopes?: readonly string[];
+  rateClass: RateClass;
+  /** AgentCapability.idempotent: repeating the call has no further effect. */
+  idempotent: boolean;
+  /** Mutating writes require Idempotency-Key unless exempt (a documented reason). */
+  idempotencyExempt?: string;
+  /** Agent capabilities are MCP tools unless REST-only by the spec; consumer capabilities are never tools. */
+  mcp?: { tool: string } | { restOnly: string };
+  input?: CapabilityInputSchemas<P, Q, B>;
+  /** Problem code for a request that fails input validation. Default: INVALID_QUERY for GET, INVALID_PAYLOAD otherwise. */
+  invalidInputCode?: ErrorCode;
+  output: O;
+  /** Named response schema in the OpenAPI components (e.g. 'MarketListingsResponse'). */
+  outputName?: string;
+  responseHeaders?: Record<string, { description: string; required?: boolean }>;
+  errors: readonly ErrorCode[];
+  handler: (ctx: HandlerContext, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
+}
+
+export interface Capability extends CapabilityDef<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType> {
+  /** 'METHOD /path' as in AgentCapability. */
+  name: string;
+  /** Absolute URL path, Fastify syntax. */
+  fullPath: string;
+  permission: PermissionClass;
+  scopes: readonly string[];
+  invalidInputCode: ErrorCode;
+  requiresIdempotencyKey: boolean;
+}
+
+export const SURFACE_PREFIX: Record<Surface, string> = { agent: '/api/agent/v1', consumer: '/api/v1' };
+
+export function permissionOf(tier: AgentTier | null): PermissionClass {
+  if (tier === null) return 'none';
+  return tier === 'execute' ? 'api-key-execute' : 'api-key-read';
+}
+
+export function defineCapability<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  O extends z.ZodType = z.ZodType,
+>(def: CapabilityDef<P, Q, B, O>): Capability {
+  if (def.surface === 'agent' && !def.mcp) throw new Error(`capability ${def.method} ${def.path}: agent capabilities declare mcp`);
+  if (def.surface === 'consumer' && def.mcp) throw new Error(`capability ${def.method} ${def.path}: consumer capabilities are not MCP tools`);
+  const absolute = def.path.startsWith('/api/') || def.path.startsWith('/.well-known/');
+  const mutating = def.method !== 'GET';
+  return {
+    ...(def as unknown as CapabilityDef<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType>),
+    name: `${def.method} ${def.path}`,
+    fullPath: absolute ? def.path : `${SURFACE_PREFIX[def.surface]}${def.path}`,
+    permission: permissionOf(def.tier),
+    scopes: def.scopes ?? [],
+    invalidInputCode: def.invalidInputCode ?? (def.method === 'GET' ? 'INVALID_QUERY' : 'INVALID_PAYLOAD'),
+    requiresIdempotencyKey: mutating && def.idempotencyExempt === undefined,
+  };
+}

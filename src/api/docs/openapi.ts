@@ -1,0 +1,147 @@
+/**
+ * OpenAPI 3.1 documents generated from the capability catalog, one per surface. Schemas come from
+ * the same zod definitions that validate requests (JSON Schema 2020-12, OpenAPI 3.1's dialect).
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from '../../core/error-codes.ts';
+import { ProblemDetailsSchema } from '../catalog/schemas.ts';
+import { SURFACE_PREFIX, type Capability, type Surface } from '../catalog/types.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+const toOpenApiPath = (p: string): string => p.replace(/:(\w+)/g, '{$1}');
+
+const INFO: Record<Surface, { title: string; version: string; description: string }> = {
+  agent: {
+    title: 'svc agent API',
+    version: '2026-11-01',
+    description: 'Agent interface of svc, an agent-native prediction-market protocol server. Generated from the capability catalog.',
+  },
+  consumer: {
+    title: 'svc consumer API',
+    version: '1.0.0',
+    description: 'Consumer interface of svc: market discovery, PM purchase, reputation reads and transaction status. Generated from the capability catalog.',
+  },
+};
+
+export function buildOpenApi(catalog: readonly Capability[], surface: Surface, publicBaseUrl: string): JsonSchema {
+  const schemas: Record<string, JsonSchema> = { ProblemDetails: jsonSchema(ProblemDetailsSchema, 'output') };
+  const paths: Record<string, Record<string, unknown>> = {};
+
+  for (const cap of catalog.filter((c) => c.surface === surface)) {
+    const parameters: JsonSchema[] = [];
+    for (const [location, schema] of [
+      ['path', cap.input?.params],
+      ['query', cap.input?.query],
+    ] as const) {
+      if (!schema) continue;
+      const js = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+      for (const [name, prop] of Object.entries(js.properties ?? {})) {
+        const { description, ...propSchema } = prop as JsonSchema & { description?: string };
+        parameters.push({
+          name,
+          in: location,
+          required: location === 'path' || (js.required ?? []).includes(name),
+          schema: propSchema,
+          ...(description ? { description } : {}),
+        });
+      }
+    }
+    if (cap.requiresIdempotencyKey) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: true,
+        description: 'Retry key: the same key with the same request replays the stored response; with a different request it is refused (422 IDEMPOTENCY_KEY_REUSED).',
+        schema: { type: 'string', minLength: 1, maxLength: 256 },
+      });
+    }
+    if (surface === 'agent') {
+      parameters.push({
+        name: 'Svc-Version',
+        in: 'header',
+        required: false,
+        description: 'Pins the agent API date-version; absent means the current version.',
+        schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+      });
+    }
+
+    const outputSchema = jsonSchema(cap.output, 'output');
+    let okSchema: JsonSchema = outputSchema;
+    if (cap.outputName) {
+      schemas[cap.outputName] = outputSchema;
+      okSchema = { $ref: `#/components/schemas/${cap.outputName}` };
+    }
+    const problemContent = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } };
+    const responses: Record<string, unknown> = {
+      '200': {
+        description: cap.summary,
+        content: { 'application/json': { schema: okSchema } },
+        ...(cap.responseHeaders
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(cap.responseHeaders).map(([h, d]) => [h, { description: d.description, required: d.required ?? false, schema: { type: 'string' } }]),
+              ),
+            }
+          : {}),
+      },
+    };
+    const byStatus = new Map<number, string[]>();
+    for (const code of cap.errors) {
+      const status = ERROR_CODES[code].status;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+      responses[String(status)] = { description: codes.join(', '), content: problemContent };
+    }
+    responses.default = { description: 'Problem details (RFC 9457)', content: problemContent };
+
+    const operation: Record<string, unknown> = {
+      operationId: operationIdOf(cap),
+      summary: cap.summary,
+      description: cap.description,
+      tags: [cap.category],
+      security: cap.tier === null ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      parameters,
+      responses,
+      'x-svc-capability': {
+        name: cap.name,
+        requiredTier: cap.tier,
+        permission: cap.permission,
+        scopes: cap.scopes,
+        rateClass: cap.rateClass,
+        idempotent: cap.idempotent,
+        mcpTool: cap.mcp && 'tool' in cap.mcp ? cap.mcp.tool : null,
+      },
+    };
+    if (cap.input?.body) {
+      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(cap.input.body, 'input') } } };
+    }
+    const p = toOpenApiPath(cap.fullPath);
+    paths[p] = { ...(paths[p] ?? {}), [cap.method.toLowerCase()]: operation };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: INFO[surface],
+    servers: [{ url: publicBaseUrl, description: `${surface} interface; paths below start with ${SURFACE_PREFIX[surface]}` }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: Authorization: Bearer <key>' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Accepted alias of the bearer header' },
+      },
+    },
+  };
+}
+
+function operationIdOf(cap: Capability): string {
+  const slug = `${cap.method.toLowerCase()}_${cap.fullPath.replace(/^\/api\/(agent\/v1|v1)/, '').replace(/[:{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_')}`;
+  return `${cap.surface}_${slug.replace(/_+$/, '')}`;
+}

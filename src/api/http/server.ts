@@ -1,0 +1,158 @@
+/**
+ * The REST adapter: one Fastify route per capability of the catalog, nothing hand-routed.
+ * Every failure — unknown route, wrong method, bad JSON, wrong content type, oversized body,
+ * validation, auth, rate limit, internal error — leaves as application/problem+json.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Clock } from '../../core/clock.ts';
+import { problem, type ErrorCode } from '../../core/error-codes.ts';
+import { isProblemError, type ProblemError } from '../../core/errors.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { Services } from '../../runtime/services.ts';
+import type { Capability } from '../catalog/types.ts';
+import { executeCall, type BaseContext } from '../pipeline/execute.ts';
+import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
+import { resolveVersion } from './versions.ts';
+
+export interface HttpDeps {
+  catalog: readonly Capability[];
+  services: Services;
+  clock: Clock;
+  log: Logger;
+  publicBaseUrl: string;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+// Fastify's own error codes for body parsing, mapped to ours.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_PAYLOAD',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+};
+
+export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    bodyLimit: deps.bodyLimitBytes,
+    trustProxy: deps.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+  });
+  // JSON only: any other body media type is refused with 415.
+  app.removeContentTypeParser('text/plain');
+
+  const sendProblem = (reply: FastifyReply, req: FastifyRequest, err: ProblemError, extraHeaders: Record<string, string> = {}): FastifyReply =>
+    reply
+      .code(err.status)
+      .headers({ ...extraHeaders, ...(err.headers ?? {}) })
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(problemBody(err, deps.publicBaseUrl, req.id));
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  const baseFor = (req: FastifyRequest, cap: Capability): BaseContext => ({
+    services: deps.services,
+    requestId: req.id,
+    clock: deps.clock,
+    log: req.log as unknown as Logger,
+    apiVersion: cap.surface === 'agent' ? resolveVersion(header(req, 'svc-version')) : '1.0.0',
+    via: 'rest',
+    problemTypeBase: deps.publicBaseUrl,
+  });
+
+  for (const cap of deps.catalog) {
+    app.route({
+      method: cap.method,
+      url: cap.fullPath.replace(/\{(\w+)\}/g, ':$1'),
+      handler: async (req, reply) => {
+        const headers: Record<string, string> = {};
+        try {
+          const base = baseFor(req, cap);
+          if (cap.surface === 'agent') headers['Svc-Version'] = base.apiVersion;
+          const result = await executeCall(
+            base,
+            {
+              capability: cap,
+              credential: credentialOf(req),
+              ip: req.ip,
+              idempotencyKey: header(req, 'idempotency-key'),
+              params: req.params,
+              query: req.query,
+              body: req.body,
+            },
+            headers,
+          );
+          reply.code(result.status).headers(result.headers);
+          if (result.status >= 400 && !result.headers['Content-Type']) reply.type(PROBLEM_CONTENT_TYPE);
+          return reply.send(result.body);
+        } catch (err) {
+          if (isProblemError(err)) return sendProblem(reply, req, err, headers);
+          throw err;
+        }
+      },
+    });
+  }
+
+  // Known path, other method → 405 with Allow; otherwise 404.
+  const routes = deps.catalog.map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allowed = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      return sendProblem(reply, req, problem('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`), {
+        Allow: allowed.join(', '),
+      });
+    }
+    return sendProblem(reply, req, problem('NOT_FOUND', `no route ${req.method} ${path}; see ${deps.publicBaseUrl}/api/agent/v1/openapi.json`));
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (isProblemError(err)) return sendProblem(reply, req, err);
+    const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
+    if (mapped) return sendProblem(reply, req, problem(mapped, err.message));
+    if (err instanceof SyntaxError || (err.statusCode === 400 && err.code?.startsWith('FST_ERR_CTP'))) {
+      return sendProblem(reply, req, problem('MALFORMED_JSON', 'the request body is not valid JSON'));
+    }
+    req.log.error({ err, reqId: req.id }, 'internal error');
+    return reply.code(500).type(PROBLEM_CONTENT_TYPE).send(internalErrorBody(deps.publicBaseUrl, req.id));
+  });
+
+  return app;
+}
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Authorization: Bearer <key> is canonical; X-API-Key is the accepted alias. */
+function credentialOf(req: FastifyRequest): string | undefined {
+  const auth = header(req, 'authorization');
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw problem('INVALID_API_KEY', 'Authorization must be "Bearer <API key>"', { headers: { 'WWW-Authenticate': 'Bearer realm="svc"' } });
+    return m[1];
+  }
+  const alias = header(req, 'x-api-key');
+  return alias === undefined || alias === '' ? undefined : alias.trim();
+}
+
+function pathRegex(fullPath: string): RegExp {
+  const pattern = fullPath
+    .split('/')
+    .map((seg) => (seg.startsWith(':') || /^\{\w+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${pattern}/?$`);
+}

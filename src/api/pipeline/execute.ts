@@ -1,0 +1,125 @@
+/**
+ * One call of one capability, the same for REST and MCP: authenticate, authorize (tier, scopes),
+ * charge the rate limit, validate input, honour idempotency, run the handler. The adapters only
+ * translate their transport into a CallRequest and the result (or ProblemError) back.
+ */
+import { canonicalHash } from '../../core/canonical-json.ts';
+import { problem } from '../../core/error-codes.ts';
+import { isProblemError } from '../../core/errors.ts';
+import { IDEMPOTENCY_KEY_PATTERN, isStorable } from '../../services/idempotency/idempotency.ts';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
+import { Reply, tierRank, type Capability, type HandlerContext, type Principal } from '../catalog/types.ts';
+import { parseInput } from './validate.ts';
+import { PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+
+export interface CallRequest {
+  capability: Capability;
+  /** Raw API key from the transport, if any. */
+  credential: string | undefined;
+  /** Caller address, for keyless rate limits. */
+  ip: string;
+  idempotencyKey: string | undefined;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+export interface CallResult {
+  status: number;
+  body: unknown;
+  /** Response headers; also filled (rate-limit headers) when the call throws. */
+  headers: Record<string, string>;
+}
+
+export type BaseContext = Omit<HandlerContext, 'principal'> & { problemTypeBase: string };
+
+export async function executeCall(base: BaseContext, req: CallRequest, headers: Record<string, string>): Promise<CallResult> {
+  const { capability: cap } = req;
+  const principal = req.credential === undefined ? null : await base.services.keys.authenticate(req.credential);
+  authorize(cap, principal);
+  await chargeRateLimit(base, cap, principal, req.ip, headers);
+
+  const input = {
+    params: parseInput(cap.input?.params, req.params ?? {}, 'params', cap.invalidInputCode),
+    query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
+    body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.invalidInputCode),
+  };
+  const ctx: HandlerContext = { ...base, principal };
+
+  if (!cap.requiresIdempotencyKey) return run(ctx, cap, input, headers);
+
+  const key = req.idempotencyKey;
+  if (key === undefined) {
+    throw problem('IDEMPOTENCY_KEY_REQUIRED', `${cap.name} changes state: send an Idempotency-Key header (1..256 visible ASCII characters)`);
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw problem('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1..256 visible ASCII characters');
+  }
+  const owner = principal ? `key:${principal.keyId}` : `ip:${req.ip}`;
+  const fingerprint = canonicalHash({ capability: cap.name, params: req.params ?? {}, query: req.query ?? {}, body: req.body ?? null });
+  const idem = base.services.idempotency;
+  const claim = await idem.claim(owner, key, fingerprint, { method: cap.method, path: cap.fullPath });
+  if (claim.kind === 'replay') {
+    return { ...claim.response, headers: { ...headers, ...claim.response.headers, 'Idempotent-Replayed': 'true' } };
+  }
+  try {
+    const result = await run(ctx, cap, input, headers);
+    if (isStorable(result.status)) await idem.complete(owner, key, { status: result.status, body: result.body, headers: ownHeaders(result.headers, headers) });
+    else await idem.release(owner, key);
+    return result;
+  } catch (err) {
+    if (isProblemError(err) && isStorable(err.status)) {
+      const body = problemBody(err, base.problemTypeBase);
+      await idem.complete(owner, key, { status: err.status, body, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } });
+    } else {
+      await idem.release(owner, key);
+    }
+    throw err;
+  }
+}
+
+async function run(ctx: HandlerContext, cap: Capability, input: { params: unknown; query: unknown; body: unknown }, headers: Record<string, string>): Promise<CallResult> {
+  const out = await cap.handler(ctx, input as never);
+  if (out instanceof Reply) return { status: out.status, body: out.body, headers: { ...headers, ...out.headers } };
+  return { status: 200, body: out, headers };
+}
+
+/** Headers the handler set itself (not the per-request rate-limit ones), which a replay repeats. */
+function ownHeaders(all: Record<string, string>, base: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(all).filter(([k]) => !(k in base) || !k.startsWith('RateLimit')));
+}
+
+export function authorize(cap: Capability, principal: Principal | null): void {
+  if (cap.tier === null) return;
+  if (!principal) {
+    throw problem('API_KEY_REQUIRED', `${cap.name} needs an API key (Authorization: Bearer <key> or X-API-Key)`, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="svc"' },
+    });
+  }
+  if (tierRank(principal.tier) < tierRank(cap.tier)) {
+    throw problem('INSUFFICIENT_TIER', `${cap.name} needs tier ${cap.tier}; this key is ${principal.tier}`, {
+      extensions: { requiredTier: cap.tier, keyTier: principal.tier },
+    });
+  }
+  const missing = cap.scopes.filter((s) => !principal.scopes.includes(s));
+  if (missing.length > 0) {
+    throw problem('INSUFFICIENT_SCOPE', `${cap.name} needs scope ${missing.join(', ')}`, { extensions: { missingScopes: missing } });
+  }
+}
+
+async function chargeRateLimit(base: BaseContext, cap: Capability, principal: Principal | null, ip: string, headers: Record<string, string>): Promise<void> {
+  if (cap.rateClass === 'uncharged') return;
+  const limit = RATE_LIMITS[principal?.tier ?? 'anonymous'][cap.rateClass];
+  const bucket = `${principal ? `key:${principal.keyId}` : `ip:${ip}`}:${cap.rateClass}`;
+  const nowMs = base.clock.now().getTime();
+  const hit = await base.services.rateLimits.hit(bucket, limit, RATE_WINDOW_MS, nowMs);
+  headers['RateLimit-Limit'] = String(hit.limit);
+  headers['RateLimit-Remaining'] = String(hit.remaining);
+  headers['RateLimit-Reset'] = String(Math.ceil(hit.resetAtMs / 1000));
+  if (!hit.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+    throw problem('RATE_LIMITED', `${cap.rateClass} budget of ${limit} requests per 60 s is spent; retry after ${retryAfter} s`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+}

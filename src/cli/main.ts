@@ -1,0 +1,127 @@
+// `svc` command line: start, migrate, keys create|revoke. Each prints one clear line on failure.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
+import { systemClock } from '../core/clock.ts';
+import { isScope, TIER_DEFAULT_SCOPES } from '../core/scopes.ts';
+import { migrateToLatest, openDatabase } from '../db/index.ts';
+import { createRuntime } from '../runtime/runtime.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { createKeyService } from '../services/keys/keys.ts';
+
+const USAGE = `usage:
+  svc start                      run the service (embedded PGlite + anvil unless DATABASE_URL / CHAIN_RPC_URL)
+  svc migrate                    apply database migrations
+  svc keys create --tier <read-only|propose|execute> [--scopes a,b] [--label text]
+                                 issue an API key (printed once)
+  svc keys revoke <keyId>        revoke an API key`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return start(loadConfig());
+    case 'migrate':
+      return migrate(loadConfig());
+    case 'keys':
+      return keys(loadConfig(), rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+async function start(config: Config): Promise<number> {
+  const began = Date.now();
+  const say = (line: string) => process.stdout.write(`svc: ${line}\n`);
+  const runtime = await createRuntime(config, { progress: say, log: createLogger(config.logLevel) });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${signal} received: stopping`);
+    await runtime.close();
+    say('stopped cleanly');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  await runtime.listen();
+  const base = config.publicBaseUrl;
+  say(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  say(`  agent REST     ${base}/api/agent/v1   (OpenAPI ${base}/api/agent/v1/openapi.json)`);
+  say(`  consumer REST  ${base}/api/v1         (OpenAPI ${base}/api/v1/openapi.json)`);
+  say(`  MCP            ${config.mcpUrl}   (arrives with the MCP issue)`);
+  say(`  health         ${base}/api/agent/v1/health`);
+  say(`  chain          ${runtime.rpcUrl} (chain id ${config.chain.id}, ${runtime.anvil ? 'embedded anvil' : 'external node'})`);
+  say(`  database       ${config.database.kind === 'postgres' ? 'PostgreSQL' : `PGlite ${config.database.dir}`}`);
+  return new Promise<number>(() => undefined); // runs until a signal
+}
+
+async function migrate(config: Config): Promise<number> {
+  const database = await openDatabase(config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir });
+  try {
+    const { applied } = await migrateToLatest(database.db);
+    console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+async function keys(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const database = await openDatabase(config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir });
+  try {
+    await migrateToLatest(database.db);
+    const service = createKeyService({ db: database.db, clock: systemClock, environment: config.environment });
+    if (sub === 'create') {
+      const { values } = parseArgs({ args: rest, options: { tier: { type: 'string' }, scopes: { type: 'string' }, label: { type: 'string' } }, strict: true });
+      if (!values.tier || !(AGENT_TIERS as readonly string[]).includes(values.tier)) {
+        throw new UsageError(`--tier must be one of ${AGENT_TIERS.join(', ')}`);
+      }
+      const tier = values.tier as AgentTier;
+      const scopes = values.scopes === undefined ? [...TIER_DEFAULT_SCOPES[tier]] : values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes.filter((s) => !isScope(s));
+      if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
+      const issued = await service.create({ tier, scopes, label: values.label ?? null });
+      console.log(`key id:  ${issued.record.id}`);
+      console.log(`tier:    ${tier}`);
+      console.log(`scopes:  ${scopes.join(' ')}`);
+      console.log(`api key: ${issued.key}`);
+      console.log('Store the key now: it is shown once and kept only as a hash.');
+      return 0;
+    }
+    if (sub === 'revoke') {
+      const keyId = rest[0];
+      if (!keyId || rest.length !== 1) throw new UsageError('svc keys revoke <keyId>');
+      if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new UsageError(`'${keyId}' is not a key id (a UUID)`);
+      const record = await service.revoke(keyId);
+      console.log(`revoked ${record.id} (${record.prefix}…)`);
+      return 0;
+    }
+    throw new UsageError('svc keys create|revoke');
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError) console.error(err.message);
+    else if (err instanceof UsageError) console.error(`svc: ${err.message}\n${USAGE}`);
+    else if (err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'string' && (err as { status?: unknown }).status) console.error(`svc: ${err.message}`);
+    else console.error(`svc: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,139 @@
+// Environment -> typed, validated config, parsed once at start-up. A bad value stops start-up
+// with one line naming the variable; nothing else in the code reads process.env.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const url = z.url({ protocol: /^https?$/ });
+const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits');
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x + 40 hex digits)');
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Registration paths of the identity issue; listed here so config is complete in one place. */
+export const REGISTRATION_PATH_KINDS = ['anonymous', 'email', 'wallet', 'claim'] as const;
+
+const EnvSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_BASE_URL: url.optional(),
+  MCP_URL: url.optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  CHAIN_RPC_URL: url.optional(),
+  CHAIN_PUBLIC_RPC_URL: url.optional(),
+  CHAIN_ID: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(8453),
+  CHAIN_NAME: z.string().min(1).optional(),
+  BLOCK_EXPLORER_URL: url.optional(),
+  READ_AFTER_WRITE_WINDOW_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
+  OPERATOR_PRIVATE_KEY: hex32.optional(),
+  PM_TOKEN_ADDRESS: address.optional(),
+  USDC_TOKEN_ADDRESS: address.optional(),
+  ANVIL_PORT: port.default(8545),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SVC_ENVIRONMENT: z.enum(['live', 'test']).optional(),
+  TRUST_PROXY: bool.default(false),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  REGISTRATION_PATHS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(REGISTRATION_PATH_KINDS))),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  mcpUrl: string;
+  dataDir: string;
+  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string };
+  chain: {
+    id: number;
+    name: string;
+    /** Embedded: we spawn anvil. External: CHAIN_RPC_URL, no anvil. */
+    mode: 'embedded' | 'external';
+    rpcUrl?: string;
+    publicRpcUrl?: string;
+    anvilPort: number;
+    anvilStateFile: string;
+    blockExplorerUrl: string;
+    readAfterWriteWindowMs: number;
+    operatorPrivateKey?: `0x${string}`;
+    operatorKeyFile: string;
+    pmTokenAddress?: `0x${string}`;
+    usdcTokenAddress?: `0x${string}`;
+  };
+  redisUrl?: string;
+  logLevel: Env['LOG_LEVEL'];
+  environment: 'live' | 'test';
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  idempotencyTtlHours: number;
+  registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const got = key in present ? ` (got '${present[key]}')` : '';
+    throw new ConfigError(`config: ${key} ${issue.message}${got}`);
+  }
+  const e = parsed.data;
+  const external = e.CHAIN_RPC_URL !== undefined;
+  if (external && !e.OPERATOR_PRIVATE_KEY) {
+    throw new ConfigError('config: OPERATOR_PRIVATE_KEY is required when CHAIN_RPC_URL is set');
+  }
+  if (external && (!e.PM_TOKEN_ADDRESS || !e.USDC_TOKEN_ADDRESS)) {
+    throw new ConfigError(
+      'config: PM_TOKEN_ADDRESS and USDC_TOKEN_ADDRESS are required when CHAIN_RPC_URL is set (collateral on a real chain comes from config)',
+    );
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl,
+    mcpUrl: e.MCP_URL ?? `${publicBaseUrl}/mcp`,
+    dataDir,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL }
+      : { kind: 'pglite', dir: path.join(dataDir, 'pg') },
+    chain: {
+      id: e.CHAIN_ID,
+      name: e.CHAIN_NAME ?? (external ? 'Base' : 'Base (local anvil)'),
+      mode: external ? 'external' : 'embedded',
+      rpcUrl: e.CHAIN_RPC_URL,
+      publicRpcUrl: e.CHAIN_PUBLIC_RPC_URL,
+      anvilPort: e.ANVIL_PORT,
+      anvilStateFile: path.join(dataDir, 'chain', 'state.json'),
+      blockExplorerUrl: e.BLOCK_EXPLORER_URL ?? (external ? 'https://basescan.org' : `${publicBaseUrl}/api/v1/transactions`),
+      readAfterWriteWindowMs: e.READ_AFTER_WRITE_WINDOW_MS,
+      operatorPrivateKey: e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined,
+      operatorKeyFile: path.join(dataDir, 'operator.key'),
+      pmTokenAddress: e.PM_TOKEN_ADDRESS as `0x${string}` | undefined,
+      usdcTokenAddress: e.USDC_TOKEN_ADDRESS as `0x${string}` | undefined,
+    },
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    environment: e.SVC_ENVIRONMENT ?? (external ? 'live' : 'test'),
+    trustProxy: e.TRUST_PROXY,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    registrationPaths: e.REGISTRATION_PATHS,
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Every problem code the service can answer, with its HTTP status and title. Services throw
+ * `problem(code, detail)`; the edge (REST problem+json, MCP isError) reads status and title from
+ * here, and the OpenAPI documents list the codes each capability declares.
+ */
+import { ProblemError, type ProblemOptions } from './errors.ts';
+
+export const ERROR_CODES = {
+  // 400 — the request is wrong
+  INVALID_QUERY: { status: 400, title: 'Invalid query' },
+  INVALID_PAYLOAD: { status: 400, title: 'Invalid payload' },
+  INVALID_ID: { status: 400, title: 'Invalid identifier' },
+  MISSING_FIELDS: { status: 400, title: 'Missing fields' },
+  INVALID_CHAIN: { status: 400, title: 'Invalid chain' },
+  UNSUPPORTED_CHAIN: { status: 400, title: 'Unsupported chain' },
+  MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
+  INVALID_VERSION: { status: 400, title: 'Invalid Svc-Version' },
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, title: 'Idempotency-Key required' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Invalid Idempotency-Key' },
+  // 401 / 403 — who is asking
+  API_KEY_REQUIRED: { status: 401, title: 'API key required' },
+  INVALID_API_KEY: { status: 401, title: 'Invalid API key' },
+  API_KEY_EXPIRED: { status: 401, title: 'API key expired' },
+  API_KEY_REVOKED: { status: 401, title: 'API key revoked' },
+  WALLET_AUTH_REQUIRED: { status: 401, title: 'Wallet authentication required' },
+  API_KEY_DORMANT: { status: 403, title: 'API key dormant' },
+  INSUFFICIENT_TIER: { status: 403, title: 'Insufficient tier' },
+  INSUFFICIENT_SCOPE: { status: 403, title: 'Insufficient scope' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  FEATURE_DISABLED: { status: 403, title: 'Feature disabled' },
+  // 404 / 405 / 409 / 413 / 415 / 422 / 429
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  MARKET_NOT_FOUND: { status: 404, title: 'Market not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, title: 'Request with this Idempotency-Key is still in progress' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  RATE_LIMITED: { status: 429, title: 'Rate limit exceeded' },
+  // 5xx
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Builds the typed error for `code`; its status comes from the table. */
+export function problem(code: ErrorCode, detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError(code, ERROR_CODES[code].status, detail, options);
+}
+
+export const titleOf = (code: string): string =>
+  (ERROR_CODES as Record<string, { title: string } | undefined>)[code]?.title ?? 'Error';

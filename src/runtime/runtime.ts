@@ -1,0 +1,208 @@
+/**
+ * Composition root: builds the database, the chain (spawning anvil in embedded mode), the operator
+ * relayer, the deployments, the services and the HTTP server, and tears them down in reverse.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { parseEther, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { agentCapabilities, CATALOG } from '../api/catalog/index.ts';
+import type { Capability } from '../api/catalog/types.ts';
+import { buildOpenApi } from '../api/docs/openapi.ts';
+import { buildHttpServer } from '../api/http/server.ts';
+import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
+import { chainDefinition, createChainClient } from '../chain/clients.ts';
+import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
+import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-key.ts';
+import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
+import type { Config } from '../config.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { migrateToLatest, openDatabase, type Database } from '../db/index.ts';
+import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
+import { createEventBus } from '../services/events/bus.ts';
+import { createHealthService } from '../services/health/health.ts';
+import { createIdempotencyService } from '../services/idempotency/idempotency.ts';
+import { createKeyService } from '../services/keys/keys.ts';
+import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
+import { createLogger, type Logger } from './logger.ts';
+import type { Services } from './services.ts';
+
+/** PM minted to the operator (the protocol treasury) when PM is deployed: 1e9 PM. */
+export const PM_INITIAL_SUPPLY = parseEther('1000000000');
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  log?: Logger;
+  catalog?: readonly Capability[];
+  relayerFaults?: RelayerFaults;
+  /** Progress lines for people watching start-up. */
+  progress?: (line: string) => void;
+}
+
+export interface Runtime {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  database: Database;
+  anvil: AnvilHandle | null;
+  rpcUrl: string;
+  operator: Address;
+  relayer: Relayer;
+  deployments: Record<string, DeploymentRecord>;
+  services: Services;
+  http: FastifyInstance;
+  /** Starts listening; resolves to the bound address. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  const progress = options.progress ?? ((line: string) => log.info(line));
+  const catalog = options.catalog ?? CATALOG;
+  const cleanups: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log.error({ err }, 'shutdown step failed'));
+    cleanups.length = 0;
+  };
+
+  try {
+    await mkdir(config.dataDir, { recursive: true });
+
+    let anvil: AnvilHandle | null = null;
+    let rpcUrl: string;
+    if (config.chain.mode === 'embedded') {
+      await mkdir(path.dirname(config.chain.anvilStateFile), { recursive: true });
+      progress(`chain: starting anvil (chain id ${config.chain.id}, state ${config.chain.anvilStateFile})`);
+      anvil = await startAnvil({ chainId: config.chain.id, port: config.chain.anvilPort, stateFile: config.chain.anvilStateFile });
+      const handle = anvil;
+      cleanups.push(() => handle.stop());
+      rpcUrl = anvil.rpcUrl;
+    } else {
+      rpcUrl = config.chain.rpcUrl!;
+    }
+    const chain = chainDefinition(config.chain.id, config.chain.name, rpcUrl);
+    const client = createChainClient(chain, rpcUrl);
+    const nodeChainId = await client.getChainId();
+    if (nodeChainId !== config.chain.id) {
+      throw new Error(`chain: the node at ${rpcUrl} reports chain id ${nodeChainId}, config says ${config.chain.id}`);
+    }
+
+    progress(config.database.kind === 'postgres' ? 'database: connecting to PostgreSQL' : `database: opening PGlite in ${config.database.dir}`);
+    const database = await openDatabase(
+      config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir },
+    );
+    cleanups.push(() => database.close());
+    const { applied } = await migrateToLatest(database.db);
+    if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);
+
+    const operatorKey: Hex = config.chain.operatorPrivateKey ?? (await loadOrCreateOperatorKey(config.chain.operatorKeyFile));
+    const account = privateKeyToAccount(operatorKey);
+    if (config.chain.mode === 'embedded') {
+      const funded = await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
+      if (funded > 0n) progress(`chain: funded operator ${account.address} from the dev account`);
+    }
+    const relayer = createRelayer({ db: database.db, client, account, chainId: config.chain.id, clock, log, faults: options.relayerFaults });
+    const resumed = await relayer.resume();
+    if (resumed.length > 0) progress(`relayer: settled ${resumed.length} transaction(s) left open by the last run`);
+
+    let deployments: Record<string, DeploymentRecord> = {};
+    let collateralAddresses: { symbol: 'USDC' | 'PM'; address: Address }[];
+    if (config.chain.mode === 'embedded') {
+      deployments = await ensureDeployments({
+        db: database.db,
+        client,
+        relayer,
+        chainId: config.chain.id,
+        clock,
+        log,
+        specs: [
+          { name: 'ParticipationToken', contract: 'ParticipationToken', args: [account.address, PM_INITIAL_SUPPLY] },
+          { name: 'TestUSDC', contract: 'TestUSDC', args: [account.address] },
+        ],
+      });
+      collateralAddresses = [
+        { symbol: 'USDC', address: deployments.TestUSDC!.address },
+        { symbol: 'PM', address: deployments.ParticipationToken!.address },
+      ];
+    } else {
+      collateralAddresses = [
+        { symbol: 'USDC', address: config.chain.usdcTokenAddress! },
+        { symbol: 'PM', address: config.chain.pmTokenAddress! },
+      ];
+    }
+    const collateral = await readCollateral(client, config.chain.id, collateralAddresses);
+
+    const rateLimits = config.redisUrl ? createRedisStore(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : createMemoryStore();
+    cleanups.push(() => rateLimits.close());
+    const events = createEventBus({ db: database.db, log });
+    cleanups.push(() => events.close());
+    const chainService = createChainService({
+      db: database.db,
+      client,
+      relayer,
+      collateral,
+      settings: {
+        id: config.chain.id,
+        name: config.chain.name,
+        publicRpcUrl: config.chain.publicRpcUrl ?? rpcUrl,
+        blockExplorerUrl: config.chain.blockExplorerUrl,
+        readAfterWriteWindowMs: config.chain.readAfterWriteWindowMs,
+      },
+    });
+    const openApiCache = new Map<string, Record<string, unknown>>();
+    const services: Services = {
+      keys: createKeyService({ db: database.db, clock, environment: config.environment }),
+      idempotency: createIdempotencyService({ db: database.db, clock }),
+      rateLimits,
+      events,
+      chain: chainService,
+      health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
+      agentCapabilities: () => agentCapabilities(catalog),
+      openApi: (surface) => {
+        let doc = openApiCache.get(surface);
+        if (!doc) openApiCache.set(surface, (doc = buildOpenApi(catalog, surface, config.publicBaseUrl)));
+        return doc;
+      },
+    };
+
+    const purge = setInterval(() => {
+      services.idempotency.purgeOlderThan(config.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
+    }, 3_600_000);
+    purge.unref();
+    cleanups.push(async () => clearInterval(purge));
+
+    const http = await buildHttpServer({
+      catalog,
+      services,
+      clock,
+      log,
+      publicBaseUrl: config.publicBaseUrl,
+      bodyLimitBytes: config.bodyLimitBytes,
+      trustProxy: config.trustProxy,
+    });
+    cleanups.push(() => http.close());
+
+    return {
+      config,
+      clock,
+      log,
+      database,
+      anvil,
+      rpcUrl,
+      operator: account.address,
+      relayer,
+      deployments,
+      services,
+      http,
+      listen: () => http.listen({ port: config.port, host: config.host }),
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

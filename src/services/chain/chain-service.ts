@@ -1,0 +1,143 @@
+/**
+ * Chain reads for discovery and transaction status. The chain is the authority: receipts,
+ * priority fees and token metadata are read from the node; the relayer's records only add
+ * what the node cannot say (a transaction we sent that the node no longer knows: dropped).
+ */
+import { erc20Abi, type Address, type Hex, type PublicClient } from 'viem';
+import type { Kysely } from 'kysely';
+import { problem } from '../../core/error-codes.ts';
+import type { DB } from '../../db/schema.ts';
+import { listDeployments, type DeploymentRecord } from '../../chain/deployer.ts';
+import type { Relayer } from '../../chain/relayer.ts';
+
+export interface ChainSettings {
+  id: number;
+  name: string;
+  publicRpcUrl: string;
+  blockExplorerUrl: string;
+  readAfterWriteWindowMs: number;
+}
+
+export interface CollateralToken {
+  symbol: 'USDC' | 'PM';
+  token: Address;
+  decimals: number;
+  chainId: number;
+  enabled: boolean;
+  role: 'protocol' | 'stable';
+}
+
+export type TransactionState = 'CONFIRMED' | 'REVERTED' | 'PENDING' | 'DROPPED';
+
+export interface TransactionStatus {
+  state: TransactionState;
+  chainId: number;
+  txHash: Hex;
+  blockNumber: string | null;
+  confirmedAt: string | null;
+  receipt: { status: string; blockNumber: string; blockHash: Hex; transactionIndex: string } | null;
+}
+
+export interface ChainService {
+  readonly chainId: number;
+  settings(): ChainSettings;
+  recommendedPriorityFeeWei(): Promise<bigint>;
+  head(): Promise<{ blockNumber: bigint; timestamp: Date }>;
+  collateral(): CollateralToken[];
+  deployments(): Promise<DeploymentRecord[]>;
+  transactionStatus(hash: Hex): Promise<TransactionStatus>;
+  /** Throws SERVICE_UNAVAILABLE when the node does not answer. */
+  guard<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export async function readCollateral(
+  client: PublicClient,
+  chainId: number,
+  tokens: { symbol: 'USDC' | 'PM'; address: Address }[],
+): Promise<CollateralToken[]> {
+  return Promise.all(
+    tokens.map(async (t) => ({
+      symbol: t.symbol,
+      token: t.address,
+      decimals: Number(await client.readContract({ address: t.address, abi: erc20Abi, functionName: 'decimals' })),
+      chainId,
+      enabled: true,
+      role: t.symbol === 'PM' ? ('protocol' as const) : ('stable' as const),
+    })),
+  );
+}
+
+export function createChainService(deps: {
+  db: Kysely<DB>;
+  client: PublicClient;
+  relayer: Relayer;
+  settings: ChainSettings;
+  collateral: CollateralToken[];
+}): ChainService {
+  const { client, settings } = deps;
+
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isNodeUnreachable(err)) {
+        throw problem('SERVICE_UNAVAILABLE', 'the chain node is not reachable; retry shortly', { cause: err, headers: { 'Retry-After': '5' } });
+      }
+      throw err;
+    }
+  };
+
+  return {
+    chainId: settings.id,
+    settings: () => settings,
+    recommendedPriorityFeeWei: () => guard(() => client.estimateMaxPriorityFeePerGas()),
+    head: () =>
+      guard(async () => {
+        const block = await client.getBlock({ blockTag: 'latest' });
+        return { blockNumber: block.number, timestamp: new Date(Number(block.timestamp) * 1000) };
+      }),
+    collateral: () => deps.collateral,
+    deployments: () => listDeployments(deps.db, settings.id),
+    guard,
+    transactionStatus: (hash) =>
+      guard(async () => {
+        const receipt = await client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+          if (isNodeUnreachable(err)) throw err;
+          return undefined;
+        });
+        if (receipt) {
+          const block = await client.getBlock({ blockHash: receipt.blockHash });
+          return {
+            state: receipt.status === 'success' ? 'CONFIRMED' : 'REVERTED',
+            chainId: settings.id,
+            txHash: hash,
+            blockNumber: receipt.blockNumber.toString(),
+            confirmedAt: new Date(Number(block.timestamp) * 1000).toISOString(),
+            receipt: {
+              status: receipt.status,
+              blockNumber: receipt.blockNumber.toString(),
+              blockHash: receipt.blockHash,
+              transactionIndex: String(receipt.transactionIndex),
+            },
+          };
+        }
+        const pending = await client.getTransaction({ hash }).catch((err: unknown) => {
+          if (isNodeUnreachable(err)) throw err;
+          return undefined;
+        });
+        const ours = await deps.relayer.findByHash(hash);
+        const unmined = { chainId: settings.id, txHash: hash, blockNumber: null, confirmedAt: null, receipt: null };
+        if (pending) return { state: 'PENDING', ...unmined };
+        if (ours) {
+          const mined = await client.getTransactionCount({ address: ours.from, blockTag: 'latest' });
+          return { state: mined > ours.nonce || ours.state === 'dropped' ? 'DROPPED' : 'PENDING', ...unmined };
+        }
+        throw problem('NOT_FOUND', `transaction ${hash} is not known to chain ${settings.id}`);
+      }),
+  };
+}
+
+function isNodeUnreachable(err: unknown): boolean {
+  const text = String((err as { name?: string; message?: string; details?: string })?.name ?? '') + ' ' + String((err as Error)?.message ?? '');
+  return /HttpRequestError|ECONNREFUSED|fetch failed|TimeoutError|socket hang up|ECONNRESET/i.test(text);
+}

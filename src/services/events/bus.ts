@@ -1,0 +1,119 @@
+/**
+ * In-process event subscriptions that resume from a sequence number. A subscriber first replays
+ * every stored event after its sequence, then receives new ones in order, exactly once. The
+ * outbox table is the only source: the bus polls it (and is nudged by `notify()` after commits),
+ * so events written by another process on the same PostgreSQL are delivered too.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { StoredEvent } from './outbox.ts';
+
+export interface Subscription {
+  /** Last sequence delivered to this subscriber. */
+  readonly position: bigint;
+  close(): void;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events with seq > afterSeq. */
+  afterSeq: bigint;
+  /** Optional filter; filtered-out events still advance the position. */
+  filter?: (event: StoredEvent) => boolean;
+}
+
+export interface EventBus {
+  subscribe(options: SubscribeOptions, onEvent: (event: StoredEvent) => void | Promise<void>): Subscription;
+  /** Nudge: new events were committed. */
+  notify(): void;
+  /** Highest committed sequence. */
+  head(): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+const PAGE = 500;
+
+export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: number }): EventBus {
+  const { db, log } = deps;
+  const subs = new Set<Sub>();
+  let closed = false;
+
+  class Sub implements Subscription {
+    position: bigint;
+    private pumping = false;
+    private again = false;
+    constructor(
+      private readonly opts: SubscribeOptions,
+      private readonly onEvent: (e: StoredEvent) => void | Promise<void>,
+    ) {
+      this.position = opts.afterSeq;
+    }
+    close(): void {
+      subs.delete(this);
+    }
+    /** Delivers everything after `position`; re-runs if nudged while running. */
+    async pump(): Promise<void> {
+      if (this.pumping) {
+        this.again = true;
+        return;
+      }
+      this.pumping = true;
+      try {
+        do {
+          this.again = false;
+          for (;;) {
+            const page = await readAfter(this.position);
+            for (const event of page) {
+              if (!subs.has(this)) return;
+              if (!this.opts.filter || this.opts.filter(event)) await this.onEvent(event);
+              this.position = event.seq;
+            }
+            if (page.length < PAGE) break;
+          }
+        } while (this.again && subs.has(this));
+      } catch (err) {
+        log.error({ err }, 'event subscriber failed; it will resume from its last position');
+      } finally {
+        this.pumping = false;
+      }
+    }
+  }
+
+  const readAfter = async (seq: bigint): Promise<StoredEvent[]> => {
+    const rows = await db.selectFrom('events').selectAll().where('seq', '>', seq.toString()).orderBy('seq').limit(PAGE).execute();
+    return rows.map((r) => ({
+      seq: BigInt(r.seq),
+      type: r.type,
+      chainId: r.chain_id,
+      marketAddress: r.market_address,
+      agentId: r.agent_id,
+      payload: r.payload as Record<string, unknown>,
+      createdAt: r.created_at,
+    }));
+  };
+
+  const pumpAll = (): void => {
+    for (const s of subs) void s.pump();
+  };
+  const timer = setInterval(() => !closed && subs.size > 0 && pumpAll(), deps.pollMs ?? 500);
+  timer.unref();
+
+  return {
+    subscribe(options, onEvent) {
+      const sub = new Sub(options, onEvent);
+      subs.add(sub);
+      void sub.pump();
+      return sub;
+    },
+    notify: pumpAll,
+    async head() {
+      const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+      return BigInt(row.last_seq);
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      subs.clear();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// API keys: random and prefixed, shown once at issue, stored as a SHA-256 hash and compared in
+// constant time. Status dormant/active/revoked is stored; expired is derived from expires_at.
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import { problem } from '../../core/error-codes.ts';
+import type { DB } from '../../db/schema.ts';
+import type { AgentTier, Principal } from '../../api/catalog/types.ts';
+
+export type KeyStatus = 'dormant' | 'active' | 'expired' | 'revoked';
+
+export interface KeyRecord {
+  id: string;
+  prefix: string;
+  agentId: string | null;
+  label: string | null;
+  tier: AgentTier;
+  scopes: string[];
+  status: KeyStatus;
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+export interface IssuedKey {
+  /** The raw key: returned once, never stored. */
+  key: string;
+  record: KeyRecord;
+}
+
+export interface CreateKeyParams {
+  tier: AgentTier;
+  scopes: readonly string[];
+  agentId?: string | null;
+  label?: string | null;
+  status?: 'dormant' | 'active';
+  expiresAt?: Date | null;
+}
+
+const PREFIX_LENGTH = 16;
+
+export const hashKey = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
+
+export interface KeyService {
+  create(params: CreateKeyParams): Promise<IssuedKey>;
+  revoke(keyId: string): Promise<KeyRecord>;
+  get(keyId: string): Promise<KeyRecord | undefined>;
+  /** Resolves a raw key to its principal, or throws INVALID_API_KEY / API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_DORMANT. */
+  authenticate(raw: string): Promise<Principal>;
+}
+
+type KeyRow = {
+  id: string;
+  prefix: string;
+  agent_id: string | null;
+  label: string | null;
+  tier: string;
+  scopes: unknown;
+  status: string;
+  expires_at: Date | null;
+  created_at: Date;
+  key_hash: string;
+};
+
+export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environment: 'live' | 'test' }): KeyService {
+  const { db, clock } = deps;
+
+  const toRecord = (row: KeyRow): KeyRecord => {
+    const expired = row.expires_at !== null && row.expires_at.getTime() <= clock.now().getTime();
+    const status = row.status === 'revoked' ? 'revoked' : expired ? 'expired' : (row.status as 'dormant' | 'active');
+    return {
+      id: row.id,
+      prefix: row.prefix,
+      agentId: row.agent_id,
+      label: row.label,
+      tier: row.tier as AgentTier,
+      scopes: row.scopes as string[],
+      status,
+      expiresAt: row.expires_at,
+      createdAt: row.created_at,
+    };
+  };
+
+  const get = async (keyId: string): Promise<KeyRecord | undefined> => {
+    const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+    return row ? toRecord(row as KeyRow) : undefined;
+  };
+
+  return {
+    async create(params) {
+      const key = `svc_${deps.environment}_${randomBytes(24).toString('base64url')}`;
+      const row = {
+        id: randomUUID(),
+        prefix: key.slice(0, PREFIX_LENGTH),
+        key_hash: hashKey(key),
+        agent_id: params.agentId ?? null,
+        label: params.label ?? null,
+        tier: params.tier,
+        scopes: JSON.stringify([...params.scopes]),
+        status: params.status ?? 'active',
+        expires_at: params.expiresAt ?? null,
+        created_at: clock.now(),
+      };
+      await db.insertInto('api_keys').values(row).execute();
+      return { key, record: (await get(row.id))! };
+    },
+
+    async revoke(keyId) {
+      const updated = await db
+        .updateTable('api_keys')
+        .set({ status: 'revoked', revoked_at: clock.now() })
+        .where('id', '=', keyId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) throw problem('NOT_FOUND', `no API key with id ${keyId}`);
+      return toRecord(updated as KeyRow);
+    },
+
+    get,
+
+    async authenticate(raw) {
+      const computed = hashKey(raw);
+      const row = (await db.selectFrom('api_keys').selectAll().where('key_hash', '=', computed).executeTakeFirst()) as KeyRow | undefined;
+      // The lookup is by hash; the final equality is constant-time so timing says nothing about the key.
+      const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
+      if (!row || !timingSafeEqual(stored, Buffer.from(computed, 'hex'))) {
+        throw problem('INVALID_API_KEY', 'the API key is not recognised');
+      }
+      const record = toRecord(row);
+      if (record.status === 'revoked') throw problem('API_KEY_REVOKED', 'this API key has been revoked; rotate or recover a key');
+      if (record.status === 'expired') throw problem('API_KEY_EXPIRED', 'this API key has expired');
+      if (record.status === 'dormant') {
+        throw problem('API_KEY_DORMANT', 'this API key is dormant until its email is verified (follow the magic link)');
+      }
+      return { keyId: record.id, agentId: record.agentId, tier: record.tier, scopes: record.scopes };
+    },
+  };
+}
