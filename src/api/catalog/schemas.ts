@@ -31,7 +31,7 @@ export const DeploymentRecordSchema = z.object({
   runtimeCodeHash: Hash32,
 });
 
-export const ProblemDetailsSchema = z.object({
+export const ProblemDetailsSchema = z.looseObject({
   type: z.string(),
   title: z.string(),
   status: z.number().int(),

@@ -23,12 +23,13 @@ export const discoverChains = defineCapability({
   category: 'discovery',
   summary: 'Chains',
   description: 'The chains this service trades on, with the public RPC and read-after-write guidance. recommendedPriorityFeeWei is read from the node.',
-  tier: null,
+  tier: 'read-only',
+  scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
   mcp: { tool: 'svc_discover_chains' },
   output: z.object({ chains: z.array(ChainDetail) }),
-  errors: ['SERVICE_UNAVAILABLE'],
+  errors: ['API_KEY_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx) => {
     const chain = ctx.services.chain;
     const s = chain.settings();

@@ -18,13 +18,14 @@ export const discoverCollateral = defineCapability({
   category: 'discovery',
   summary: 'Collateral tokens',
   description: 'Collateral tokens (USDC and PM) with their addresses and decimals. chainId is optional only while exactly one chain is active.',
-  tier: null,
+  tier: 'read-only',
+  scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
   mcp: { tool: 'svc_discover_collateral' },
   input: { query: z.strictObject({ chainId: ChainIdQuery.optional() }) },
   output: z.object({ tokens: z.array(CollateralTokenSchema) }),
-  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'API_KEY_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE'],
   handler: async (ctx, { query }) => {
     const chain = ctx.services.chain;
     if (query.chainId !== undefined && query.chainId !== chain.chainId) {

@@ -45,7 +45,8 @@ export const discoverContracts = defineCapability({
   summary: 'Contracts per chain',
   description:
     'Deployed protocol contracts per chain: collaterals with their routers and capabilities, the outcome token, factories, the router interface and the approval recipes, plus every deployment record. Routers, factories and the outcome token are null until the markets lane is deployed.',
-  tier: null,
+  tier: 'read-only',
+  scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
   mcp: { tool: 'svc_discover_contracts' },
@@ -56,7 +57,7 @@ export const discoverContracts = defineCapability({
     }),
   },
   output: z.object({ chains: z.array(ContractsPerChain) }),
-  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'API_KEY_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE'],
   handler: async (ctx, { query }) => {
     const chain = ctx.services.chain;
     if (query.chainId !== undefined && query.chainId !== chain.chainId) {

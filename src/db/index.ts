@@ -1,0 +1,144 @@
+// Opens the database: PostgreSQL through `pg` when a URL is given, otherwise embedded PGlite in a folder.
+// Both back ends return the same JS types (int8/numeric as strings, timestamptz as Date, jsonb parsed).
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { acquireFolderLock, type FolderLock } from './lock.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+
+export type { DB } from './schema.ts';
+export { migrateToLatest, MigrationError } from './migrate.ts';
+
+export interface OpenDatabaseOptions {
+  /** postgres://… — use PostgreSQL. Takes precedence over pgliteDir. */
+  databaseUrl?: string;
+  /** PGlite data folder (created if missing), or `memory://` for a throwaway in-memory database. */
+  pgliteDir?: string;
+  log?: (msg: string) => void;
+}
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: 'pglite' | 'postgres';
+  /** Destroys the pool / closes PGlite and releases the folder lock. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Anything queries can run on: the database or an open transaction. */
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+const OID_INT8 = 20;
+const OID_NUMERIC = 1700;
+const POOL_MAX = 10;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.log);
+  if (opts.pgliteDir) return openPGlite(opts.pgliteDir, opts.log);
+  throw new Error('openDatabase needs a databaseUrl (PostgreSQL) or a pgliteDir (embedded PGlite)');
+}
+
+/**
+ * count(*) comes back as a number from PGlite's defaults and as a string from `pg` (and as a string
+ * from both with our int8 parser); this accepts either, plus bigint, and refuses anything inexact.
+ */
+export function toCount(v: unknown): number {
+  let n: number | undefined;
+  if (typeof v === 'number') n = v;
+  else if (typeof v === 'bigint') n = Number(v);
+  else if (typeof v === 'string' && /^-?[0-9]+$/.test(v)) n = Number(v);
+  if (n === undefined || !Number.isSafeInteger(n)) {
+    throw new TypeError(`not an integer count: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`);
+  }
+  return n;
+}
+
+async function openPostgres(databaseUrl: string, log?: (msg: string) => void): Promise<Database> {
+  const where = describeUrl(databaseUrl);
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: POOL_MAX,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Per-pool parsers, so another module's global pg.types.setTypeParser cannot change our types.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === OID_INT8 || oid === OID_NUMERIC) return (value: string) => value;
+        return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  // Without a listener, an idle client's network error would crash the process.
+  pool.on('error', (err) => log?.(`PostgreSQL idle connection error (${where}): ${err.message}`));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const started = Date.now();
+  try {
+    await sql`SELECT 1`.execute(db);
+  } catch (err) {
+    await db.destroy();
+    throw new Error(`cannot connect to PostgreSQL at ${where}: ${errorMessage(err)}`, { cause: err });
+  }
+  log?.(`connected to PostgreSQL at ${where} in ${Date.now() - started} ms`);
+  let closing: Promise<void> | undefined;
+  return {
+    db,
+    kind: 'postgres',
+    close: () => (closing ??= db.destroy()),
+  };
+}
+
+async function openPGlite(dir: string, log?: (msg: string) => void): Promise<Database> {
+  const inMemory = dir.startsWith('memory://');
+  const dataDir = inMemory ? dir : resolve(dir);
+  let lock: FolderLock | undefined;
+  if (!inMemory) {
+    // PGlite does not create parent folders; the lock file needs the folder itself.
+    mkdirSync(dataDir, { recursive: true });
+    lock = acquireFolderLock(dataDir);
+  }
+  const started = Date.now();
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir, {
+      extensions: { pg_trgm },
+      // PGlite's default int8 parser gives a number, or a bigint past 2^53: make it a string like pg.
+      parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value },
+    });
+  } catch (err) {
+    lock?.release();
+    throw new Error(`cannot open PGlite database at ${dataDir}: ${errorMessage(err)}`, { cause: err });
+  }
+  log?.(`opened PGlite at ${dataDir} in ${Date.now() - started} ms`);
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ database: pglite }) });
+  let closing: Promise<void> | undefined;
+  return {
+    db,
+    kind: 'pglite',
+    close: () =>
+      (closing ??= (async () => {
+        try {
+          await db.destroy();
+        } finally {
+          lock?.release();
+        }
+      })()),
+  };
+}
+
+/** host:port/database of a URL, never its password. */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
+  } catch {
+    return '(unparseable database URL)';
+  }
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return err.errors.map(errorMessage).join('; ');
+  return err instanceof Error ? err.message || err.name : String(err);
+}

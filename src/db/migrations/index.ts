@@ -1,0 +1,8 @@
+// Every migration, by name, for the static provider in ../migrate.ts. Names sort in apply order.
+// Forward-only: migrations have no `down`; to undo a change, write a new migration.
+import type { Migration } from 'kysely';
+import { m0001_foundation } from './0001_foundation.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001_foundation,
+};

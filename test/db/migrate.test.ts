@@ -1,0 +1,96 @@
+// Migrations on both back ends: apply from empty, are idempotent, fail loudly, and do not race.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MigrationError, migrateToLatest, openDatabase } from '../../src/db/index.ts';
+import { MIGRATION_ADVISORY_LOCK_KEY } from '../../src/db/migrate.ts';
+import { backends, type Backend } from './backends.ts';
+
+const TABLES = [
+  'api_keys',
+  'deployments',
+  'event_sequence',
+  'events',
+  'idempotency_records',
+  'kv_settings',
+  'relayer_transactions',
+];
+
+for (const b of await backends()) {
+  describe.skipIf(b.skip)(`migrations on ${b.name}`, () => {
+    let backend: Backend;
+    beforeAll(() => {
+      backend = b.make();
+    });
+    afterAll(async () => {
+      await backend?.cleanup();
+    });
+
+    it('apply from empty, then a second run applies nothing', async () => {
+      const { db } = await backend.fresh();
+      const logged: string[] = [];
+      const first = await migrateToLatest(db, (m) => logged.push(m));
+      expect(first.applied).toEqual(['0001_foundation']);
+      expect(logged).toEqual(['applied migration 0001_foundation']);
+
+      const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
+      expect(tables).toEqual(TABLES);
+      const counter = await db.selectFrom('event_sequence').selectAll().execute();
+      expect(counter).toEqual([{ id: 1, last_seq: '0' }]);
+
+      const second = await migrateToLatest(db);
+      expect(second.applied).toEqual([]);
+      // The advisory lock was released: another session can take (and drop) it at once.
+      await db.connection().execute(async (conn) => {
+        const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${sql.lit(
+          MIGRATION_ADVISORY_LOCK_KEY,
+        )}) AS ok`.execute(conn);
+        expect(rows[0]?.ok).toBe(true);
+        await sql`SELECT pg_advisory_unlock(${sql.lit(MIGRATION_ADVISORY_LOCK_KEY)})`.execute(conn);
+      });
+    });
+
+    it('a failing migration throws a clear error and applies nothing', async () => {
+      const { db } = await backend.fresh();
+      await sql`CREATE TABLE api_keys (id int)`.execute(db);
+      const err = await migrateToLatest(db).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MigrationError);
+      expect((err as Error).message).toMatch(
+        /^migration 0001_foundation failed \(no pending migration was applied\): relation "api_keys" already exists$/,
+      );
+      // The batch's transaction rolled back: later tables were not created, nothing is recorded.
+      const tables = (await db.introspection.getTables()).map((t) => t.name);
+      expect(tables).toEqual(['api_keys']);
+      const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM kysely_migration`.execute(db);
+      expect(rows[0]?.n).toBe('0');
+    });
+
+    it('concurrent migrators on one empty database: one applies, the others wait and apply nothing', async () => {
+      if (backend.kind === 'pglite') {
+        // One PGlite instance is one session: concurrent calls are serialised by the dialect's mutex.
+        const { db } = await backend.fresh();
+        const results = await Promise.all([migrateToLatest(db), migrateToLatest(db), migrateToLatest(db)]);
+        expect(results.map((r) => r.applied).flat()).toEqual(['0001_foundation']);
+        return;
+      }
+      // Three processes' worth of pools on one fresh PostgreSQL database.
+      const url = await backend.freshUrl();
+      const dbs = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: url })));
+      try {
+        const results = await Promise.all(dbs.map((d) => migrateToLatest(d.db)));
+        expect(results.map((r) => r.applied).flat()).toEqual(['0001_foundation']);
+      } finally {
+        await Promise.all(dbs.map((d) => d.close()));
+      }
+    });
+
+    it('pg_trgm can be created and used', async () => {
+      const { db } = await backend.fresh();
+      await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+      await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+      const { rows } = await sql<{ s: number }>`SELECT similarity('election 2028', 'elections 2028') AS s`.execute(db);
+      expect(rows[0]?.s).toBeGreaterThan(0.5);
+      await sql`CREATE TABLE t (title text)`.execute(db);
+      await sql`CREATE INDEX t_title_trgm ON t USING gin (title gin_trgm_ops)`.execute(db);
+    });
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * Starts a real svc runtime for a test suite: embedded anvil plus PGlite (in memory, or a data
+ * folder for restart tests), or a fresh PostgreSQL database when DATABASE_URL is set (CI runs the
+ * suites both ways). `call()` drives it over HTTP (Fastify inject) and checks every response
+ * against the generated OpenAPI documents.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Clock } from '../../src/core/clock.ts';
+import type { Capability } from '../../src/api/catalog/types.ts';
+import type { RelayerFaults } from '../../src/chain/relayer.ts';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { OpenApiChecker } from './openapi-check.ts';
+
+export const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Raw payload (bypasses JSON encoding). */
+  payload?: string | Buffer;
+  key?: string;
+  idempotencyKey?: string;
+  /** Skip the OpenAPI check (for deliberately odd requests). */
+  unchecked?: boolean;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  text: string;
+}
+
+export interface TestServer {
+  runtime: Runtime;
+  config: Config;
+  dataDir: string;
+  call(method: string, url: string, opts?: CallOptions): Promise<CallResult>;
+  /** Issues a key of the given tier directly through the key service. */
+  key(tier: 'read-only' | 'propose' | 'execute', scopes?: string[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  catalog?: readonly Capability[];
+  relayerFaults?: RelayerFaults;
+  /** Reuse a data folder (restart tests); default: a new temporary one. */
+  dataDir?: string;
+  /** PGlite on disk in dataDir instead of memory (restart tests). */
+  persistent?: boolean;
+  /** Reuse this PostgreSQL URL (restart tests on PostgreSQL). */
+  databaseUrl?: string;
+  env?: Record<string, string>;
+}
+
+const adminUrl = () => process.env.DATABASE_URL!;
+
+/** A new empty PostgreSQL database next to DATABASE_URL's; returns its URL. */
+export async function freshPostgresUrl(): Promise<string> {
+  const name = `svc_t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropPostgres(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  if (!/^svc_t_[0-9a-f]+$/.test(name)) return;
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
+  const ownsDir = opts.dataDir === undefined;
+  const databaseUrl = onPostgres ? (opts.databaseUrl ?? (await freshPostgresUrl())) : undefined;
+  const ownsDb = onPostgres && opts.databaseUrl === undefined;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    ANVIL_PORT: '0',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://svc.test',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...opts.env,
+  });
+  if (config.database.kind === 'pglite' && !opts.persistent) config.database = { kind: 'pglite', dir: 'memory://' };
+  const runtime = await createRuntime(config, {
+    clock: opts.clock,
+    catalog: opts.catalog,
+    relayerFaults: opts.relayerFaults,
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    progress: () => undefined,
+  });
+  const checker = new OpenApiChecker([runtime.services.openApi('agent'), runtime.services.openApi('consumer')] as never);
+
+  return {
+    runtime,
+    config,
+    dataDir,
+    async call(method, url, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.key) headers.authorization = `Bearer ${o.key}`;
+      if (o.idempotencyKey) headers['idempotency-key'] = o.idempotencyKey;
+      let payload = o.payload;
+      if (payload === undefined && o.body !== undefined) {
+        payload = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await runtime.http.inject({ method: method as 'GET', url, headers, payload });
+      const text = res.body;
+      const ct = res.headers['content-type'];
+      const body = typeof ct === 'string' && ct.includes('json') && text.length > 0 ? JSON.parse(text) : text;
+      if (!o.unchecked) checker.check(method, url, res.statusCode, typeof ct === 'string' ? ct : undefined, body);
+      return { status: res.statusCode, headers: res.headers, body, text };
+    },
+    async key(tier, scopes) {
+      const { TIER_DEFAULT_SCOPES } = await import('../../src/core/scopes.ts');
+      const issued = await runtime.services.keys.create({ tier, scopes: scopes ?? [...TIER_DEFAULT_SCOPES[tier]] });
+      return issued.key;
+    },
+    async close() {
+      await runtime.close();
+      if (ownsDb && databaseUrl) await dropPostgres(databaseUrl);
+      if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
