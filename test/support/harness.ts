@@ -131,7 +131,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       const ct = res.headers['content-type'];
       const body = typeof ct === 'string' && ct.includes('json') && text.length > 0 ? JSON.parse(text) : text;
       if (!o.unchecked) checker.check(method, url, res.statusCode, typeof ct === 'string' ? ct : undefined, body);
-      return { status: res.statusCode, headers: res.headers, body, text };
+      return { status: res.statusCode, headers: res.headers as CallResult["headers"], body, text };
     },
     async key(tier, scopes) {
       const { TIER_DEFAULT_SCOPES } = await import('../../src/core/scopes.ts');
