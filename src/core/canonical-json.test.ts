@@ -7,6 +7,7 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: undefined, x: null }], c: 'é' } })).toBe(
       '{"a":{"c":"é","d":[3,{"x":null,"z":1}]},"b":1}',
     );
+    expect(canonicalHash({ b: 1, a: { d: [3, { z: 1, y: undefined, x: null }], c: 'é' } })).toBe('0xcef51fc38a682fc17bc8d21cc58b8b740f028297a4a8dd75745fc15209076abc');
   });
 
   it('hashes a null or absent payload as the empty object', () => {
