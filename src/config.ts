@@ -9,10 +9,15 @@ const bool = z
 const url = z.url({ protocol: /^https?$/ });
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits');
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x + 40 hex digits)');
-const port = z.coerce.number().int().min(0).max(65535);
+// Integers are written as digits: z.coerce.number() alone reads ' ' as 0 (PORT=' ' would bind a random port) and '1e3' as 1000.
+const digits = z.string().trim().regex(/^[0-9]+$/, 'must be a whole number').transform(Number);
+const int = (schema: z.ZodNumber) => digits.pipe(schema);
+const port = int(z.number().int().min(0).max(65535));
 
 /** Registration paths of the identity issue; listed here so config is complete in one place. */
 export const REGISTRATION_PATH_KINDS = ['anonymous', 'email', 'wallet', 'claim'] as const;
+/** The paths this release can serve; the others stay closed until the identity issue finishes them. */
+export const AVAILABLE_REGISTRATION_PATHS = ['wallet'] as const;
 
 const EnvSchema = z.object({
   PORT: port.default(8080),
@@ -23,10 +28,10 @@ const EnvSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   CHAIN_RPC_URL: url.optional(),
   CHAIN_PUBLIC_RPC_URL: url.optional(),
-  CHAIN_ID: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(8453),
+  CHAIN_ID: int(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).default(8453),
   CHAIN_NAME: z.string().min(1).optional(),
   BLOCK_EXPLORER_URL: url.optional(),
-  READ_AFTER_WRITE_WINDOW_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
+  READ_AFTER_WRITE_WINDOW_MS: int(z.number().int().min(0).max(30_000)).default(2000),
   OPERATOR_PRIVATE_KEY: hex32.optional(),
   PM_TOKEN_ADDRESS: address.optional(),
   USDC_TOKEN_ADDRESS: address.optional(),
@@ -35,13 +40,16 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SVC_ENVIRONMENT: z.enum(['live', 'test']).optional(),
   TRUST_PROXY: bool.default(false),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
-  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  BODY_LIMIT_BYTES: int(z.number().int().min(1024).max(10 * 1024 * 1024)).default(256 * 1024),
+  IDEMPOTENCY_TTL_HOURS: int(z.number().int().min(1).max(24 * 30)).default(24),
   REGISTRATION_PATHS: z
     .string()
     .default('')
     .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(REGISTRATION_PATH_KINDS))),
+    .pipe(z.array(z.enum(REGISTRATION_PATH_KINDS)))
+    .refine((paths) => paths.every((p) => (AVAILABLE_REGISTRATION_PATHS as readonly string[]).includes(p)), {
+      message: `can open only ${AVAILABLE_REGISTRATION_PATHS.join(', ')} in this release`,
+    }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -82,6 +90,16 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Never echoed in an error: a mistyped key is still (nearly) the key. */
+const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY']);
+
+/** The bad value for the error line: URL passwords masked, control characters escaped so it stays one line. */
+function printable(value: string): string {
+  const masked = value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@]*):[^/@]*@/i, '$1:***@');
+  const shown = JSON.stringify(masked).slice(1, -1);
+  return shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -89,7 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
-    const got = key in present ? ` (got '${present[key]}')` : '';
+    const got = key in present && !SECRET_VARS.has(key) ? ` (got '${printable(present[key]!)}')` : '';
     throw new ConfigError(`config: ${key} ${issue.message}${got}`);
   }
   const e = parsed.data;

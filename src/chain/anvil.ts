@@ -1,7 +1,7 @@
 // Supervises a local anvil node (the bundled Linux binary) for dev, tests and the self-hosted local chain.
 // We spawn the binary itself so `pid` is anvil's and signals reach it directly (the npm wrapper's PID is not).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -56,6 +56,8 @@ const KILL_AFTER_MS = 5_000;
 const STDERR_TAIL_CHARS = 2_000;
 // A port picked by us can be taken before anvil binds it; retry that race a few times.
 const PORT_RACE_RETRIES = 3;
+
+const SETPRIV = '/usr/bin/setpriv';
 
 function anvilBinary(): string {
   const require = createRequire(import.meta.url);
@@ -144,7 +146,11 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
   }
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime));
 
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // setpriv execs anvil in place (same pid) with a parent-death signal, so the kernel stops anvil
+  // (SIGTERM, which dumps its state) even when svc itself is SIGKILLed.
+  const child = existsSync(SETPRIV)
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', anvilBinary(), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
 
   let stderrTail = '';

@@ -200,7 +200,12 @@ export function createRelayer(deps: {
       const existing = await byKey(req.idempotencyKey);
       if (existing) {
         const tx = toTx(existing);
-        if (existing.operation_id !== req.operationId || existing.data !== req.data) {
+        const sameRequest =
+          existing.operation_id === req.operationId &&
+          existing.data === req.data &&
+          existing.to_address === (req.to?.toLowerCase() ?? null) &&
+          existing.value === (req.value ?? 0n).toString();
+        if (!sameRequest) {
           throw new Error(`relayer: idempotency key ${req.idempotencyKey} was used for a different operation`);
         }
         return tx.state === 'prepared' ? broadcast(tx) : tx;
@@ -248,6 +253,12 @@ export function createRelayer(deps: {
         }
         const mined = await client.getTransactionCount({ address: account.address, blockTag: 'latest' });
         if (mined > tx.nonce) {
+          // Ours may have been mined between the two reads: look again before calling it dropped.
+          const late = await client.getTransactionReceipt({ hash: tx.txHash }).catch(() => undefined);
+          if (late) {
+            settled.push(await settle(tx, late));
+            continue;
+          }
           // The nonce went to another transaction: ours can never be mined.
           await db.updateTable('relayer_transactions').set({ state: 'dropped', updated_at: clock.now() }).where('operation_id', '=', tx.operationId).execute();
           log.warn({ operationId: tx.operationId, nonce: tx.nonce }, 'relayer: transaction dropped (nonce consumed elsewhere)');

@@ -3,9 +3,10 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
 import { systemClock } from '../core/clock.ts';
+import { ProblemError } from '../core/errors.ts';
 import { isScope, TIER_DEFAULT_SCOPES } from '../core/scopes.ts';
 import { migrateToLatest, openDatabase } from '../db/index.ts';
-import { createRuntime } from '../runtime/runtime.ts';
+import { createRuntime, type Runtime } from '../runtime/runtime.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createKeyService } from '../services/keys/keys.ts';
 
@@ -41,19 +42,36 @@ async function main(argv: string[]): Promise<number> {
 async function start(config: Config): Promise<number> {
   const began = Date.now();
   const say = (line: string) => process.stdout.write(`svc: ${line}\n`);
-  const runtime = await createRuntime(config, { progress: say, log: createLogger(config.logLevel) });
+  // Handlers go in before start-up: a signal during start-up must still stop anvil and release the
+  // PGlite lock (Node's default action would exit at once and leave anvil running on its port).
+  const started: { runtime?: Runtime } = {};
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      if (!started.runtime) process.exit(130); // second signal while still starting: give up (the exit hook stops anvil)
+      return;
+    }
     stopping = true;
     say(`${signal} received: stopping`);
-    await runtime.close();
+    if (!started.runtime) return; // still starting: stopped below once start-up returns
+    await started.runtime.close();
     say('stopped cleanly');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  await runtime.listen();
+  const runtime = (started.runtime = await createRuntime(config, { progress: say, log: createLogger(config.logLevel) }));
+  if (stopping) {
+    await runtime.close();
+    say('stopped cleanly');
+    process.exit(0);
+  }
+  try {
+    await runtime.listen();
+  } catch (err) {
+    await runtime.close(); // otherwise anvil and PGlite keep the process alive after the error
+    throw err;
+  }
   const base = config.publicBaseUrl;
   say(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
   say(`  agent REST     ${base}/api/agent/v1   (OpenAPI ${base}/api/agent/v1/openapi.json)`);
@@ -77,20 +95,18 @@ async function migrate(config: Config): Promise<number> {
 }
 
 async function keys(config: Config, args: string[]): Promise<number> {
+  // Arguments are checked before the database is opened, so a typo neither waits for nor creates one.
   const [sub, ...rest] = args;
-  const database = await openDatabase(config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir });
-  try {
-    await migrateToLatest(database.db);
-    const service = createKeyService({ db: database.db, clock: systemClock, environment: config.environment });
-    if (sub === 'create') {
-      const { values } = parseArgs({ args: rest, options: { tier: { type: 'string' }, scopes: { type: 'string' }, label: { type: 'string' } }, strict: true });
-      if (!values.tier || !(AGENT_TIERS as readonly string[]).includes(values.tier)) {
-        throw new UsageError(`--tier must be one of ${AGENT_TIERS.join(', ')}`);
-      }
-      const tier = values.tier as AgentTier;
-      const scopes = values.scopes === undefined ? [...TIER_DEFAULT_SCOPES[tier]] : values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
-      const unknown = scopes.filter((s) => !isScope(s));
-      if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
+  if (sub === 'create') {
+    const { values } = parseArgs({ args: rest, options: { tier: { type: 'string' }, scopes: { type: 'string' }, label: { type: 'string' } }, strict: true });
+    if (!values.tier || !(AGENT_TIERS as readonly string[]).includes(values.tier)) {
+      throw new UsageError(`--tier must be one of ${AGENT_TIERS.join(', ')}`);
+    }
+    const tier = values.tier as AgentTier;
+    const scopes = values.scopes === undefined ? [...TIER_DEFAULT_SCOPES[tier]] : values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
+    return withKeyService(config, async (service) => {
       const issued = await service.create({ tier, scopes, label: values.label ?? null });
       console.log(`key id:  ${issued.record.id}`);
       console.log(`tier:    ${tier}`);
@@ -98,16 +114,26 @@ async function keys(config: Config, args: string[]): Promise<number> {
       console.log(`api key: ${issued.key}`);
       console.log('Store the key now: it is shown once and kept only as a hash.');
       return 0;
-    }
-    if (sub === 'revoke') {
-      const keyId = rest[0];
-      if (!keyId || rest.length !== 1) throw new UsageError('svc keys revoke <keyId>');
-      if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new UsageError(`'${keyId}' is not a key id (a UUID)`);
+    });
+  }
+  if (sub === 'revoke') {
+    const keyId = rest[0];
+    if (!keyId || rest.length !== 1) throw new UsageError('svc keys revoke <keyId>');
+    if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new UsageError(`'${keyId}' is not a key id (a UUID)`);
+    return withKeyService(config, async (service) => {
       const record = await service.revoke(keyId);
       console.log(`revoked ${record.id} (${record.prefix}…)`);
       return 0;
-    }
-    throw new UsageError('svc keys create|revoke');
+    });
+  }
+  throw new UsageError('svc keys create|revoke');
+}
+
+async function withKeyService(config: Config, fn: (service: ReturnType<typeof createKeyService>) => Promise<number>): Promise<number> {
+  const database = await openDatabase(config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir });
+  try {
+    await migrateToLatest(database.db);
+    return await fn(createKeyService({ db: database.db, clock: systemClock, environment: config.environment }));
   } finally {
     await database.close();
   }
@@ -119,8 +145,9 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof ConfigError) console.error(err.message);
-    else if (err instanceof UsageError) console.error(`svc: ${err.message}\n${USAGE}`);
-    else if (err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'string' && (err as { status?: unknown }).status) console.error(`svc: ${err.message}`);
+    // One line on failure; the full usage is `svc help`.
+    else if (err instanceof UsageError) console.error(`svc: ${err.message} (usage: svc help)`);
+    else if (err instanceof ProblemError) console.error(`svc: ${err.detail}`);
     else console.error(`svc: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
   },

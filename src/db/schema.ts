@@ -130,4 +130,32 @@ export interface DB {
   deployments: DeploymentsTable;
   relayer_transactions: RelayerTransactionsTable;
   kv_settings: KvSettingsTable;
+  auth_nonces: AuthNoncesTable;
+  agents: AgentsTable;
+}
+
+export interface AuthNoncesTable {
+  nonce: string;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  consumed_at: NullableTimestamp;
+  /** What consumed it (e.g. 'wallet-proof:svc_claims_batch'), for audits. */
+  consumed_for: string | null;
+}
+
+export type RegistrationPath = 'anonymous' | 'email' | 'wallet' | 'claim' | 'operator';
+
+export interface AgentsTable {
+  id: string;
+  name: string;
+  /** Lowercase; at most one agent per wallet. */
+  wallet_address: string | null;
+  email: string | null;
+  email_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  human_id_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  registration_path: RegistrationPath;
+  /** Claimed agents: the accountable person's email. */
+  owner_email: string | null;
+  claimed_at: NullableTimestamp;
+  created_at: Timestamp;
 }

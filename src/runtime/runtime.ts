@@ -2,7 +2,8 @@
  * Composition root: builds the database, the chain (spawning anvil in embedded mode), the operator
  * relayer, the deployments, the services and the HTTP server, and tears them down in reverse.
  */
-import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -25,6 +26,9 @@ import { createEventBus } from '../services/events/bus.ts';
 import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService } from '../services/idempotency/idempotency.ts';
 import { createKeyService } from '../services/keys/keys.ts';
+import { createNonceService } from '../services/identity/nonces.ts';
+import { createWalletProofVerifier } from '../services/identity/wallet-proof.ts';
+import { createRegistrationService } from '../services/identity/registration.ts';
 import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -72,14 +76,31 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   try {
     await mkdir(config.dataDir, { recursive: true });
 
+    // The database first: on PGlite its folder lock refuses a second svc on this DATA_DIR before it
+    // touches the chain (a second anvil on the same state file).
+    progress(config.database.kind === 'postgres' ? 'database: connecting to PostgreSQL' : `database: opening PGlite in ${config.database.dir}`);
+    const database = await openDatabase(
+      config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir },
+    );
+    cleanups.push(() => database.close());
+    const { applied } = await migrateToLatest(database.db);
+    if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);
+
     let anvil: AnvilHandle | null = null;
     let rpcUrl: string;
     if (config.chain.mode === 'embedded') {
       await mkdir(path.dirname(config.chain.anvilStateFile), { recursive: true });
       progress(`chain: starting anvil (chain id ${config.chain.id}, state ${config.chain.anvilStateFile})`);
+      const pidFile = path.join(path.dirname(config.chain.anvilStateFile), ANVIL_PID_FILE);
+      await stopOrphanedAnvil(pidFile, config.chain.anvilStateFile, progress, log);
       anvil = await startAnvil({ chainId: config.chain.id, port: config.chain.anvilPort, stateFile: config.chain.anvilStateFile });
       const handle = anvil;
-      cleanups.push(() => handle.stop());
+      const pidLine = `${handle.pid} ${process.pid}\n`;
+      await writeFile(pidFile, pidLine);
+      cleanups.push(async () => {
+        await handle.stop();
+        if ((await readFile(pidFile, 'utf8').catch(() => '')) === pidLine) await rm(pidFile, { force: true });
+      });
       rpcUrl = anvil.rpcUrl;
     } else {
       rpcUrl = config.chain.rpcUrl!;
@@ -90,14 +111,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (nodeChainId !== config.chain.id) {
       throw new Error(`chain: the node at ${rpcUrl} reports chain id ${nodeChainId}, config says ${config.chain.id}`);
     }
-
-    progress(config.database.kind === 'postgres' ? 'database: connecting to PostgreSQL' : `database: opening PGlite in ${config.database.dir}`);
-    const database = await openDatabase(
-      config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir },
-    );
-    cleanups.push(() => database.close());
-    const { applied } = await migrateToLatest(database.db);
-    if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);
 
     const operatorKey: Hex = config.chain.operatorPrivateKey ?? (await loadOrCreateOperatorKey(config.chain.operatorKeyFile));
     const account = privateKeyToAccount(operatorKey);
@@ -153,14 +166,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         readAfterWriteWindowMs: config.chain.readAfterWriteWindowMs,
       },
     });
+    const nonces = createNonceService({ db: database.db, clock });
+    const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });
+    const keys = createKeyService({ db: database.db, clock, environment: config.environment });
     const openApiCache = new Map<string, Record<string, unknown>>();
     const services: Services = {
-      keys: createKeyService({ db: database.db, clock, environment: config.environment }),
+      keys,
       idempotency: createIdempotencyService({ db: database.db, clock }),
       rateLimits,
       events,
       chain: chainService,
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
+      nonces,
+      walletProofs,
+      registration: createRegistrationService({ db: database.db, clock, keys, walletProofs, openPaths: config.registrationPaths }),
       agentCapabilities: () => agentCapabilities(catalog),
       openApi: (surface) => {
         let doc = openApiCache.get(surface);
@@ -171,6 +190,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     const purge = setInterval(() => {
       services.idempotency.purgeOlderThan(config.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
+      services.nonces.purge().catch((err: unknown) => log.warn({ err }, 'nonce purge failed'));
     }, 3_600_000);
     purge.unref();
     cleanups.push(async () => clearInterval(purge));
@@ -204,5 +224,56 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   } catch (err) {
     await closeAll();
     throw err;
+  }
+}
+
+/** Records `<anvil pid> <svc pid>` next to the chain state, so a run after a crash can find an orphaned anvil. */
+const ANVIL_PID_FILE = 'anvil.pid';
+const ORPHAN_STOP_MS = 5_000;
+
+/** Alive and not a zombie (an orphan killed under a non-reaping init stays a zombie but is gone). Linux /proc. */
+function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const stat = procStat(pid);
+  return stat === undefined || (stat.state !== 'Z' && stat.state !== 'X'); // no /proc: trust kill(0)
+}
+
+function procStat(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state = '', ppid = ''] = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * anvil does not die with a svc that was SIGKILLed (no signal handler runs); it keeps the port and
+ * keeps dumping the state file. If the last run's svc is dead and its anvil still runs on our state
+ * file, stop it (SIGTERM: it dumps the state) so this run can start its own.
+ */
+async function stopOrphanedAnvil(pidFile: string, stateFile: string, progress: (line: string) => void, log: Logger): Promise<void> {
+  const text = await readFile(pidFile, 'utf8').catch(() => '');
+  const [anvilPid, ownerPid] = text.trim().split(/\s+/).map(Number);
+  if (!anvilPid || !ownerPid || !Number.isSafeInteger(anvilPid) || !Number.isSafeInteger(ownerPid)) return;
+  if (ownerPid !== process.pid && processRunning(ownerPid)) return; // a live svc owns it
+  if (!processRunning(anvilPid) || procStat(anvilPid)?.ppid === process.pid) return; // gone, or our own child
+  const argv = (await readFile(`/proc/${anvilPid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  const stateAt = argv.indexOf('--state');
+  if (!path.basename(argv[0] ?? '').startsWith('anvil') || stateAt < 0 || argv[stateAt + 1] !== path.resolve(stateFile)) return;
+  progress(`chain: stopping anvil (pid ${anvilPid}) left running by a previous svc (pid ${ownerPid}) that did not shut down`);
+  const deadline = Date.now() + ORPHAN_STOP_MS;
+  try {
+    process.kill(anvilPid, 'SIGTERM');
+    while (processRunning(anvilPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (processRunning(anvilPid)) process.kill(anvilPid, 'SIGKILL');
+    while (processRunning(anvilPid) && Date.now() < deadline + 2_000) await new Promise((r) => setTimeout(r, 50));
+  } catch (err) {
+    log.warn({ err, pid: anvilPid }, 'could not stop the orphaned anvil');
   }
 }

@@ -7,6 +7,9 @@ import type { EventBus } from '../services/events/bus.ts';
 import type { HealthService } from '../services/health/health.ts';
 import type { IdempotencyService } from '../services/idempotency/idempotency.ts';
 import type { KeyService } from '../services/keys/keys.ts';
+import type { NonceService } from '../services/identity/nonces.ts';
+import type { WalletProofVerifier } from '../services/identity/wallet-proof.ts';
+import type { RegistrationService } from '../services/identity/registration.ts';
 import type { RateLimitStore } from '../services/rate-limit/store.ts';
 
 export interface Services {
@@ -16,6 +19,9 @@ export interface Services {
   events: EventBus;
   chain: ChainService;
   health: HealthService;
+  nonces: NonceService;
+  walletProofs: WalletProofVerifier;
+  registration: RegistrationService;
   agentCapabilities(): z.output<typeof AgentCapabilitySchema>[];
   openApi(surface: Surface): Record<string, unknown>;
 }

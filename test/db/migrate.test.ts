@@ -4,9 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MigrationError, migrateToLatest, openDatabase } from '../../src/db/index.ts';
 import { MIGRATION_ADVISORY_LOCK_KEY } from '../../src/db/migrate.ts';
 import { backends, type Backend } from './backends.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
+
+/** Every migration, in apply order. */
+const ALL = Object.keys(migrations).sort();
 
 const TABLES = [
+  'agents',
   'api_keys',
+  'auth_nonces',
   'deployments',
   'event_sequence',
   'events',
@@ -29,8 +35,8 @@ for (const b of await backends()) {
       const { db } = await backend.fresh();
       const logged: string[] = [];
       const first = await migrateToLatest(db, (m) => logged.push(m));
-      expect(first.applied).toEqual(['0001_foundation']);
-      expect(logged).toEqual(['applied migration 0001_foundation']);
+      expect(first.applied).toEqual(ALL);
+      expect(logged).toEqual(ALL.map((m) => `applied migration ${m}`));
 
       const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
       expect(tables).toEqual(TABLES);
@@ -69,7 +75,7 @@ for (const b of await backends()) {
         // One PGlite instance is one session: concurrent calls are serialised by the dialect's mutex.
         const { db } = await backend.fresh();
         const results = await Promise.all([migrateToLatest(db), migrateToLatest(db), migrateToLatest(db)]);
-        expect(results.map((r) => r.applied).flat()).toEqual(['0001_foundation']);
+        expect(results.map((r) => r.applied).flat()).toEqual(ALL);
         return;
       }
       // Three processes' worth of pools on one fresh PostgreSQL database.
@@ -77,7 +83,7 @@ for (const b of await backends()) {
       const dbs = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: url })));
       try {
         const results = await Promise.all(dbs.map((d) => migrateToLatest(d.db)));
-        expect(results.map((r) => r.applied).flat()).toEqual(['0001_foundation']);
+        expect(results.map((r) => r.applied).flat()).toEqual(ALL);
       } finally {
         await Promise.all(dbs.map((d) => d.close()));
       }

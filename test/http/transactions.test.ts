@@ -257,6 +257,7 @@ describe('transaction status with the chain node unreachable', () => {
     expect(chains.headers['retry-after']).toMatch(/^[0-9]+$/);
 
     const health = await server.call('GET', '/api/agent/v1/health');
+    expect(String(health.headers['content-type'])).toContain('application/json');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ status: 'degraded', database: { ok: true }, chain: { ok: false, headBlock: null, chainId: 8453 } });
   });

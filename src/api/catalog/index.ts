@@ -8,6 +8,8 @@ import { discoverCollateral } from './discovery/collateral.ts';
 import { discoverContracts } from './discovery/contracts.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
+import { createAuthNonce } from './auth/nonce.ts';
+import { register } from './identity/register.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -20,6 +22,8 @@ export const CATALOG: readonly Capability[] = [
   getTransactionConsumer,
   agentOpenApi,
   consumerOpenApi,
+  createAuthNonce,
+  register,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -87,6 +87,12 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
   /** Named response schema in the OpenAPI components (e.g. 'MarketListingsResponse'). */
   outputName?: string;
   responseHeaders?: Record<string, { description: string; required?: boolean }>;
+  /** Removes secrets (e.g. a newly issued API key) from the body kept for Idempotency-Key replays: secrets are shown once. */
+  redactForReplay?: (body: z.output<O>) => z.output<O>;
+  /** Status of a success (default 200; 201 for creations). */
+  successStatus?: 200 | 201;
+  /** Statuses besides 200 whose body is the normal output (e.g. 503 from /health), not a problem. */
+  alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];
   handler: (ctx: HandlerContext, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }

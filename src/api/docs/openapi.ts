@@ -79,7 +79,7 @@ export function buildOpenApi(catalog: readonly Capability[], surface: Surface, p
     }
     const problemContent = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } };
     const responses: Record<string, unknown> = {
-      '200': {
+      [String(cap.successStatus ?? 200)]: {
         description: cap.summary,
         content: { 'application/json': { schema: okSchema } },
         ...(cap.responseHeaders
@@ -91,6 +91,9 @@ export function buildOpenApi(catalog: readonly Capability[], surface: Surface, p
           : {}),
       },
     };
+    for (const status of cap.alsoOutputStatuses ?? []) {
+      responses[String(status)] = { description: `${cap.summary} (status ${status})`, content: { 'application/json': { schema: okSchema } } };
+    }
     const byStatus = new Map<number, string[]>();
     for (const code of cap.errors) {
       const status = ERROR_CODES[code].status;

@@ -95,7 +95,6 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
             headers,
           );
           reply.code(result.status).headers(result.headers);
-          if (result.status >= 400 && !result.headers['Content-Type']) reply.type(PROBLEM_CONTENT_TYPE);
           return reply.send(result.body);
         } catch (err) {
           if (isProblemError(err)) return sendProblem(reply, req, err, headers);

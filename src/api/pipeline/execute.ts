@@ -64,7 +64,10 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   }
   try {
     const result = await run(ctx, cap, input, headers);
-    if (isStorable(result.status)) await idem.complete(owner, key, { status: result.status, body: result.body, headers: ownHeaders(result.headers, headers) });
+    if (isStorable(result.status)) {
+      const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
+      await idem.complete(owner, key, { status: result.status, body: kept, headers: ownHeaders(result.headers, headers) });
+    }
     else await idem.release(owner, key);
     return result;
   } catch (err) {
@@ -81,7 +84,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
 async function run(ctx: HandlerContext, cap: Capability, input: { params: unknown; query: unknown; body: unknown }, headers: Record<string, string>): Promise<CallResult> {
   const out = await cap.handler(ctx, input as never);
   if (out instanceof Reply) return { status: out.status, body: out.body, headers: { ...headers, ...out.headers } };
-  return { status: 200, body: out, headers };
+  return { status: cap.successStatus ?? 200, body: out, headers };
 }
 
 /** Headers the handler set itself (not the per-request rate-limit ones), which a replay repeats. */

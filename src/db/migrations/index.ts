@@ -2,7 +2,11 @@
 // Forward-only: migrations have no `down`; to undo a change, write a new migration.
 import type { Migration } from 'kysely';
 import { m0001_foundation } from './0001_foundation.ts';
+import { m0002_auth_nonces } from './0002_auth_nonces.ts';
+import { m0003_agents } from './0003_agents.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
+  '0002_auth_nonces': m0002_auth_nonces,
+  '0003_agents': m0003_agents,
 };

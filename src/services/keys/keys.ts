@@ -1,7 +1,7 @@
 // API keys: random and prefixed, shown once at issue, stored as a SHA-256 hash and compared in
 // constant time. Status dormant/active/revoked is stored; expired is derived from expires_at.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
@@ -41,7 +41,8 @@ const PREFIX_LENGTH = 16;
 export const hashKey = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
 
 export interface KeyService {
-  create(params: CreateKeyParams): Promise<IssuedKey>;
+  /** Issues a key; pass `trx` to create it inside the caller's transaction. */
+  create(params: CreateKeyParams, trx?: Transaction<DB>): Promise<IssuedKey>;
   revoke(keyId: string): Promise<KeyRecord>;
   get(keyId: string): Promise<KeyRecord | undefined>;
   /** Resolves a raw key to its principal, or throws INVALID_API_KEY / API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_DORMANT. */
@@ -86,7 +87,7 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
   };
 
   return {
-    async create(params) {
+    async create(params, trx) {
       const key = `svc_${deps.environment}_${randomBytes(24).toString('base64url')}`;
       const row = {
         id: randomUUID(),
@@ -100,8 +101,8 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
         expires_at: params.expiresAt ?? null,
         created_at: clock.now(),
       };
-      await db.insertInto('api_keys').values(row).execute();
-      return { key, record: (await get(row.id))! };
+      const inserted = await (trx ?? db).insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+      return { key, record: toRecord(inserted as KeyRow) };
     },
 
     async revoke(keyId) {

@@ -26,6 +26,7 @@ export const getHealth = defineCapability({
     }),
     indexer: z.object({ lagSeconds: z.number().int().nullable(), healthy: z.boolean().nullable() }),
   }),
+  alsoOutputStatuses: [503],
   errors: [],
   handler: async (ctx) => {
     const report = await ctx.services.health.check();

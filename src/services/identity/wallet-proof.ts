@@ -1,0 +1,78 @@
+/**
+ * Wallet-proof verification, the one module REST and MCP both call for elevated actions:
+ * the signed message binds agent, key, tool, scope, chain, wallet, resource and payload; the
+ * signature must recover to the wallet (EIP-191); the timestamp must be inside the 300 s window;
+ * the nonce is consumed only when all of that holds, so a failed attempt does not burn it.
+ */
+import { recoverMessageAddress, type Hex } from 'viem';
+import type { Clock } from '../../core/clock.ts';
+import { problem } from '../../core/error-codes.ts';
+import { walletProofText, type WalletProofKind } from '../../core/auth-templates.ts';
+import { walletProofMessage, WALLET_PROOF_WINDOW_SECONDS, type WalletProofFields } from '../../core/wallet-proof.ts';
+import type { NonceService } from './nonces.ts';
+
+/** Clock skew tolerated for a timestamp slightly ahead of ours. */
+const FUTURE_SKEW_SECONDS = 30;
+
+export interface WalletProofInput {
+  walletAddress: string;
+  walletSignature: string;
+  /** Unix seconds. */
+  signatureTimestamp: number;
+  proofNonce: string;
+}
+
+export type ProofContext = Omit<WalletProofFields, 'walletAddress' | 'nonce' | 'timestamp'>;
+
+export interface WalletProofVerifier {
+  /** Elevation proof: verifies and consumes; returns the lowercased wallet, or throws WALLET_PROOF_INVALID with a reason. */
+  verify(context: ProofContext, proof: WalletProofInput): Promise<string>;
+  /** A proof over one of the published templates (registration, bind-wallet, key recovery). */
+  verifyTemplate(kind: WalletProofKind, proof: WalletProofInput): Promise<string>;
+}
+
+const refuse = (reason: string, detail: string) => problem('WALLET_PROOF_INVALID', detail, { extensions: { reason } });
+
+export function createWalletProofVerifier(deps: { nonces: NonceService; clock: Clock; chainId: number }): WalletProofVerifier {
+  // Window, signature and nonce, in that order, so a failed attempt never burns the nonce.
+  const check = async (message: string, proof: WalletProofInput, usedFor: string): Promise<string> => {
+    const wallet = proof.walletAddress.toLowerCase();
+    const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+    const age = nowSeconds - proof.signatureTimestamp;
+    if (age > WALLET_PROOF_WINDOW_SECONDS || age < -FUTURE_SKEW_SECONDS) {
+      throw refuse('TIMESTAMP_OUT_OF_WINDOW', `signatureTimestamp must be within ${WALLET_PROOF_WINDOW_SECONDS} s of the server time (GET /time)`);
+    }
+    let signer: string;
+    try {
+      signer = (await recoverMessageAddress({ message, signature: proof.walletSignature as Hex })).toLowerCase();
+    } catch {
+      throw refuse('SIGNATURE_MALFORMED', 'walletSignature is not a valid EIP-191 signature');
+    }
+    if (signer !== wallet) {
+      throw refuse('SIGNATURE_MISMATCH', 'the signature does not match walletAddress over the expected message (check every field of the template)');
+    }
+    const refusal = await deps.nonces.consume(proof.proofNonce, usedFor);
+    if (refusal) {
+      throw refuse(
+        refusal,
+        refusal === 'NONCE_USED' ? 'proofNonce was already used; get a fresh one from POST /api/auth/nonce' : 'proofNonce is unknown or expired; get a fresh one from POST /api/auth/nonce',
+      );
+    }
+    return wallet;
+  };
+
+  return {
+    verify: (context, proof) =>
+      check(
+        walletProofMessage({ ...context, walletAddress: proof.walletAddress, nonce: proof.proofNonce, timestamp: proof.signatureTimestamp }),
+        proof,
+        `wallet-proof:${context.tool}`,
+      ),
+    verifyTemplate: (kind, proof) =>
+      check(
+        walletProofText(kind, { walletAddress: proof.walletAddress, nonce: proof.proofNonce, chainId: deps.chainId, timestamp: proof.signatureTimestamp }),
+        proof,
+        kind,
+      ),
+  };
+}

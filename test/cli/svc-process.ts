@@ -1,0 +1,229 @@
+// Drives the real `svc` command (bin/svc.mjs) as a child process: one-shot commands, and a running
+// `svc start` whose output can be awaited line by line. Also finds and ends an orphaned anvil by port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(REPO_ROOT, 'bin', 'svc.mjs');
+
+// Variables svc reads: never inherited from the test process, so each run sees exactly what the test set.
+const SVC_VARS = [
+  'PORT', 'HOST', 'PUBLIC_BASE_URL', 'MCP_URL', 'DATA_DIR', 'DATABASE_URL', 'CHAIN_RPC_URL', 'CHAIN_PUBLIC_RPC_URL', 'CHAIN_ID',
+  'CHAIN_NAME', 'BLOCK_EXPLORER_URL', 'READ_AFTER_WRITE_WINDOW_MS', 'OPERATOR_PRIVATE_KEY', 'PM_TOKEN_ADDRESS', 'USDC_TOKEN_ADDRESS',
+  'ANVIL_PORT', 'REDIS_URL', 'LOG_LEVEL', 'SVC_ENVIRONMENT', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'IDEMPOTENCY_TTL_HOURS', 'REGISTRATION_PATHS',
+];
+
+export function svcEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of SVC_VARS) delete out[name];
+  return { ...out, ...env };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `svc <args>` to completion. */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: svcEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The non-empty lines of a stream's text. */
+export const linesOf = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
+
+export interface SvcProcess {
+  child: ChildProcess;
+  pid: number;
+  /** Wall time of the spawn (ms since epoch). */
+  spawnedAt: number;
+  output(): string;
+  stdout(): string;
+  /** Resolves with the first stdout line matching `pattern` (already printed or later); rejects with the captured output. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns a long-running `svc <args>` (normally `start`). */
+export function spawnSvc(args: string[], env: Record<string, string>): SvcProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: svcEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawnedAt = Date.now();
+  let stdout = '';
+  let all = '';
+  const waiters = new Set<() => void>();
+  const poke = () => waiters.forEach((w) => w());
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8');
+    all += c.toString('utf8');
+    poke();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    all += c.toString('utf8');
+  });
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (code, signal) => {
+      exitInfo = { code, signal };
+      resolve(exitInfo);
+      poke();
+    });
+  });
+  if (child.pid === undefined) throw new Error('svc did not spawn');
+  return {
+    child,
+    pid: child.pid,
+    spawnedAt,
+    output: () => all,
+    stdout: () => stdout,
+    exited,
+    waitForLine(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const line = stdout.split('\n').find((l) => pattern.test(l) && stdout.includes(`${l}\n`));
+          if (line !== undefined) return finish(() => resolve(line));
+          if (exitInfo) {
+            return finish(() =>
+              reject(new Error(`svc exited (code ${exitInfo!.code}, signal ${exitInfo!.signal}) before printing ${pattern}; output:\n${all}`)),
+            );
+          }
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`svc printed no line matching ${pattern} within ${timeoutMs} ms; output:\n${all}`))), timeoutMs);
+        const finish = (fn: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          fn();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** A TCP port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') return reject(new Error('no port'));
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+/** True if something accepts TCP connections on 127.0.0.1:port. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Pids with a socket listening on `port` (Linux /proc; only processes we may inspect). */
+export function listenersOn(port: number): number[] {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const row of text.split('\n').slice(1)) {
+      const cols = row.trim().split(/\s+/);
+      const local = cols[1];
+      if (!local || cols[3] !== '0A') continue; // 0A = LISTEN
+      if (Number.parseInt(local.split(':')[1] ?? '', 16) === port && cols[9]) inodes.add(cols[9]);
+    }
+  }
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${entry}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      const m = /^socket:\[([0-9]+)\]$/.exec(target);
+      if (m && inodes.has(m[1]!)) {
+        pids.push(Number(entry));
+        break;
+      }
+    }
+  }
+  return pids;
+}
+
+/** The command line of a process, or undefined once it is gone. */
+export function cmdlineOf(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
+/** SIGKILLs any anvil listening on `port` (an orphan of a SIGKILLed svc); returns the pids it killed. */
+export function killAnvilOnPort(port: number): number[] {
+  const killed: number[] = [];
+  for (const pid of listenersOn(port)) {
+    const argv = cmdlineOf(pid);
+    if (!argv || !path.basename(argv[0] ?? '').startsWith('anvil')) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      // already gone
+    }
+  }
+  return killed;
+}
+
+/** Polls `probe` until it returns true or `timeoutMs` passes; returns the last answer. */
+export async function eventually(probe: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await probe()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,251 @@
+// The real `svc start` process, stopped and started again on the same data folder: a clean SIGINT,
+// a restart that reuses every deployment, key and the operator key, and a SIGKILLed run whose
+// orphaned anvil the next start takes over. On PostgreSQL the runs share one fresh database.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { accepts, cmdlineOf, eventually, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+
+interface Deployment {
+  name: string;
+  address: string;
+  deploymentTxHash: string;
+  fromBlock: number;
+}
+
+let dataDir: string;
+let databaseUrl: string | undefined;
+let port: number;
+let anvilPort: number;
+let env: Record<string, string>;
+let base: string;
+const running = new Set<SvcProcess>();
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-restart-'));
+  databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
+  port = await freePort();
+  anvilPort = await freePort();
+  while (anvilPort === port) anvilPort = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  env = { DATA_DIR: dataDir, PORT: String(port), ANVIL_PORT: String(anvilPort), LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+});
+
+afterAll(async () => {
+  for (const svc of running) {
+    svc.child.kill('SIGKILL');
+    await svc.exited;
+  }
+  const leaked = killAnvilOnPort(anvilPort);
+  if (leaked.length > 0) console.warn(`restart test: killed anvil left on port ${anvilPort}: pid(s) ${leaked.join(', ')}`);
+  if (databaseUrl) await dropPostgres(databaseUrl);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<{ svc: SvcProcess; readyMs: number }> {
+  const svc = spawnSvc(['start'], env);
+  running.add(svc);
+  void svc.exited.then(() => running.delete(svc));
+  await svc.waitForLine(/^svc: ready in /, 60_000);
+  const readyMs = Date.now() - svc.spawnedAt;
+  await svc.waitForLine(/^svc: {3}database /, 5_000); // the last line of the banner
+  return { svc, readyMs };
+}
+
+async function stopWith(svc: SvcProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  svc.child.kill(signal);
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`svc did not exit within 20 s of ${signal}; output:\n${svc.output()}`)), 20_000),
+  );
+  return Promise.race([svc.exited, timeout]);
+}
+
+async function getJson(url: string, key?: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function health(): Promise<{ headBlock: bigint }> {
+  const res = await getJson(`${base}/api/agent/v1/health`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.status).toBe('ok');
+  expect(res.body.database).toMatchObject({ ok: true, kind: onPostgres ? 'postgres' : 'pglite' });
+  expect(res.body.chain).toMatchObject({ ok: true, chainId: 8453 });
+  expect(res.body.chain.headBlock).toMatch(/^[0-9]+$/);
+  return { headBlock: BigInt(res.body.chain.headBlock) };
+}
+
+async function deployments(key: string): Promise<Record<string, Deployment>> {
+  const res = await getJson(`${base}/api/agent/v1/discover/contracts`, key);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.chains).toHaveLength(1);
+  const list = res.body.chains[0].deployments as Deployment[];
+  const byName = Object.fromEntries(list.map((d) => [d.name, d]));
+  for (const name of ['ParticipationToken', 'TestUSDC']) {
+    expect(byName[name], `deployment ${name} in ${JSON.stringify(list)}`).toBeDefined();
+    expect(byName[name]!.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(byName[name]!.deploymentTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+  }
+  return byName;
+}
+
+const operatorKeyFile = () => path.join(dataDir, 'operator.key');
+const stateFile = () => path.join(dataDir, 'chain', 'state.json');
+
+describe('svc start / stop / restart on one data folder', () => {
+  let apiKey: string;
+  let first: { deployments: Record<string, Deployment>; headBlock: bigint; operatorKey: string };
+
+  it('issues a key with the CLI before the first start', async () => {
+    const res = await runCli(['keys', 'create', '--tier', 'read-only'], env);
+    expect(res.code, res.stderr).toBe(0);
+    const line = linesOf(res.stdout).find((l) => l.startsWith('api key: '));
+    expect(line).toBeDefined();
+    apiKey = line!.slice('api key: '.length).trim();
+    expect(apiKey).toMatch(/^svc_test_/);
+  });
+
+  it('first start: ready, prints its URLs, serves health and the deployments; SIGINT stops it cleanly', async () => {
+    const { svc, readyMs } = await start();
+    console.log(`time-to-ready, first start (spawn to "ready", ${onPostgres ? 'PostgreSQL' : 'PGlite'}): ${readyMs} ms; svc says: ${svc.stdout().match(/ready in ([0-9.]+ s)/)?.[1]}`);
+
+    const out = svc.stdout();
+    expect(out).toContain(`svc:   agent REST     ${base}/api/agent/v1 `);
+    expect(out).toContain(`svc:   consumer REST  ${base}/api/v1 `);
+    expect(out).toContain(`svc:   MCP            ${base}/mcp `);
+    expect(out).toContain(`svc:   health         ${base}/api/agent/v1/health`);
+    expect(out).toContain(`http://127.0.0.1:${anvilPort} (chain id 8453, embedded anvil)`);
+
+    const { headBlock } = await health();
+    const deployed = await deployments(apiKey);
+    expect(await accepts(anvilPort)).toBe(true);
+
+    const keyStat = statSync(operatorKeyFile());
+    expect(keyStat.mode & 0o777).toBe(0o600);
+    first = { deployments: deployed, headBlock, operatorKey: readFileSync(operatorKeyFile(), 'utf8') };
+    expect(first.operatorKey.trim()).toMatch(/^0x[0-9a-f]{64}$/i);
+
+    if (!onPostgres) {
+      // PGlite's folder is locked while svc runs: a CLI command says so in one line.
+      const busy = await runCli(['keys', 'create', '--tier', 'read-only'], env);
+      expect(busy.code).toBe(1);
+      expect(linesOf(busy.stderr), busy.stderr).toHaveLength(1);
+      expect(busy.stderr).toMatch(new RegExp(`^svc: database folder .*/pg is in use by process ${svc.pid} `));
+      // ... and so does a second svc on the same folder, before it touches the chain.
+      const second = await runCli(['start'], { ...env, PORT: String(await freePort()), ANVIL_PORT: String(await freePort()) });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(new RegExp(`^svc: database folder .*/pg is in use by process ${svc.pid} `));
+      expect(second.stdout).not.toContain('starting anvil');
+    }
+
+    const anvilPids = listenersOn(anvilPort);
+    expect(anvilPids).toHaveLength(1);
+    const exit = await stopWith(svc, 'SIGINT');
+    expect(exit, svc.output()).toEqual({ code: 0, signal: null });
+    expect(svc.stdout()).toContain('svc: SIGINT received: stopping');
+    expect(svc.stdout()).toContain('svc: stopped cleanly');
+    expect(await accepts(anvilPort)).toBe(false);
+    expect(cmdlineOf(anvilPids[0]!)?.some((a) => a.includes('anvil')) ?? false).toBe(false);
+    expect(await accepts(port)).toBe(false);
+    expect(existsSync(stateFile())).toBe(true);
+    expect(statSync(stateFile()).size).toBeGreaterThan(0);
+    if (!onPostgres) expect(existsSync(path.join(dataDir, 'pg', '.svc.lock'))).toBe(false);
+  });
+
+  it('restart: same deployments (never redeployed), same key, chain kept, operator key unchanged', async () => {
+    const { svc, readyMs } = await start();
+    console.log(`time-to-ready, restart after SIGINT: ${readyMs} ms`);
+    expect(svc.stdout()).not.toContain('funded operator');
+    expect(svc.output()).not.toContain('deployer: deploying');
+
+    const again = await deployments(apiKey);
+    for (const name of ['ParticipationToken', 'TestUSDC']) {
+      expect(again[name]!.address).toBe(first.deployments[name]!.address);
+      expect(again[name]!.deploymentTxHash).toBe(first.deployments[name]!.deploymentTxHash);
+      expect(again[name]!.fromBlock).toBe(first.deployments[name]!.fromBlock);
+    }
+    const { headBlock } = await health();
+    expect(headBlock >= first.headBlock, `head ${headBlock} after restart, ${first.headBlock} before`).toBe(true);
+    expect(statSync(operatorKeyFile()).mode & 0o777).toBe(0o600);
+    expect(readFileSync(operatorKeyFile(), 'utf8')).toBe(first.operatorKey);
+
+    const exit = await stopWith(svc, 'SIGTERM');
+    expect(exit, svc.output()).toEqual({ code: 0, signal: null });
+    expect(svc.stdout()).toContain('svc: stopped cleanly');
+    expect(await accepts(anvilPort)).toBe(false);
+  });
+
+  it('after a SIGKILL the next start takes over the stale lock and the orphaned anvil, and comes up with the same chain', async () => {
+    const { svc } = await start();
+    const anvilPids = listenersOn(anvilPort);
+    expect(anvilPids).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 1_500)); // let anvil's 1 s state dump run at least once under this run
+    const exit = await stopWith(svc, 'SIGKILL');
+    expect(exit.signal).toBe('SIGKILL');
+
+    // anvil has no way to learn that its parent died: it stays up on the port, re-parented.
+    const orphaned = await accepts(anvilPort);
+    console.log(`after SIGKILL of svc: anvil (pid ${anvilPids[0]}) still accepting on ${anvilPort}: ${orphaned}`);
+
+    const { svc: next, readyMs } = await start();
+    console.log(`time-to-ready, start after SIGKILL: ${readyMs} ms`);
+    if (orphaned) expect(next.stdout()).toMatch(new RegExp(`chain: stopping anvil \\(pid ${anvilPids[0]}\\) left running by a previous svc \\(pid ${svc.pid}\\)`));
+    expect(next.output()).not.toContain('deployer: deploying');
+    const again = await deployments(apiKey);
+    for (const name of ['ParticipationToken', 'TestUSDC']) {
+      expect(again[name]!.address).toBe(first.deployments[name]!.address);
+      expect(again[name]!.deploymentTxHash).toBe(first.deployments[name]!.deploymentTxHash);
+    }
+    const { headBlock } = await health();
+    expect(headBlock >= first.headBlock).toBe(true);
+    expect(readFileSync(operatorKeyFile(), 'utf8')).toBe(first.operatorKey);
+    // The orphan is gone: only the new run's anvil listens.
+    expect(listenersOn(anvilPort)).not.toContain(anvilPids[0]);
+
+    const stopped = await stopWith(next, 'SIGINT');
+    expect(stopped, next.output()).toEqual({ code: 0, signal: null });
+    expect(await eventually(async () => !(await accepts(anvilPort)), 5_000)).toBe(true);
+  });
+
+  it('a signal during start-up still stops anvil and exits 0', async () => {
+    const svc = spawnSvc(['start'], env);
+    running.add(svc);
+    await svc.waitForLine(/^svc: database: /, 60_000); // the first progress line: start-up has just begun
+    const exit = await stopWith(svc, 'SIGTERM');
+    expect(exit, svc.output()).toEqual({ code: 0, signal: null });
+    expect(svc.stdout()).toContain('svc: SIGTERM received: stopping');
+    expect(svc.stdout()).toContain('svc: stopped cleanly');
+    expect(svc.stdout()).not.toContain('ready in');
+    expect(await eventually(async () => !(await accepts(anvilPort)), 5_000)).toBe(true);
+    expect(listenersOn(anvilPort)).toEqual([]);
+    if (!onPostgres) expect(existsSync(path.join(dataDir, 'pg', '.svc.lock'))).toBe(false);
+  });
+});
+
+describe('svc start on an empty data folder', () => {
+  it('is ready (time-to-ready logged, not asserted)', async () => {
+    const coldDir = mkdtempSync(path.join(tmpdir(), 'svc-cold-'));
+    const coldDb = onPostgres ? await freshPostgresUrl() : undefined;
+    const coldAnvil = await freePort();
+    const coldPort = await freePort();
+    const svc = spawnSvc(['start'], { DATA_DIR: coldDir, PORT: String(coldPort), ANVIL_PORT: String(coldAnvil), LOG_LEVEL: 'warn', ...(coldDb ? { DATABASE_URL: coldDb } : {}) });
+    running.add(svc);
+    try {
+      await svc.waitForLine(/^svc: ready in /, 60_000);
+      console.log(`time-to-ready, cold start on an empty DATA_DIR (${onPostgres ? 'PostgreSQL, empty database' : 'PGlite created'}): ${Date.now() - svc.spawnedAt} ms; svc says: ${svc.stdout().match(/ready in ([0-9.]+ s)/)?.[1]}`);
+      const res = await fetch(`http://127.0.0.1:${coldPort}/api/agent/v1/health`);
+      expect(res.status).toBe(200);
+      const exit = await stopWith(svc, 'SIGINT');
+      expect(exit, svc.output()).toEqual({ code: 0, signal: null });
+    } finally {
+      running.delete(svc);
+      if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
+      killAnvilOnPort(coldAnvil);
+      if (coldDb) await dropPostgres(coldDb);
+      rmSync(coldDir, { recursive: true, force: true });
+    }
+  });
+});
