@@ -13,6 +13,7 @@ import { migrateToLatest, openDatabase, type Database, type DB } from '../../src
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createChainService } from '../../src/services/chain/chain-service.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { rpc as rpcAt } from '../support/anvil-rpc.ts';
 
 const CHAIN_ID = 8453;
 const SINK: Address = '0x000000000000000000000000000000000000dEaD';
@@ -53,16 +54,7 @@ const request = (overrides: Partial<RelayRequest> = {}): RelayRequest => {
   return { operationId: `test:relayer:${seq}`, idempotencyKey: `relayer-${seq}`, to: SINK, data: '0x', value: BigInt(seq), ...overrides };
 };
 
-async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(anvil.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const rpc = (method: string, params: unknown[] = []): Promise<unknown> => rpcAt(anvil.rpcUrl, method, params);
 
 const minedNonce = (address: Address) => client.getTransactionCount({ address, blockTag: 'latest' });
 const pendingNonce = (address: Address) => client.getTransactionCount({ address, blockTag: 'pending' });

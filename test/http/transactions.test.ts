@@ -5,6 +5,7 @@ import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainDefinition, createChainClient } from '../../src/chain/clients.ts';
 import { startTestServer, type CallResult, type TestServer } from '../support/harness.ts';
+import { rpc as rpcAt } from '../support/anvil-rpc.ts';
 
 const RECIPIENT: Address = '0x000000000000000000000000000000000000dEaD';
 const UNKNOWN_HASH: Hex = `0x${'ab'.repeat(32)}`;
@@ -16,16 +17,6 @@ const expectProblem = (res: CallResult, status: number, code: string) => {
   expect(String(res.body.type)).toMatch(new RegExp(`/errors/${code}$`));
 };
 
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 const transferData = (amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [RECIPIENT, amount] });
 
@@ -123,7 +114,7 @@ describe('GET /api/v1/transactions/{hash}', () => {
 
   it('answers PENDING while the transaction waits in the pool, CONFIRMED once mined', async () => {
     const rpcUrl = server.runtime.rpcUrl;
-    await rpc(rpcUrl, 'evm_setAutomine', [false]);
+    await rpcAt(rpcUrl, 'evm_setAutomine', [false]);
     try {
       const req = { ...ids(), to: pm, data: transferData(2n) };
       const tx = await server.runtime.relayer.submit(req);
@@ -145,7 +136,7 @@ describe('GET /api/v1/transactions/{hash}', () => {
       const twin = await server.call('GET', pending.body.statusUrl);
       expect(twin.body).toEqual(pending.body);
 
-      await rpc(rpcUrl, 'evm_mine');
+      await rpcAt(rpcUrl, 'evm_mine');
       const confirmed = await server.call('GET', `/api/v1/transactions/${tx.txHash}`);
       expect(confirmed.status).toBe(200);
       expect(confirmed.body).toMatchObject({ state: 'CONFIRMED', receipt: { status: 'success' } });
@@ -153,7 +144,7 @@ describe('GET /api/v1/transactions/{hash}', () => {
       expect(settled.state).toBe('confirmed');
       expect(confirmed.body.blockNumber).toBe(settled.blockNumber!.toString());
     } finally {
-      await rpc(rpcUrl, 'evm_setAutomine', [true]);
+      await rpcAt(rpcUrl, 'evm_setAutomine', [true]);
     }
   });
 

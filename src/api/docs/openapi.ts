@@ -3,7 +3,7 @@
  * the same zod definitions that validate requests (JSON Schema 2020-12, OpenAPI 3.1's dialect).
  */
 import { z } from 'zod';
-import { ERROR_CODES } from '../../core/error-codes.ts';
+import { ERROR_CODES, type ErrorCode } from '../../core/error-codes.ts';
 import { ProblemDetailsSchema } from '../catalog/schemas.ts';
 import { SURFACE_PREFIX, type Capability, type Surface } from '../catalog/types.ts';
 
@@ -95,7 +95,7 @@ export function buildOpenApi(catalog: readonly Capability[], surface: Surface, p
       responses[String(status)] = { description: `${cap.summary} (status ${status})`, content: { 'application/json': { schema: okSchema } } };
     }
     const byStatus = new Map<number, string[]>();
-    for (const code of cap.errors) {
+    for (const code of new Set([...cap.errors, ...pipelineErrors(cap)])) {
       const status = ERROR_CODES[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -142,6 +142,17 @@ export function buildOpenApi(catalog: readonly Capability[], surface: Surface, p
       },
     },
   };
+}
+
+/** Codes the pipeline itself can answer for this capability, so definitions list only their own. */
+function pipelineErrors(cap: Capability): ErrorCode[] {
+  const codes: ErrorCode[] = ['INVALID_API_KEY', 'API_KEY_REVOKED', 'API_KEY_EXPIRED', 'API_KEY_DORMANT'];
+  if (cap.tier !== null) codes.push('API_KEY_REQUIRED', 'INSUFFICIENT_TIER', 'INSUFFICIENT_SCOPE');
+  if (cap.rateClass !== 'uncharged') codes.push('RATE_LIMITED');
+  if (cap.input?.params || cap.input?.query || cap.input?.body) codes.push(cap.invalidInputCode);
+  if (cap.input?.body) codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
+  if (cap.requiresIdempotencyKey) codes.push('IDEMPOTENCY_KEY_REQUIRED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
+  return codes;
 }
 
 function operationIdOf(cap: Capability): string {

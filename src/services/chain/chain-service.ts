@@ -46,6 +46,8 @@ export interface ChainService {
   collateral(): CollateralToken[];
   deployments(): Promise<DeploymentRecord[]>;
   transactionStatus(hash: Hex): Promise<TransactionStatus>;
+  /** Throws `code` (UNSUPPORTED_CHAIN or INVALID_CHAIN, per the endpoint's spec) for a chain id we do not serve. */
+  requireServed(chainId: number | undefined, code: 'UNSUPPORTED_CHAIN' | 'INVALID_CHAIN'): void;
   /** Throws SERVICE_UNAVAILABLE when the node does not answer. */
   guard<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -97,6 +99,9 @@ export function createChainService(deps: {
         return { blockNumber: block.number, timestamp: new Date(Number(block.timestamp) * 1000) };
       }),
     collateral: () => deps.collateral,
+    requireServed(chainId, code) {
+      if (chainId !== undefined && chainId !== settings.id) throw problem(code, `chain ${chainId} is not served here; active chain: ${settings.id}`);
+    },
     deployments: () => listDeployments(deps.db, settings.id),
     guard,
     transactionStatus: (hash) =>

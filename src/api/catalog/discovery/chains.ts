@@ -29,7 +29,7 @@ export const discoverChains = defineCapability({
   idempotent: true,
   mcp: { tool: 'svc_discover_chains' },
   output: z.object({ chains: z.array(ChainDetail) }),
-  errors: ['API_KEY_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'SERVICE_UNAVAILABLE'],
+  errors: ['SERVICE_UNAVAILABLE'],
   handler: async (ctx) => {
     const chain = ctx.services.chain;
     const s = chain.settings();

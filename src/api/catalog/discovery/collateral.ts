@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { problem } from '../../../core/error-codes.ts';
 import { ChainId, ChainIdQuery, EvmAddress } from '../schemas.ts';
 import { defineCapability } from '../types.ts';
 
@@ -25,12 +24,10 @@ export const discoverCollateral = defineCapability({
   mcp: { tool: 'svc_discover_collateral' },
   input: { query: z.strictObject({ chainId: ChainIdQuery.optional() }) },
   output: z.object({ tokens: z.array(CollateralTokenSchema) }),
-  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'API_KEY_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE'],
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
   handler: async (ctx, { query }) => {
     const chain = ctx.services.chain;
-    if (query.chainId !== undefined && query.chainId !== chain.chainId) {
-      throw problem('UNSUPPORTED_CHAIN', `chain ${query.chainId} is not served here; active chain: ${chain.chainId}`);
-    }
+    chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
     return { tokens: chain.collateral().map(({ token, symbol, decimals, chainId, enabled }) => ({ token, symbol, decimals, chainId, enabled })) };
   },
 });

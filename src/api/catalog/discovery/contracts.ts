@@ -57,12 +57,10 @@ export const discoverContracts = defineCapability({
     }),
   },
   output: z.object({ chains: z.array(ContractsPerChain) }),
-  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'API_KEY_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE'],
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
   handler: async (ctx, { query }) => {
     const chain = ctx.services.chain;
-    if (query.chainId !== undefined && query.chainId !== chain.chainId) {
-      throw problem('UNSUPPORTED_CHAIN', `chain ${query.chainId} is not served here; active chain: ${chain.chainId}`);
-    }
+    chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
     const wanted = query.collateral?.toLowerCase();
     const collaterals = chain
       .collateral()

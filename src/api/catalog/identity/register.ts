@@ -57,7 +57,7 @@ export const register = defineCapability({
   output: RegisterResponse,
   outputName: 'AgentRegistrationResponse',
   successStatus: 201,
-  errors: ['INVALID_PAYLOAD', 'FEATURE_DISABLED', 'WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED'],
+  errors: ['FEATURE_DISABLED', 'WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND'],
   redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
   handler: async (ctx, { body }) => {
     const registration = ctx.services.registration;

@@ -2,7 +2,6 @@
 // idempotencyKey are correlation labels echoed verbatim (null when not given).
 import { z } from 'zod';
 import type { Hex } from 'viem';
-import { problem } from '../../../core/error-codes.ts';
 import { ChainId, ChainIdQuery, IsoTimestamp, TxHash } from '../schemas.ts';
 import { defineCapability, type HandlerContext } from '../types.ts';
 
@@ -39,9 +38,7 @@ const STATES_DOC =
 
 async function statusOf(ctx: HandlerContext, hash: string, query: z.output<typeof StatusQuery>) {
   const chain = ctx.services.chain;
-  if (query.chainId !== undefined && query.chainId !== chain.chainId) {
-    throw problem('INVALID_CHAIN', `chain ${query.chainId} is not served here; active chain: ${chain.chainId}`);
-  }
+  chain.requireServed(query.chainId, 'INVALID_CHAIN');
   const status = await chain.transactionStatus(hash.toLowerCase() as Hex);
   const params = new URLSearchParams({ hash: status.txHash, chainId: String(status.chainId) });
   if (query.operationId !== undefined) params.set('operationId', query.operationId);
