@@ -46,7 +46,10 @@ describe('OpenAPI documents', () => {
     expect(doc.paths['/api/agent/v1/time'].get.security).toEqual([]);
     const consumer = (await server.call('GET', '/api/v1/openapi.json')).body;
     const tx = consumer.paths['/api/v1/transactions/{hash}'].get;
-    expect(Object.keys(tx.responses).sort()).toEqual(['200', '400', '404', '500', '503', 'default']);
+    // Its own codes (400, 404, 500, 503) plus the pipeline's: a key sent anyway (401/403), rate limit (429).
+    expect(Object.keys(tx.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500', '503', 'default']);
+    expect(tx.responses['400'].description).toContain('INVALID_CHAIN');
+    expect(tx.responses['429'].description).toBe('RATE_LIMITED');
     expect(tx.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TransactionStatusResponse' });
   });
 });
