@@ -239,6 +239,9 @@ describe('idempotency', () => {
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers['svc-version']).toBe('2026-11-01');
+    const stored = await dbRef.db!.selectFrom('idempotency_records').select('response_headers').where('idem_key', '=', 'same').execute();
+    for (const row of stored) expect(Object.keys(row.response_headers ?? {}).filter((h) => /^(RateLimit|Svc-Version)/i.test(h))).toEqual([]);
     expect(await countNotes()).toBe(before + 1);
 
     const conflict = await server.call('POST', '/api/agent/v1/test/notes', { key, idempotencyKey: 'same', body: { text: 'other', n: 2 } });

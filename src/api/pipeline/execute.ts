@@ -46,7 +46,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   };
   const ctx: HandlerContext = { ...base, principal };
 
-  if (!cap.requiresIdempotencyKey) return run(ctx, cap, input, headers);
+  if (!cap.requiresIdempotencyKey) return withRequestHeaders(await run(ctx, cap, input), headers);
 
   const key = req.idempotencyKey;
   if (key === undefined) {
@@ -63,13 +63,13 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     return { ...claim.response, headers: { ...headers, ...claim.response.headers, 'Idempotent-Replayed': 'true' } };
   }
   try {
-    const result = await run(ctx, cap, input, headers);
+    const result = await run(ctx, cap, input);
     if (isStorable(result.status)) {
       const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
-      await idem.complete(owner, key, { status: result.status, body: kept, headers: ownHeaders(result.headers, headers) });
-    }
-    else await idem.release(owner, key);
-    return result;
+      // Only the handler's own headers are kept: rate-limit and version headers belong to each request.
+      await idem.complete(owner, key, { status: result.status, body: kept, headers: result.headers });
+    } else await idem.release(owner, key);
+    return withRequestHeaders(result, headers);
   } catch (err) {
     if (isProblemError(err) && isStorable(err.status)) {
       const body = problemBody(err, base.problemTypeBase);
@@ -81,16 +81,14 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   }
 }
 
-async function run(ctx: HandlerContext, cap: Capability, input: { params: unknown; query: unknown; body: unknown }, headers: Record<string, string>): Promise<CallResult> {
+/** Runs the handler; `headers` of the result are only the ones the handler set itself. */
+async function run(ctx: HandlerContext, cap: Capability, input: { params: unknown; query: unknown; body: unknown }): Promise<CallResult> {
   const out = await cap.handler(ctx, input as never);
-  if (out instanceof Reply) return { status: out.status, body: out.body, headers: { ...headers, ...out.headers } };
-  return { status: cap.successStatus ?? 200, body: out, headers };
+  if (out instanceof Reply) return { status: out.status, body: out.body, headers: out.headers };
+  return { status: cap.successStatus ?? 200, body: out, headers: {} };
 }
 
-/** Headers the handler set itself (not the per-request rate-limit ones), which a replay repeats. */
-function ownHeaders(all: Record<string, string>, base: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(all).filter(([k]) => !(k in base) || !k.startsWith('RateLimit')));
-}
+const withRequestHeaders = (result: CallResult, headers: Record<string, string>): CallResult => ({ ...result, headers: { ...headers, ...result.headers } });
 
 export function authorize(cap: Capability, principal: Principal | null): void {
   if (cap.tier === null) return;
