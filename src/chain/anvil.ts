@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Hex } from 'viem';
+import { forgetAnvil, recordAnvil, stopOrphanedAnvil } from './anvil-pidfile.ts';
 
 export interface StartAnvilOptions {
   /** Default 8453 (Base), so local runs use the production chain id in signatures. */
@@ -18,6 +19,10 @@ export interface StartAnvilOptions {
   blockTime?: number;
   /** Receives anvil's output lines; when set anvil runs without --silent. */
   log?: (line: string) => void;
+  /** Record anvil here; at start, stop an anvil a dead predecessor left on the same state file. */
+  pidFile?: string;
+  /** Told when such an orphan is being stopped. */
+  onOrphan?: (anvilPid: number, ownerPid: number) => void;
 }
 
 export interface AnvilHandle {
@@ -88,7 +93,8 @@ class AnvilStartError extends Error {
   }
 }
 
-async function pickFreePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -232,11 +238,26 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
 
 /** Starts anvil and resolves once it answers eth_chainId with the requested chain id. */
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilHandle> {
+  if (opts.pidFile === undefined) return startOnFreePort(opts);
+  const pidFile = opts.pidFile;
+  if (opts.stateFile !== undefined) await stopOrphanedAnvil(pidFile, opts.stateFile, opts.onOrphan ?? (() => undefined));
+  const handle = await startOnFreePort(opts);
+  const line = await recordAnvil(pidFile, handle.pid);
+  return {
+    ...handle,
+    stop: async () => {
+      await handle.stop();
+      await forgetAnvil(pidFile, line);
+    },
+  };
+}
+
+async function startOnFreePort(opts: StartAnvilOptions): Promise<AnvilHandle> {
   const chainId = opts.chainId ?? 8453;
   const fixedPort = opts.port ?? 0;
   for (let attempt = 0; ; attempt++) {
     if (fixedPort !== 0) await assertPortFree(fixedPort);
-    const port = fixedPort !== 0 ? fixedPort : await pickFreePort();
+    const port = fixedPort !== 0 ? fixedPort : await freePort();
     try {
       return await startOnce(opts, chainId, port);
     } catch (err) {

@@ -2,8 +2,7 @@
  * Composition root: builds the database, the chain (spawning anvil in embedded mode), the operator
  * relayer, the deployments, the services and the HTTP server, and tears them down in reverse.
  */
-import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -91,16 +90,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (config.chain.mode === 'embedded') {
       await mkdir(path.dirname(config.chain.anvilStateFile), { recursive: true });
       progress(`chain: starting anvil (chain id ${config.chain.id}, state ${config.chain.anvilStateFile})`);
-      const pidFile = path.join(path.dirname(config.chain.anvilStateFile), ANVIL_PID_FILE);
-      await stopOrphanedAnvil(pidFile, config.chain.anvilStateFile, progress, log);
-      anvil = await startAnvil({ chainId: config.chain.id, port: config.chain.anvilPort, stateFile: config.chain.anvilStateFile });
-      const handle = anvil;
-      const pidLine = `${handle.pid} ${process.pid}\n`;
-      await writeFile(pidFile, pidLine);
-      cleanups.push(async () => {
-        await handle.stop();
-        if ((await readFile(pidFile, 'utf8').catch(() => '')) === pidLine) await rm(pidFile, { force: true });
+      anvil = await startAnvil({
+        chainId: config.chain.id,
+        port: config.chain.anvilPort,
+        stateFile: config.chain.anvilStateFile,
+        pidFile: path.join(path.dirname(config.chain.anvilStateFile), 'anvil.pid'),
+        onOrphan: (anvilPid, ownerPid) =>
+          progress(`chain: stopping anvil (pid ${anvilPid}) left running by a previous svc (pid ${ownerPid}) that did not shut down`),
       });
+      const handle = anvil;
+      cleanups.push(() => handle.stop());
       rpcUrl = anvil.rpcUrl;
     } else {
       rpcUrl = config.chain.rpcUrl!;
@@ -224,56 +223,5 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   } catch (err) {
     await closeAll();
     throw err;
-  }
-}
-
-/** Records `<anvil pid> <svc pid>` next to the chain state, so a run after a crash can find an orphaned anvil. */
-const ANVIL_PID_FILE = 'anvil.pid';
-const ORPHAN_STOP_MS = 5_000;
-
-/** Alive and not a zombie (an orphan killed under a non-reaping init stays a zombie but is gone). Linux /proc. */
-function processRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const stat = procStat(pid);
-  return stat === undefined || (stat.state !== 'Z' && stat.state !== 'X'); // no /proc: trust kill(0)
-}
-
-function procStat(pid: number): { state: string; ppid: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state = '', ppid = ''] = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state, ppid: Number(ppid) };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * anvil does not die with a svc that was SIGKILLed (no signal handler runs); it keeps the port and
- * keeps dumping the state file. If the last run's svc is dead and its anvil still runs on our state
- * file, stop it (SIGTERM: it dumps the state) so this run can start its own.
- */
-async function stopOrphanedAnvil(pidFile: string, stateFile: string, progress: (line: string) => void, log: Logger): Promise<void> {
-  const text = await readFile(pidFile, 'utf8').catch(() => '');
-  const [anvilPid, ownerPid] = text.trim().split(/\s+/).map(Number);
-  if (!anvilPid || !ownerPid || !Number.isSafeInteger(anvilPid) || !Number.isSafeInteger(ownerPid)) return;
-  if (ownerPid !== process.pid && processRunning(ownerPid)) return; // a live svc owns it
-  if (!processRunning(anvilPid) || procStat(anvilPid)?.ppid === process.pid) return; // gone, or our own child
-  const argv = (await readFile(`/proc/${anvilPid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-  const stateAt = argv.indexOf('--state');
-  if (!path.basename(argv[0] ?? '').startsWith('anvil') || stateAt < 0 || argv[stateAt + 1] !== path.resolve(stateFile)) return;
-  progress(`chain: stopping anvil (pid ${anvilPid}) left running by a previous svc (pid ${ownerPid}) that did not shut down`);
-  const deadline = Date.now() + ORPHAN_STOP_MS;
-  try {
-    process.kill(anvilPid, 'SIGTERM');
-    while (processRunning(anvilPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    if (processRunning(anvilPid)) process.kill(anvilPid, 'SIGKILL');
-    while (processRunning(anvilPid) && Date.now() < deadline + 2_000) await new Promise((r) => setTimeout(r, 50));
-  } catch (err) {
-    log.warn({ err, pid: anvilPid }, 'could not stop the orphaned anvil');
   }
 }

@@ -2,7 +2,7 @@
 // `svc start` whose output can be awaited line by line. Also finds and ends an orphaned anvil by port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -121,17 +121,7 @@ export function spawnSvc(args: string[], env: Record<string, string>): SvcProces
 }
 
 /** A TCP port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') return reject(new Error('no port'));
-      server.close(() => resolve(address.port));
-    });
-  });
-}
+export { freePort } from '../../src/chain/anvil.ts';
 
 /** True if something accepts TCP connections on 127.0.0.1:port. */
 export function accepts(port: number): Promise<boolean> {
