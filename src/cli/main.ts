@@ -5,7 +5,7 @@ import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
 import { systemClock } from '../core/clock.ts';
 import { ProblemError } from '../core/errors.ts';
 import { isScope, TIER_DEFAULT_SCOPES } from '../core/scopes.ts';
-import { migrateToLatest, openDatabase } from '../db/index.ts';
+import { migrateToLatest, openConfiguredDatabase } from '../db/index.ts';
 import { createRuntime, type Runtime } from '../runtime/runtime.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createKeyService } from '../services/keys/keys.ts';
@@ -84,7 +84,7 @@ async function start(config: Config): Promise<number> {
 }
 
 async function migrate(config: Config): Promise<number> {
-  const database = await openDatabase(config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir });
+  const database = await openConfiguredDatabase(config.database);
   try {
     const { applied } = await migrateToLatest(database.db);
     console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -130,7 +130,7 @@ async function keys(config: Config, args: string[]): Promise<number> {
 }
 
 async function withKeyService(config: Config, fn: (service: ReturnType<typeof createKeyService>) => Promise<number>): Promise<number> {
-  const database = await openDatabase(config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir });
+  const database = await openConfiguredDatabase(config.database);
   try {
     await migrateToLatest(database.db);
     return await fn(createKeyService({ db: database.db, clock: systemClock, environment: config.environment }));

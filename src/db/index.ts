@@ -36,6 +36,11 @@ const OID_NUMERIC = 1700;
 const POOL_MAX = 10;
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. */
+export function openConfiguredDatabase(d: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string }): Promise<Database> {
+  return openDatabase(d.kind === 'postgres' ? { databaseUrl: d.url } : { pgliteDir: d.dir });
+}
+
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.log);
   if (opts.pgliteDir) return openPGlite(opts.pgliteDir, opts.log);

@@ -19,7 +19,7 @@ import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-k
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
 import type { Config } from '../config.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { migrateToLatest, openDatabase, type Database } from '../db/index.ts';
+import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/index.ts';
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
 import { createEventBus } from '../services/events/bus.ts';
 import { createHealthService } from '../services/health/health.ts';
@@ -78,9 +78,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // The database first: on PGlite its folder lock refuses a second svc on this DATA_DIR before it
     // touches the chain (a second anvil on the same state file).
     progress(config.database.kind === 'postgres' ? 'database: connecting to PostgreSQL' : `database: opening PGlite in ${config.database.dir}`);
-    const database = await openDatabase(
-      config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { pgliteDir: config.database.dir },
-    );
+    const database = await openConfiguredDatabase(config.database);
     cleanups.push(() => database.close());
     const { applied } = await migrateToLatest(database.db);
     if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);
