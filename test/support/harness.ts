@@ -11,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
+import { TIER_DEFAULT_SCOPES } from '../../src/core/scopes.ts';
 import type { Capability } from '../../src/api/catalog/types.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
@@ -134,7 +135,6 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       return { status: res.statusCode, headers: res.headers as CallResult["headers"], body, text };
     },
     async key(tier, scopes) {
-      const { TIER_DEFAULT_SCOPES } = await import('../../src/core/scopes.ts');
       const issued = await runtime.services.keys.create({ tier, scopes: scopes ?? [...TIER_DEFAULT_SCOPES[tier]] });
       return issued.key;
     },
