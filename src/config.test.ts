@@ -67,7 +67,27 @@ describe('loadConfig: embedded defaults', () => {
 
   it('parses registration paths', () => {
     expect(loadConfig({ REGISTRATION_PATHS: ' wallet,' }).registrationPaths).toEqual(['wallet']);
-    expect(() => loadConfig({ REGISTRATION_PATHS: 'wallet,email' })).toThrow(/^config: REGISTRATION_PATHS can open only wallet/);
+    expect(loadConfig({ REGISTRATION_PATHS: 'anonymous,email,wallet,claim' }).registrationPaths).toEqual(['anonymous', 'email', 'wallet', 'claim']);
+    expect(loadConfig({}).registrationPaths).toEqual([]);
+  });
+
+  it('parses the human check: local proof of work by default, Turnstile only with a secret', () => {
+    expect(loadConfig({}).humanCheck).toEqual({ kind: 'pow', bits: 18 });
+    expect(loadConfig({ HUMAN_CHECK_POW_BITS: '8' }).humanCheck).toEqual({ kind: 'pow', bits: 8 });
+    expect(loadConfig({ HUMAN_CHECK: 'turnstile', HUMAN_CHECK_SECRET: 's3cret', HUMAN_CHECK_SITE_KEY: 'site' }).humanCheck).toEqual({
+      kind: 'turnstile',
+      siteverifyUrl: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+      secret: 's3cret',
+      siteKey: 'site',
+    });
+    expect(configError({ HUMAN_CHECK: 'turnstile' }).message).toBe('config: HUMAN_CHECK_SECRET is required when HUMAN_CHECK=turnstile');
+  });
+
+  it('parses fill packs and lists them cheapest first', () => {
+    expect(loadConfig({ FILL_PACKS: '5000:2000, 1000:500' }).fills.packs).toEqual([
+      { fills: 1000, usdCents: 500 },
+      { fills: 5000, usdCents: 2000 },
+    ]);
   });
 });
 
@@ -116,6 +136,11 @@ describe('loadConfig: bad values', () => {
     ['LOG_LEVEL', 'loud'],
     ['LOG_LEVEL', 'warn\nfatal'],
     ['REGISTRATION_PATHS', 'anonymous,bogus'],
+    ['SMTP_URL', 'http://mail.example'],
+    ['HUMAN_CHECK', 'captcha'],
+    ['HUMAN_CHECK_POW_BITS', '33'],
+    ['FILL_PACKS', '1000:0'],
+    ['FILL_PACKS', '1000'],
     ['OPERATOR_PRIVATE_KEY', '0x12'],
     ['DATABASE_URL', 'mysql://x'],
     ['CHAIN_ID', '0'],

@@ -14,10 +14,24 @@ const digits = z.string().trim().regex(/^[0-9]+$/, 'must be a whole number').tra
 const int = (schema: z.ZodNumber) => digits.pipe(schema);
 const port = int(z.number().int().min(0).max(65535));
 
-/** Registration paths of the identity issue; listed here so config is complete in one place. */
+/** The registration paths of POST /register; the operator opens them with REGISTRATION_PATHS. */
 export const REGISTRATION_PATH_KINDS = ['anonymous', 'email', 'wallet', 'claim'] as const;
-/** The paths this release can serve; the others stay closed until the identity issue finishes them. */
-export const AVAILABLE_REGISTRATION_PATHS = ['wallet'] as const;
+
+/** FILL_PACKS: comma list of fills:usdCents, e.g. '1000:500,5000:2000'. */
+const fillPacks = z
+  .string()
+  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^[1-9][0-9]{0,8}:[1-9][0-9]{0,8}$/, 'must be a comma list of fills:usdCents (positive whole numbers)')
+        .transform((p) => {
+          const [fills, usdCents] = p.split(':').map(Number) as [number, number];
+          return { fills, usdCents };
+        }),
+    ),
+  );
 
 const EnvSchema = z.object({
   PORT: port.default(8080),
@@ -42,14 +56,25 @@ const EnvSchema = z.object({
   TRUST_PROXY: bool.default(false),
   BODY_LIMIT_BYTES: int(z.number().int().min(1024).max(10 * 1024 * 1024)).default(256 * 1024),
   IDEMPOTENCY_TTL_HOURS: int(z.number().int().min(1).max(24 * 30)).default(24),
+  SESSION_TTL_HOURS: int(z.number().int().min(1).max(24 * 30)).default(24),
   REGISTRATION_PATHS: z
     .string()
     .default('')
     .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(REGISTRATION_PATH_KINDS)))
-    .refine((paths) => paths.every((p) => (AVAILABLE_REGISTRATION_PATHS as readonly string[]).includes(p)), {
-      message: `can open only ${AVAILABLE_REGISTRATION_PATHS.join(', ')} in this release`,
-    }),
+    .pipe(z.array(z.enum(REGISTRATION_PATH_KINDS))),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).max(254).default('svc <no-reply@localhost>'),
+  HUMAN_CHECK: z.enum(['pow', 'turnstile']).default('pow'),
+  HUMAN_CHECK_SITEVERIFY_URL: url.default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  HUMAN_CHECK_SECRET: z.string().min(1).max(512).optional(),
+  HUMAN_CHECK_SITE_KEY: z.string().min(1).max(512).optional(),
+  HUMAN_CHECK_POW_BITS: int(z.number().int().min(1).max(32)).default(18),
+  FILLS_ENABLED: bool.default(true),
+  FILLS_FREE_PER_MONTH: int(z.number().int().min(0).max(1_000_000_000)).default(500),
+  FILL_PACKS: fillPacks.default([
+    { fills: 1000, usdCents: 500 },
+    { fills: 5000, usdCents: 2000 },
+  ]),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -83,7 +108,16 @@ export interface Config {
   trustProxy: boolean;
   bodyLimitBytes: number;
   idempotencyTtlHours: number;
+  /** Lifetime of a consumer wallet session (SIWE sign-in), hours. */
+  sessionTtlHours: number;
   registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
+  /** Outgoing mail; without SMTP the mail stays in the outbox table and its text is logged. */
+  mail: { smtpUrl?: string; from: string };
+  /** The anonymous path's human check: a local proof-of-work challenge, or a Turnstile-compatible siteverify call. */
+  humanCheck:
+    | { kind: 'pow'; bits: number }
+    | { kind: 'turnstile'; siteverifyUrl: string; secret: string; siteKey: string | null };
+  fills: { enabled: boolean; freePerMonth: number; packs: { fills: number; usdCents: number }[] };
 }
 
 export class ConfigError extends Error {
@@ -91,7 +125,7 @@ export class ConfigError extends Error {
 }
 
 /** Never echoed in an error: a mistyped key is still (nearly) the key. */
-const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY']);
+const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY', 'HUMAN_CHECK_SECRET']);
 
 /** The bad value for the error line: URL passwords masked, control characters escaped so it stays one line. */
 function printable(value: string): string {
@@ -119,6 +153,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       'config: PM_TOKEN_ADDRESS and USDC_TOKEN_ADDRESS are required when CHAIN_RPC_URL is set (collateral on a real chain comes from config)',
     );
+  }
+  if (e.HUMAN_CHECK === 'turnstile' && !e.HUMAN_CHECK_SECRET) {
+    throw new ConfigError('config: HUMAN_CHECK_SECRET is required when HUMAN_CHECK=turnstile');
   }
   const dataDir = path.resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
@@ -152,6 +189,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    sessionTtlHours: e.SESSION_TTL_HOURS,
     registrationPaths: e.REGISTRATION_PATHS,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    humanCheck:
+      e.HUMAN_CHECK === 'turnstile'
+        ? { kind: 'turnstile', siteverifyUrl: e.HUMAN_CHECK_SITEVERIFY_URL, secret: e.HUMAN_CHECK_SECRET!, siteKey: e.HUMAN_CHECK_SITE_KEY ?? null }
+        : { kind: 'pow', bits: e.HUMAN_CHECK_POW_BITS },
+    // Cheapest first, as GET /me publishes them.
+    fills: { enabled: e.FILLS_ENABLED, freePerMonth: e.FILLS_FREE_PER_MONTH, packs: [...e.FILL_PACKS].sort((a, b) => a.usdCents - b.usdCents || b.fills - a.fills) },
   };
 }

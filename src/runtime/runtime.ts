@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { parseEther, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { agentCapabilities, CATALOG } from '../api/catalog/index.ts';
+import { agentCapabilities, CATALOG, restOnlyCapabilities } from '../api/catalog/index.ts';
 import type { Capability } from '../api/catalog/types.ts';
 import { buildOpenApi } from '../api/docs/openapi.ts';
 import { buildHttpServer } from '../api/http/server.ts';
@@ -26,8 +26,16 @@ import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService } from '../services/idempotency/idempotency.ts';
 import { createKeyService } from '../services/keys/keys.ts';
 import { createNonceService } from '../services/identity/nonces.ts';
+import { createSessionService } from '../services/identity/sessions.ts';
 import { createWalletProofVerifier } from '../services/identity/wallet-proof.ts';
 import { createRegistrationService } from '../services/identity/registration.ts';
+import { createAgentKeyService } from '../services/identity/agent-keys.ts';
+import { createBindingService } from '../services/identity/binding.ts';
+import { createProfileService } from '../services/identity/profile.ts';
+import { createEmailLinkService } from '../services/identity/email-links.ts';
+import { createHumanCheck } from '../services/identity/human-check.ts';
+import { createMailer } from '../services/mail/mailer.ts';
+import { createLinkingService } from '../services/identity/linking.ts';
 import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -166,6 +174,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });
     const keys = createKeyService({ db: database.db, clock, environment: config.environment });
+    const mailer = createMailer({ db: database.db, clock, log, smtpUrl: config.mail.smtpUrl, from: config.mail.from });
+    cleanups.push(() => mailer.close());
+    const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, publicBaseUrl: config.publicBaseUrl });
+    const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock });
     const openApiCache = new Map<string, Record<string, unknown>>();
     const services: Services = {
       keys,
@@ -175,8 +187,29 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       chain: chainService,
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
       nonces,
+      sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),
       walletProofs,
-      registration: createRegistrationService({ db: database.db, clock, keys, walletProofs, openPaths: config.registrationPaths }),
+      mailer,
+      emailLinks,
+      humanCheck,
+      registration: createRegistrationService({
+        db: database.db,
+        clock,
+        log,
+        keys,
+        walletProofs,
+        humanCheck,
+        emailLinks,
+        mailer,
+        rateLimits,
+        openPaths: config.registrationPaths,
+      }),
+      linking: createLinkingService({ db: database.db, clock }),
+      agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
+      binding: createBindingService({ db: database.db, clock, log, emailLinks, mailer, walletProofs, rateLimits }),
+      profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
+      site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id },
+      restOnlyCapabilities: () => restOnlyCapabilities(catalog),
       agentCapabilities: () => agentCapabilities(catalog),
       openApi: (surface) => {
         let doc = openApiCache.get(surface);
@@ -188,8 +221,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const purge = setInterval(() => {
       services.idempotency.purgeOlderThan(config.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
       services.nonces.purge().catch((err: unknown) => log.warn({ err }, 'nonce purge failed'));
+      services.linking.purgeExpiredLinkCodes().catch((err: unknown) => log.warn({ err }, 'link code purge failed'));
+      services.sessions.purge().catch((err: unknown) => log.warn({ err }, 'wallet session purge failed'));
     }, 3_600_000);
     purge.unref();
+    // Mail left in the outbox by a crash or a failed delivery goes out on the next drain.
+    const mailDrain = setInterval(() => {
+      mailer.flush().catch((err: unknown) => log.warn({ err }, 'mail drain failed'));
+    }, 30_000);
+    mailDrain.unref();
+    cleanups.push(async () => clearInterval(mailDrain));
+    mailer.flush().catch((err: unknown) => log.warn({ err }, 'mail drain failed'));
     cleanups.push(async () => clearInterval(purge));
 
     const http = await buildHttpServer({

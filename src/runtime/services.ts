@@ -8,8 +8,16 @@ import type { HealthService } from '../services/health/health.ts';
 import type { IdempotencyService } from '../services/idempotency/idempotency.ts';
 import type { KeyService } from '../services/keys/keys.ts';
 import type { NonceService } from '../services/identity/nonces.ts';
+import type { SessionService } from '../services/identity/sessions.ts';
 import type { WalletProofVerifier } from '../services/identity/wallet-proof.ts';
 import type { RegistrationService } from '../services/identity/registration.ts';
+import type { AgentKeyService } from '../services/identity/agent-keys.ts';
+import type { BindingService } from '../services/identity/binding.ts';
+import type { ProfileService } from '../services/identity/profile.ts';
+import type { EmailLinkService } from '../services/identity/email-links.ts';
+import type { HumanCheck } from '../services/identity/human-check.ts';
+import type { Mailer } from '../services/mail/mailer.ts';
+import type { LinkingService } from '../services/identity/linking.ts';
 import type { RateLimitStore } from '../services/rate-limit/store.ts';
 
 export interface Services {
@@ -20,8 +28,20 @@ export interface Services {
   chain: ChainService;
   health: HealthService;
   nonces: NonceService;
+  sessions: SessionService;
   walletProofs: WalletProofVerifier;
+  mailer: Mailer;
+  emailLinks: EmailLinkService;
+  humanCheck: HumanCheck;
   registration: RegistrationService;
+  agentKeys: AgentKeyService;
+  binding: BindingService;
+  profile: ProfileService;
+  /** What handlers publish about this deployment. */
+  site: { publicBaseUrl: string; mcpUrl: string; chainId: number };
+  /** Agent capabilities the spec keeps REST-only, with why (GET /mcp-discovery surfacePolicy). */
+  restOnlyCapabilities(): { capability: string; reason: string; paths: string[] }[];
+  linking: LinkingService;
   agentCapabilities(): z.output<typeof AgentCapabilitySchema>[];
   openApi(surface: Surface): Record<string, unknown>;
 }

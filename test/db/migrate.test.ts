@@ -14,11 +14,19 @@ const TABLES = [
   'api_keys',
   'auth_nonces',
   'deployments',
+  'email_links',
   'event_sequence',
   'events',
+  'fill_usage',
   'idempotency_records',
+  'identities',
+  'identity_link_codes',
+  'identity_link_consents',
+  'identity_members',
   'kv_settings',
+  'mail_outbox',
   'relayer_transactions',
+  'wallet_sessions',
 ];
 
 for (const b of await backends()) {

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { CATALOG } from '../../src/api/catalog/index.ts';
 import { defineCapability, type Capability } from '../../src/api/catalog/types.ts';
+import { assertWalletOwner } from '../../src/api/catalog/wallet-owner.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { appendEvent } from '../../src/services/events/outbox.ts';
@@ -80,5 +81,26 @@ export function fixtureCatalog(dbRef: { db?: Kysely<DB> }): readonly Capability[
       throw new Error('secret internals: password=hunter2 at /srv/db');
     },
   });
-  return [...CATALOG, postNote, execOnly, ping, boom];
+  // An owner-gated consumer read (like the reputation event logs): only the wallet in the path may read it.
+  const ownerOnly = defineCapability({
+    surface: 'consumer',
+    method: 'GET',
+    path: '/test/owner/:wallet',
+    category: 'test',
+    summary: 'Owner-gated read (test fixture)',
+    description: 'Answers only to a wallet session of the wallet in the path.',
+    tier: null,
+    walletAuth: 'required',
+    rateClass: 'read',
+    idempotent: true,
+    input: { params: z.strictObject({ wallet: z.string().regex(/^0x[a-fA-F0-9]{40}$/) }) },
+    invalidInputCode: 'INVALID_ID',
+    output: z.object({ owner: z.string() }),
+    errors: ['INVALID_ID', 'FORBIDDEN'],
+    handler: async (ctx, { params }) => {
+      assertWalletOwner(ctx, params.wallet);
+      return { owner: params.wallet.toLowerCase() };
+    },
+  });
+  return [...CATALOG, postNote, execOnly, ping, boom, ownerOnly];
 }

@@ -9,7 +9,20 @@ import { discoverContracts } from './discovery/contracts.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
 import { createAuthNonce } from './auth/nonce.ts';
+import { verifySiwe } from './auth/verify.ts';
+import { getWalletSession } from './auth/session.ts';
+import { logoutWalletSession } from './auth/logout.ts';
 import { register } from './identity/register.ts';
+import { confirmEmailLink } from './identity/confirm-email-link.ts';
+import { humanCheckChallenge } from './identity/human-check-challenge.ts';
+import { rotateKey } from './identity/rotate-key.ts';
+import { recoverKey } from './identity/recover-key.ts';
+import { bindEmail } from './identity/bind-email.ts';
+import { bindWallet } from './identity/bind-wallet.ts';
+import { getMe } from './identity/me.ts';
+import { authDiscovery } from './identity/auth-discovery.ts';
+import { mcpDiscovery } from './identity/mcp-discovery.ts';
+import { IDENTITY_LINK_CAPABILITIES } from './identity-links/index.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -23,7 +36,20 @@ export const CATALOG: readonly Capability[] = [
   agentOpenApi,
   consumerOpenApi,
   createAuthNonce,
+  verifySiwe,
+  getWalletSession,
+  logoutWalletSession,
   register,
+  confirmEmailLink,
+  humanCheckChallenge,
+  rotateKey,
+  recoverKey,
+  bindEmail,
+  bindWallet,
+  getMe,
+  authDiscovery,
+  mcpDiscovery,
+  ...IDENTITY_LINK_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */
@@ -41,4 +67,11 @@ export function agentCapabilities(catalog: readonly Capability[]) {
       idempotent: c.idempotent,
       surface: 'agent' as const,
     }));
+}
+
+/** Agent capabilities kept off MCP by the spec, each with its reason and path. */
+export function restOnlyCapabilities(catalog: readonly Capability[]) {
+  return catalog.flatMap((c) =>
+    c.surface === 'agent' && c.mcp && 'restOnly' in c.mcp ? [{ capability: c.name, reason: c.mcp.restOnly, paths: [c.fullPath] }] : [],
+  );
 }

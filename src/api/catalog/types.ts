@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import type { WalletSession } from '../../services/identity/sessions.ts';
 
 export const AGENT_TIERS = ['read-only', 'propose', 'execute'] as const;
 export type AgentTier = (typeof AGENT_TIERS)[number];
@@ -37,6 +38,10 @@ export interface HandlerContext {
   /** The agent API date-version in force for this request (Svc-Version or the default). */
   apiVersion: string;
   via: 'rest' | 'mcp';
+  /** The consumer wallet session (cookieAuth or developerAuthHeader); set only for capabilities with walletAuth. */
+  walletSession: WalletSession | null;
+  /** The caller's address (per-path registration budgets, human checks). */
+  clientIp: string;
 }
 
 /** A handler may return a plain body (status 200) or a Reply with status and headers. */
@@ -78,6 +83,8 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
   idempotent: boolean;
   /** Mutating writes require Idempotency-Key unless exempt (a documented reason). */
   idempotencyExempt?: string;
+  /** 'required': the caller must hold a wallet session (cookieAuth or developerAuthHeader), else 401 WALLET_AUTH_REQUIRED. */
+  walletAuth?: 'required';
   /** Agent capabilities are MCP tools unless REST-only by the spec; consumer capabilities are never tools. */
   mcp?: { tool: string } | { restOnly: string };
   input?: CapabilityInputSchemas<P, Q, B>;

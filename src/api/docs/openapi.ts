@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../core/error-codes.ts';
+import { WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import { ProblemDetailsSchema } from '../catalog/schemas.ts';
 import { SURFACE_PREFIX, type Capability, type Surface } from '../catalog/types.ts';
 
@@ -109,7 +110,7 @@ export function buildOpenApi(catalog: readonly Capability[], surface: Surface, p
       summary: cap.summary,
       description: cap.description,
       tags: [cap.category],
-      security: cap.tier === null ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      security: securityOf(cap),
       parameters,
       responses,
       'x-svc-capability': {
@@ -139,15 +140,26 @@ export function buildOpenApi(catalog: readonly Capability[], surface: Surface, p
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: Authorization: Bearer <key>' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Accepted alias of the bearer header' },
+        cookieAuth: { type: 'apiKey', in: 'cookie', name: WALLET_SESSION_COOKIE, description: 'Consumer wallet session cookie, set by POST /api/auth/verify (Sign-In with Ethereum)' },
+        developerAuthHeader: { type: 'apiKey', in: 'header', name: WALLET_SESSION_HEADER, description: 'The same wallet session for non-browser clients: the token POST /api/auth/verify returns' },
       },
     },
   };
+}
+
+/** API key (either header) when the capability has a tier, AND a wallet session (either scheme) when it has walletAuth. */
+function securityOf(cap: Capability): Record<string, string[]>[] {
+  const keys = cap.tier === null ? [{}] : [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+  const wallets = cap.walletAuth ? [{ cookieAuth: [] }, { developerAuthHeader: [] }] : [{}];
+  const alternatives = keys.flatMap((k) => wallets.map((w) => ({ ...k, ...w })));
+  return alternatives.filter((a) => Object.keys(a).length > 0);
 }
 
 /** Codes the pipeline itself can answer for this capability, so definitions list only their own. */
 function pipelineErrors(cap: Capability): ErrorCode[] {
   const codes: ErrorCode[] = ['INVALID_API_KEY', 'API_KEY_REVOKED', 'API_KEY_EXPIRED', 'API_KEY_DORMANT'];
   if (cap.tier !== null) codes.push('API_KEY_REQUIRED', 'INSUFFICIENT_TIER', 'INSUFFICIENT_SCOPE');
+  if (cap.walletAuth) codes.push('WALLET_AUTH_REQUIRED');
   if (cap.rateClass !== 'uncharged') codes.push('RATE_LIMITED');
   if (cap.input?.params || cap.input?.query || cap.input?.body) codes.push(cap.invalidInputCode);
   if (cap.input?.body) codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');

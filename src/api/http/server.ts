@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Clock } from '../../core/clock.ts';
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
+import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { Capability } from '../catalog/types.ts';
@@ -86,6 +87,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
             {
               capability: cap,
               credential: credentialOf(req),
+              walletCredential: cap.walletAuth ? walletCredentialOf(req) : undefined,
               ip: req.ip,
               idempotencyKey: header(req, 'idempotency-key'),
               params: req.params,
@@ -134,6 +136,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** The wallet session: developerAuthHeader (Svc-Wallet-Session) wins over cookieAuth (svc_session) when both are sent. */
+function walletCredentialOf(req: FastifyRequest): string | undefined {
+  const fromHeader = header(req, WALLET_SESSION_HEADER.toLowerCase())?.trim();
+  return fromHeader ? fromHeader : readCookie(header(req, 'cookie'), WALLET_SESSION_COOKIE);
 }
 
 /** Authorization: Bearer <key> is canonical; X-API-Key is the accepted alias. */

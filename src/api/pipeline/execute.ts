@@ -1,7 +1,8 @@
 /**
  * One call of one capability, the same for REST and MCP: authenticate, authorize (tier, scopes),
- * charge the rate limit, validate input, honour idempotency, run the handler. The adapters only
- * translate their transport into a CallRequest and the result (or ProblemError) back.
+ * resolve the wallet session (walletAuth capabilities), charge the rate limit, validate input,
+ * honour idempotency, run the handler. The adapters only translate their transport into a
+ * CallRequest and the result (or ProblemError) back.
  */
 import { canonicalHash } from '../../core/canonical-json.ts';
 import { problem } from '../../core/error-codes.ts';
@@ -19,6 +20,8 @@ export interface CallRequest {
   /** Caller address, for keyless rate limits. */
   ip: string;
   idempotencyKey: string | undefined;
+  /** Raw wallet-session token (session cookie or developer header), if any; MCP sends none. */
+  walletCredential?: string;
   params: unknown;
   query: unknown;
   body: unknown;
@@ -31,12 +34,13 @@ export interface CallResult {
   headers: Record<string, string>;
 }
 
-export type BaseContext = Omit<HandlerContext, 'principal'> & { problemTypeBase: string };
+export type BaseContext = Omit<HandlerContext, 'principal' | 'clientIp' | 'walletSession'> & { problemTypeBase: string };
 
 export async function executeCall(base: BaseContext, req: CallRequest, headers: Record<string, string>): Promise<CallResult> {
   const { capability: cap } = req;
   const principal = req.credential === undefined ? null : await base.services.keys.authenticate(req.credential);
   authorize(cap, principal);
+  const walletSession = cap.walletAuth ? await base.services.sessions.resolve(req.walletCredential) : null;
   await chargeRateLimit(base, cap, principal, req.ip, headers);
 
   const input = {
@@ -44,7 +48,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
     body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.invalidInputCode),
   };
-  const ctx: HandlerContext = { ...base, principal };
+  const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession };
 
   if (!cap.requiresIdempotencyKey) return withRequestHeaders(await run(ctx, cap, input), headers);
 

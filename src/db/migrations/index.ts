@@ -4,9 +4,15 @@ import type { Migration } from 'kysely';
 import { m0001_foundation } from './0001_foundation.ts';
 import { m0002_auth_nonces } from './0002_auth_nonces.ts';
 import { m0003_agents } from './0003_agents.ts';
+import { m0004_registration } from './0004_registration.ts';
+import { m0005_wallet_sessions } from './0005_wallet_sessions.ts';
+import { m0006_identity_links } from './0006_identity_links.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
   '0002_auth_nonces': m0002_auth_nonces,
   '0003_agents': m0003_agents,
+  '0004_registration': m0004_registration,
+  '0005_wallet_sessions': m0005_wallet_sessions,
+  '0006_identity_links': m0006_identity_links,
 };

@@ -1,37 +1,59 @@
 /**
- * POST /register. Each path creates an agent and its first key in one transaction. Paths are
- * closed unless the operator opens them (REGISTRATION_PATHS). This release implements the wallet
- * path: an EIP-191 signature over the published agent-register template gives an active execute
- * key with the eleven wallet scopes and no expiry.
+ * POST /register on its four paths (spec: Registration table). Each path creates an agent and its
+ * first key in one transaction, with the entitlement of core/entitlement.ts; a path that sends a
+ * link queues its mail in the same transaction. Paths are closed unless the operator opens them
+ * (REGISTRATION_PATHS), and each path has its own hourly budget (registration-limits.ts), charged
+ * before any proof is checked so failed attempts count too.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
+import { entitlementOf } from '../../core/entitlement.ts';
 import { problem } from '../../core/error-codes.ts';
-import { ALL_SCOPES } from '../../core/scopes.ts';
-import type { DB, RegistrationPath } from '../../db/schema.ts';
+import type { DB, EmailLinkPurpose, RegistrationPath } from '../../db/schema.ts';
+import type { Logger } from '../../runtime/logger.ts';
 import type { KeyRecord, KeyService } from '../keys/keys.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { RateLimitStore } from '../rate-limit/store.ts';
+import { keyExpiryFor, proofsOf, type AgentRow } from './agents.ts';
+import { OWNER_AGENT_LIMIT, type EmailLinkService } from './email-links.ts';
+import type { HumanCheck } from './human-check.ts';
+import { chargeRegistration } from './registration-limits.ts';
 import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
 
 export interface RegisteredAgent {
   agent: { id: string; name: string; walletAddress: string | null; email: string | null; registrationPath: RegistrationPath };
   key: string;
   keyRecord: KeyRecord;
+  /** The link this registration mailed (email: the magic link; claim: the owner's claim link). */
+  emailLink: { purpose: EmailLinkPurpose; sentTo: string; expiresAt: Date } | null;
 }
+
+export type RegisterInput =
+  | ({ kind: 'wallet'; name: string } & WalletProofInput)
+  | ({ kind: 'claim'; name: string; ownerEmail: string } & WalletProofInput)
+  | { kind: 'email'; name: string; email: string }
+  | { kind: 'anonymous'; name: string; humanCheckToken: string };
 
 export interface RegistrationService {
-  /** Throws FEATURE_DISABLED (reason AGENT_REGISTRATION_CLOSED) when the path is closed. */
-  assertOpen(path: RegistrationPath): void;
-  registerWallet(input: { name: string } & WalletProofInput): Promise<RegisteredAgent>;
+  isOpen(path: RegistrationPath): boolean;
+  register(input: RegisterInput, clientIp: string): Promise<RegisteredAgent>;
 }
 
-export function createRegistrationService(deps: {
+export interface RegistrationDeps {
   db: Kysely<DB>;
   clock: Clock;
+  log: Logger;
   keys: KeyService;
   walletProofs: WalletProofVerifier;
+  humanCheck: HumanCheck;
+  emailLinks: EmailLinkService;
+  mailer: Mailer;
+  rateLimits: RateLimitStore;
   openPaths: readonly string[];
-}): RegistrationService {
+}
+
+export function createRegistrationService(deps: RegistrationDeps): RegistrationService {
   const { db, clock } = deps;
 
   const assertOpen = (path: RegistrationPath): void => {
@@ -42,31 +64,124 @@ export function createRegistrationService(deps: {
     }
   };
 
+  /** Inserts the agent and its first key, with the entitlement its proofs give. */
+  const createAgent = async (
+    trx: Transaction<DB>,
+    values: { name: string; registration_path: RegistrationPath; wallet_address?: string; email?: string; owner_email?: string },
+  ): Promise<{ agent: AgentRow; key: string; keyRecord: KeyRecord }> => {
+    const agent = await trx
+      .insertInto('agents')
+      .values({ id: randomUUID(), created_at: clock.now(), ...values })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const entitlement = entitlementOf(proofsOf(agent))!;
+    const issued = await deps.keys.create(
+      { tier: entitlement.tier, scopes: entitlement.scopes, agentId: agent.id, status: entitlement.status, expiresAt: keyExpiryFor(agent, clock.now()) },
+      trx,
+    );
+    return { agent, key: issued.key, keyRecord: issued.record };
+  };
+
+  const toResult = (created: { agent: AgentRow; key: string; keyRecord: KeyRecord }, emailLink: RegisteredAgent['emailLink']): RegisteredAgent => ({
+    agent: {
+      id: created.agent.id,
+      name: created.agent.name,
+      walletAddress: created.agent.wallet_address,
+      email: created.agent.email,
+      registrationPath: created.agent.registration_path,
+    },
+    key: created.key,
+    keyRecord: created.keyRecord,
+    emailLink,
+  });
+
+  /** Runs the transaction; a wallet that raced another registration is refused by the unique index. */
+  const inTransaction = async <T>(wallet: string | null, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> => {
+    try {
+      const result = await db.transaction().execute(work);
+      // Mail queued by the transaction goes out now that it is committed.
+      deps.mailer.flush().catch((err: unknown) => deps.log.warn({ err }, 'mail flush failed'));
+      return result;
+    } catch (err) {
+      if (wallet && /agents_wallet_address_key|unique/i.test(String((err as Error).message))) throw walletTaken(wallet);
+      throw err;
+    }
+  };
+
+  const assertWalletFree = async (wallet: string): Promise<void> => {
+    const taken = await db.selectFrom('agents').select('id').where('wallet_address', '=', wallet).executeTakeFirst();
+    if (taken) throw walletTaken(wallet);
+  };
+
+  /** Claimed agents plus those whose claim link is still open: an owner accounts for at most three. */
+  const assertOwnerHasRoom = async (ownerEmail: string): Promise<void> => {
+    const now = clock.now();
+    const row = await db
+      .selectFrom('agents')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where((eb) => eb(eb.fn('lower', ['owner_email']), '=', ownerEmail.toLowerCase()))
+      .where((eb) =>
+        eb.or([
+          eb('claimed_at', 'is not', null),
+          eb.exists(
+            eb
+              .selectFrom('email_links')
+              .select('email_links.id')
+              .whereRef('email_links.agent_id', '=', 'agents.id')
+              .where('email_links.purpose', '=', 'claim')
+              .where('email_links.used_at', 'is', null)
+              .where('email_links.expires_at', '>', now),
+          ),
+        ]),
+      )
+      .executeTakeFirstOrThrow();
+    if (Number(row.n) >= OWNER_AGENT_LIMIT) {
+      throw problem('OWNER_AGENT_LIMIT', `${ownerEmail} already accounts for ${OWNER_AGENT_LIMIT} agents (claimed or awaiting a claim), the most one owner may claim`, {
+        extensions: { limit: OWNER_AGENT_LIMIT },
+      });
+    }
+  };
+
+  const charge = (path: Parameters<typeof chargeRegistration>[1], subject: string) => chargeRegistration(deps, path, subject);
+
   return {
-    assertOpen,
-    async registerWallet(input) {
-      assertOpen('wallet');
-      const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
-      const taken = await db.selectFrom('agents').select('id').where('wallet_address', '=', wallet).executeTakeFirst();
-      if (taken) throw walletTaken(wallet);
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const agent = await trx
-            .insertInto('agents')
-            .values({ id: randomUUID(), name: input.name, wallet_address: wallet, registration_path: 'wallet', created_at: clock.now() })
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          const issued = await deps.keys.create({ tier: 'execute', scopes: ALL_SCOPES, agentId: agent.id, status: 'active', expiresAt: null }, trx);
-          return {
-            agent: { id: agent.id, name: agent.name, walletAddress: agent.wallet_address, email: agent.email, registrationPath: agent.registration_path },
-            key: issued.key,
-            keyRecord: issued.record,
-          };
-        });
-      } catch (err) {
-        // Two registrations of one wallet raced: the unique index decided.
-        if (/agents_wallet_address_key|unique/i.test(String((err as Error).message))) throw walletTaken(wallet);
-        throw err;
+    isOpen: (path) => deps.openPaths.includes(path),
+
+    async register(input, clientIp) {
+      assertOpen(input.kind);
+      switch (input.kind) {
+        case 'anonymous': {
+          await charge('anonymous', clientIp);
+          await deps.humanCheck.verify(input.humanCheckToken, clientIp);
+          return toResult(await inTransaction(null, (trx) => createAgent(trx, { name: input.name, registration_path: 'anonymous' })), null);
+        }
+        case 'email': {
+          await charge('email', clientIp);
+          await charge('email-address', input.email.toLowerCase());
+          return inTransaction(null, async (trx) => {
+            const created = await createAgent(trx, { name: input.name, registration_path: 'email', email: input.email });
+            const expiresAt = await deps.emailLinks.send(trx, { purpose: 'verify-email', agentId: created.agent.id, agentName: input.name, email: input.email });
+            return toResult(created, { purpose: 'verify-email', sentTo: input.email, expiresAt });
+          });
+        }
+        case 'wallet': {
+          await charge('wallet', clientIp);
+          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
+          await assertWalletFree(wallet);
+          return toResult(await inTransaction(wallet, (trx) => createAgent(trx, { name: input.name, registration_path: 'wallet', wallet_address: wallet })), null);
+        }
+        case 'claim': {
+          await charge('wallet', clientIp);
+          await charge('email-address', input.ownerEmail.toLowerCase());
+          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
+          await assertWalletFree(wallet);
+          await assertOwnerHasRoom(input.ownerEmail);
+          return inTransaction(wallet, async (trx) => {
+            const created = await createAgent(trx, { name: input.name, registration_path: 'claim', wallet_address: wallet, owner_email: input.ownerEmail });
+            const expiresAt = await deps.emailLinks.send(trx, { purpose: 'claim', agentId: created.agent.id, agentName: input.name, email: input.ownerEmail });
+            return toResult(created, { purpose: 'claim', sentTo: input.ownerEmail, expiresAt });
+          });
+        }
       }
     },
   };

@@ -12,3 +12,13 @@ export const RATE_LIMITS: Record<CallerClass, { read: number; write: number }> =
   propose: { read: 300, write: 60 },
   execute: { read: 600, write: 120 },
 };
+
+/**
+ * The per-agent data budget for market-surface publishing (spec: "write budget vs data budget"):
+ * frames per market per minute, with dataPerMinute the aggregate backstop across markets.
+ */
+export const DATA_PLANE_LIMITS: Record<AgentTier, { framesPerMarketPerMinute: number; dataPerMinute: number }> = {
+  'read-only': { framesPerMarketPerMinute: 0, dataPerMinute: 0 },
+  propose: { framesPerMarketPerMinute: 30, dataPerMinute: 300 },
+  execute: { framesPerMarketPerMinute: 60, dataPerMinute: 1200 },
+};

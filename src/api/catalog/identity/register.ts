@@ -1,7 +1,8 @@
 // POST /register: the four registration paths of the spec; closed paths answer 403 FEATURE_DISABLED
 // with reason AGENT_REGISTRATION_CLOSED. The raw key is returned once and never replayed.
 import { z } from 'zod';
-import { AgentTierSchema, EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { AGENT_LINKS, ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 import { defineCapability, Reply } from '../types.ts';
 
 const Name = z.string().trim().min(1).max(64);
@@ -28,17 +29,10 @@ const RegisterResponse = z.object({
     email: z.string().nullable(),
     registrationPath: z.enum(['anonymous', 'email', 'wallet', 'claim']),
   }),
-  apiKey: z.object({
-    id: z.uuid(),
-    /** The raw key, shown once; null on an Idempotency-Key replay. */
-    key: z.string().nullable(),
-    prefix: z.string(),
-    status: z.enum(['dormant', 'active']),
-    tier: AgentTierSchema,
-    scopes: z.array(z.string()),
-    expiresAt: IsoTimestamp.nullable(),
-  }),
-  links: z.object({ me: z.string(), recoverKey: z.string(), authDiscovery: z.string() }),
+  apiKey: ApiKeyIssued,
+  /** The link this registration mailed: the email path's magic link, or the owner's claim link. */
+  emailLink: z.object({ purpose: z.enum(['verify-email', 'claim']), sentTo: z.string(), expiresAt: IsoTimestamp }).nullable(),
+  links: z.object({ me: z.string(), recoverKey: z.string(), authDiscovery: z.string(), bindEmail: z.string(), bindWallet: z.string() }),
 });
 
 export const register = defineCapability({
@@ -48,7 +42,7 @@ export const register = defineCapability({
   category: 'identity',
   summary: 'Register an agent',
   description:
-    'Creates an agent and its first API key on one of four paths (anonymous, email, wallet, claim). The wallet path takes an EIP-191 signature over the agent-register template of GET /auth-discovery and returns an active execute key with no expiry. The key is in the response once; an Idempotency-Key replay returns the same agent with apiKey.key null.',
+    'Creates an agent and its first API key on one of four paths. anonymous: humanCheckToken (GET /human-check/challenge) gives an active read-only key (markets:read) that expires in 24 hours. email: a magic link is mailed; the key is dormant until it is opened. wallet: an EIP-191 signature over the agent-register template of GET /auth-discovery gives an active execute key with no expiry. claim: the same signature plus ownerEmail; the key reads and quotes at once and gains trading scopes when the owner opens the claim link (valid 24 h; one owner claims at most 3 agents). Closed paths answer 403 FEATURE_DISABLED (reason AGENT_REGISTRATION_CLOSED). The key is in the response once; an Idempotency-Key replay returns apiKey.key null.',
   tier: null,
   rateClass: 'write',
   idempotent: false,
@@ -57,27 +51,16 @@ export const register = defineCapability({
   output: RegisterResponse,
   outputName: 'AgentRegistrationResponse',
   successStatus: 201,
-  errors: ['FEATURE_DISABLED', 'WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND'],
+  errors: ['FEATURE_DISABLED', 'WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND', 'HUMAN_CHECK_FAILED', 'OWNER_AGENT_LIMIT', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
   redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
   handler: async (ctx, { body }) => {
-    const registration = ctx.services.registration;
-    // Only the wallet path can be opened in this release (config refuses the others), so any other
-    // kind is a closed path.
-    if (body.kind !== 'wallet') registration.assertOpen(body.kind);
-    const { agent, key, keyRecord } = await registration.registerWallet(body as Extract<typeof body, { kind: 'wallet' }>);
+    const { agent, key, keyRecord, emailLink } = await ctx.services.registration.register(body, ctx.clientIp);
     return new Reply(
       {
-        agent: { id: agent.id, kind: 'agent' as const, name: agent.name, walletAddress: agent.walletAddress, email: agent.email, registrationPath: 'wallet' as const },
-        apiKey: {
-          id: keyRecord.id,
-          key,
-          prefix: keyRecord.prefix,
-          status: keyRecord.status as 'active',
-          tier: keyRecord.tier,
-          scopes: keyRecord.scopes,
-          expiresAt: keyRecord.expiresAt?.toISOString() ?? null,
-        },
-        links: { me: '/api/agent/v1/me', recoverKey: '/api/agent/v1/keys/recover', authDiscovery: '/api/agent/v1/auth-discovery' },
+        agent: { id: agent.id, kind: 'agent' as const, name: agent.name, walletAddress: agent.walletAddress, email: agent.email, registrationPath: agent.registrationPath as 'wallet' },
+        apiKey: issuedKeyBody(keyRecord, key),
+        emailLink: emailLink && { purpose: emailLink.purpose as 'claim', sentTo: emailLink.sentTo, expiresAt: emailLink.expiresAt.toISOString() },
+        links: AGENT_LINKS,
       },
       201,
     );

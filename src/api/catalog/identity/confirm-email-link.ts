@@ -1,0 +1,43 @@
+// GET /email-links/confirm: the link a registration or bind-email mailed. Opening it is the proof.
+import { z } from 'zod';
+import { IsoTimestamp } from '../schemas.ts';
+import { defineCapability } from '../types.ts';
+
+const OUTCOME = { 'verify-email': 'email-verified', 'bind-email': 'email-bound', claim: 'claimed' } as const;
+
+export const confirmEmailLink = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/email-links/confirm',
+  category: 'identity',
+  summary: 'Open a mailed link',
+  description:
+    'Completes what a mailed link stands for: verify-email activates the dormant key of an email-registered agent; bind-email binds the email (and clears an anonymous expiry); claim makes the owner accountable for the agent, which then gains its trading scopes and is labelled AI. Links are single-use and valid 24 hours; opening a used link again answers the same outcome with firstUse false.',
+  tier: null,
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_confirm_email_link' },
+  input: { query: z.strictObject({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the token of a mailed link') }) },
+  output: z.object({
+    outcome: z.enum(['email-verified', 'email-bound', 'claimed']),
+    agentId: z.uuid(),
+    email: z.string(),
+    /** 'AI' once an owner has claimed the agent. */
+    label: z.enum(['AI']).nullable(),
+    firstUse: z.boolean(),
+    confirmedAt: IsoTimestamp,
+  }),
+  outputName: 'EmailLinkOutcome',
+  errors: ['EMAIL_LINK_INVALID', 'EMAIL_LINK_EXPIRED', 'OWNER_AGENT_LIMIT'],
+  handler: async (ctx, { query }) => {
+    const outcome = await ctx.services.emailLinks.confirm(query.token);
+    return {
+      outcome: OUTCOME[outcome.purpose],
+      agentId: outcome.agentId,
+      email: outcome.email,
+      label: outcome.purpose === 'claim' ? ('AI' as const) : null,
+      firstUse: outcome.firstUse,
+      confirmedAt: outcome.confirmedAt.toISOString(),
+    };
+  },
+});

@@ -1,0 +1,151 @@
+// GET /mcp-discovery: how an agent reaches the MCP surface, authenticates, and registers.
+// The MCP endpoint itself lands with the MCP issue; until then endpoints.remote.status reads 'unavailable'.
+import { z } from 'zod';
+import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../../core/entitlement.ts';
+import { EMAIL_LINK_TTL_MS, OWNER_AGENT_LIMIT } from '../../../services/identity/email-links.ts';
+import { defineCapability } from '../types.ts';
+import { AGENT_LINKS } from './keys-shared.ts';
+
+const V1 = '/api/agent/v1';
+const HOURS = (ms: number) => ms / 3_600_000;
+const Status = z.enum(['open', 'closed']);
+
+const PathSchema = z.object({
+  kind: z.enum(['email', 'wallet', 'anonymous']),
+  description: z.string(),
+  requires: z.array(z.enum(['email', 'walletProof', 'humanCheckToken'])),
+  grantsScopes: z.array(z.string()),
+  ttlHours: z.number().int().nullable(),
+  status: Status,
+});
+
+export const mcpDiscovery = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/mcp-discovery',
+  category: 'discovery',
+  summary: 'MCP and registration discovery',
+  description:
+    'The MCP surface (specification revision, endpoint, authentication, wallet-proof elevation, REST-only capabilities) and self-serve registration: each path with what it requires, the scopes it grants, its key lifetime and whether the operator has opened it, the claim path, the human-check site key and the upgrade URLs.',
+  tier: null,
+  rateClass: 'uncharged',
+  idempotent: true,
+  mcp: { tool: 'svc_get_mcp_discovery' },
+  output: z.object({
+    spec: z.object({ name: z.literal('model-context-protocol'), version: z.literal('2025-11-25'), specUrl: z.string() }),
+    endpoints: z.object({
+      remote: z.object({
+        url: z.string(),
+        transport: z.literal('streamable-http'),
+        auth: z.literal('api-key-bearer'),
+        protectedResourceMetadata: z.string(),
+        status: z.enum(['live', 'unavailable']),
+      }),
+    }),
+    authentication: z.object({ scheme: z.literal('bearer'), header: z.string(), alias: z.string(), keylessTools: z.string() }),
+    toolElevation: z.object({ walletProof: z.object({ template: z.string(), fields: z.array(z.string()), windowSeconds: z.number().int(), nonceEndpoint: z.string(), authDiscovery: z.string() }) }),
+    registration: z.object({
+      registerUrl: z.string(),
+      paths: z.array(PathSchema),
+      claim: z.object({
+        status: Status,
+        description: z.string(),
+        requires: z.array(z.enum(['walletProof', 'ownerEmail'])),
+        grantsScopes: z.array(z.string()),
+        grantsScopesAtClaim: z.array(z.string()),
+        claimLinkTtlHours: z.number().int(),
+        maxAgentsPerOwner: z.number().int(),
+      }),
+      turnstileSiteKey: z.string().nullable(),
+      humanCheck: z.object({ kind: z.enum(['pow', 'turnstile']), challengeUrl: z.string() }),
+      upgradeUrls: z.object({ bindEmail: z.string(), bindWallet: z.string(), recoverKey: z.string() }),
+    }),
+    surfacePolicy: z.object({
+      doctrineUrl: z.string(),
+      intentionalRestOnly: z.array(z.object({ capability: z.string(), reason: z.string(), paths: z.array(z.string()) })),
+      note: z.string(),
+    }),
+    referenceUrl: z.string(),
+  }),
+  outputName: 'McpDiscovery',
+  errors: [],
+  handler: async (ctx) => {
+    const { registration, humanCheck, site } = ctx.services;
+    const status = (path: 'anonymous' | 'email' | 'wallet' | 'claim') => (registration.isOpen(path) ? ('open' as const) : ('closed' as const));
+    const restOnly = ctx.services.restOnlyCapabilities();
+    return {
+      spec: { name: 'model-context-protocol' as const, version: '2025-11-25' as const, specUrl: 'https://modelcontextprotocol.io/specification/2025-11-25' },
+      endpoints: {
+        remote: {
+          url: site.mcpUrl,
+          transport: 'streamable-http' as const,
+          auth: 'api-key-bearer' as const,
+          protectedResourceMetadata: `${site.mcpUrl}/.well-known/oauth-protected-resource`,
+          status: 'unavailable' as const,
+        },
+      },
+      authentication: {
+        scheme: 'bearer' as const,
+        header: 'Authorization: Bearer <API_KEY>',
+        alias: 'X-API-Key: <API_KEY>',
+        keylessTools: 'initialize, ping, tools/list and the tools whose REST twin needs no credential work without a key',
+      },
+      toolElevation: {
+        walletProof: {
+          template: 'svc-mcp-auth:{agentId}:{apiKeyId}:{tool}:{scope}:{chainId}:{walletAddress}:{resourceId}:{payloadHash}:{nonce}:{timestamp}',
+          fields: ['walletAddress', 'walletSignature', 'signatureTimestamp', 'proofNonce'],
+          windowSeconds: 300,
+          nonceEndpoint: '/api/auth/nonce',
+          authDiscovery: `${V1}/auth-discovery`,
+        },
+      },
+      registration: {
+        registerUrl: `${V1}/register`,
+        paths: [
+          {
+            kind: 'anonymous' as const,
+            description: 'A humanCheckToken (GET /human-check/challenge) gives an active read-only key that expires; bind an email or a wallet to keep the agent.',
+            requires: ['humanCheckToken' as const],
+            grantsScopes: [...ANONYMOUS_SCOPES],
+            ttlHours: HOURS(ANONYMOUS_KEY_TTL_MS),
+            status: status('anonymous'),
+          },
+          {
+            kind: 'email' as const,
+            description: 'A magic link is mailed; the key is dormant until the link is opened.',
+            requires: ['email' as const],
+            grantsScopes: [...EMAIL_SCOPES],
+            ttlHours: null,
+            status: status('email'),
+          },
+          {
+            kind: 'wallet' as const,
+            description: 'An EIP-191 signature over the agent-register template gives an active execute key with no expiry; the wallet\'s own balance and allowances are the spend budget.',
+            requires: ['walletProof' as const],
+            grantsScopes: [...WALLET_SCOPES],
+            ttlHours: null,
+            status: status('wallet'),
+          },
+        ],
+        claim: {
+          status: status('claim'),
+          description: `A wallet signature plus ownerEmail (the accountable person). The key reads and quotes at once; the owner is mailed a claim link valid ${HOURS(EMAIL_LINK_TTL_MS)} hours, and on the claim the agent gains its trading scopes and is labelled AI. One owner claims at most ${OWNER_AGENT_LIMIT} agents.`,
+          requires: ['walletProof' as const, 'ownerEmail' as const],
+          grantsScopes: [...CLAIM_PENDING_SCOPES],
+          grantsScopesAtClaim: [...WALLET_SCOPES],
+          claimLinkTtlHours: HOURS(EMAIL_LINK_TTL_MS),
+          maxAgentsPerOwner: OWNER_AGENT_LIMIT,
+        },
+        turnstileSiteKey: humanCheck.siteKey,
+        humanCheck: { kind: humanCheck.kind, challengeUrl: `${V1}/human-check/challenge` },
+        upgradeUrls: { bindEmail: AGENT_LINKS.bindEmail, bindWallet: AGENT_LINKS.bindWallet, recoverKey: AGENT_LINKS.recoverKey },
+      },
+      surfacePolicy: {
+        doctrineUrl: `${V1}/openapi.json`,
+        intentionalRestOnly: restOnly,
+        note: 'Every agent capability is an MCP tool except these, which the spec keeps REST-only by design.',
+      },
+      referenceUrl: `${V1}/openapi.json`,
+    };
+  },
+});

@@ -1,0 +1,29 @@
+// POST /keys/:keyId/rotate: links.rotateKey of GET /me. A new key replaces the old one, which is revoked.
+import { z } from 'zod';
+import { defineCapability, Reply } from '../types.ts';
+import { ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
+
+export const rotateKey = defineCapability({
+  surface: 'agent',
+  method: 'POST',
+  path: '/keys/:keyId/rotate',
+  category: 'identity',
+  summary: 'Rotate an API key',
+  description:
+    'Issues a new key with the same tier, scopes, status and expiry as key :keyId (the calling key or another key of the same agent) and revokes :keyId at once. The new key is in the response once; an Idempotency-Key replay returns apiKey.key null. A key that is not the caller\'s, or no longer works, is 404.',
+  tier: 'read-only',
+  rateClass: 'write',
+  idempotent: false,
+  mcp: { tool: 'svc_rotate_api_key' },
+  input: { params: z.strictObject({ keyId: z.uuid() }), body: z.strictObject({}).optional() },
+  invalidInputCode: 'INVALID_PAYLOAD',
+  output: z.object({ apiKey: ApiKeyIssued, revokedKeyId: z.uuid() }),
+  outputName: 'RotatedApiKey',
+  successStatus: 201,
+  errors: ['NOT_FOUND'],
+  redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
+  handler: async (ctx, { params }) => {
+    const rotated = await ctx.services.agentKeys.rotate(ctx.principal!, params.keyId);
+    return new Reply({ apiKey: issuedKeyBody(rotated.record, rotated.key), revokedKeyId: rotated.revokedKeyId }, 201);
+  },
+});

@@ -1,0 +1,80 @@
+/**
+ * Post-registration upgrades (spec: "email plus wallet is a post-registration upgrade"):
+ * bind-email mails a link whose opening binds the email; bind-wallet takes a wallet proof over
+ * the agent-bind-wallet template and binds at once. Either clears an anonymous key's 24 h expiry;
+ * a wallet unlocks the execute tier with the eleven scopes. An agent has at most one wallet and a
+ * wallet belongs to at most one agent.
+ */
+import type { Kysely } from 'kysely';
+import { problem } from '../../core/error-codes.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { Principal } from '../../api/catalog/types.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { RateLimitStore } from '../rate-limit/store.ts';
+import { applyEntitlement, findAgent, type AgentRow } from './agents.ts';
+import type { EmailLinkService } from './email-links.ts';
+import { chargeRegistration } from './registration-limits.ts';
+import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
+
+export interface BindingService {
+  bindEmail(principal: Principal, email: string): Promise<{ sentTo: string; expiresAt: Date }>;
+  bindWallet(principal: Principal, proof: WalletProofInput): Promise<AgentRow>;
+}
+
+/** The calling key's agent; keys issued by `svc keys create` have none. */
+export async function requireAgent(db: Kysely<DB>, principal: Principal): Promise<AgentRow> {
+  const agent = principal.agentId ? await findAgent(db, principal.agentId) : undefined;
+  if (!agent) throw problem('FORBIDDEN', 'this API key belongs to no agent (an operator key); register an agent with POST /register');
+  return agent;
+}
+
+export function createBindingService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  log: Logger;
+  emailLinks: EmailLinkService;
+  mailer: Mailer;
+  walletProofs: WalletProofVerifier;
+  rateLimits: RateLimitStore;
+}): BindingService {
+  const { db } = deps;
+  const walletTaken = (wallet: string) => problem('WALLET_ALREADY_BOUND', `wallet ${wallet} is already bound to another agent`);
+
+  return {
+    async bindEmail(principal, email) {
+      const agent = await requireAgent(db, principal);
+      if (agent.email_verified) throw problem('EMAIL_ALREADY_VERIFIED', `this agent already has the verified email ${agent.email}`);
+      await chargeRegistration(deps, 'email-address', email.toLowerCase());
+      const expiresAt = await db.transaction().execute((trx) =>
+        deps.emailLinks.send(trx, { purpose: 'bind-email', agentId: agent.id, agentName: agent.name, email }),
+      );
+      deps.mailer.flush().catch((err: unknown) => deps.log.warn({ err }, 'mail flush failed'));
+      return { sentTo: email, expiresAt };
+    },
+
+    async bindWallet(principal, proof) {
+      const agent = await requireAgent(db, principal);
+      if (agent.wallet_address) throw problem('AGENT_WALLET_ALREADY_SET', `this agent already has wallet ${agent.wallet_address} bound`);
+      const wallet = await deps.walletProofs.verifyTemplate('agent-bind-wallet', proof);
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const updated = await trx
+            .updateTable('agents')
+            .set({ wallet_address: wallet })
+            .where('id', '=', agent.id)
+            .where('wallet_address', 'is', null)
+            .returningAll()
+            .executeTakeFirst();
+          if (!updated) throw problem('AGENT_WALLET_ALREADY_SET', 'this agent had a wallet bound meanwhile');
+          await applyEntitlement(trx, agent.id);
+          return updated;
+        });
+      } catch (err) {
+        if (/agents_wallet_address_key|unique/i.test(String((err as Error).message))) throw walletTaken(wallet);
+        throw err;
+      }
+    },
+  };
+}

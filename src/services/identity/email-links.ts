@@ -1,0 +1,110 @@
+/**
+ * Single-use links sent by mail: the magic link of the email path (verify-email), the link that
+ * proves an email bound after registration (bind-email), and the owner's claim link (claim). The
+ * token is a bearer secret: 32 random bytes, mailed once, stored only as its SHA-256. Every link
+ * is valid 24 hours. Opening a used link again answers the same outcome (a second click is
+ * harmless); an expired one answers 410 EMAIL_LINK_EXPIRED.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import { problem } from '../../core/error-codes.ts';
+import type { DB, EmailLinkPurpose } from '../../db/schema.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { applyEntitlement, findAgent } from './agents.ts';
+
+export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+/** One owner email accounts for at most this many claimed agents (spec Limits). */
+export const OWNER_AGENT_LIMIT = 3;
+export const EMAIL_LINK_PATH = '/api/agent/v1/email-links/confirm';
+
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface LinkOutcome {
+  purpose: EmailLinkPurpose;
+  agentId: string;
+  email: string;
+  /** false when this open found the link already used (a second click). */
+  firstUse: boolean;
+  confirmedAt: Date;
+}
+
+export interface EmailLinkService {
+  /** Creates the link and queues its mail inside `trx`; returns when it expires. */
+  send(trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agentId: string; agentName: string; email: string }): Promise<Date>;
+  /** Applies the link's effect once; throws EMAIL_LINK_INVALID, EMAIL_LINK_EXPIRED or OWNER_AGENT_LIMIT. */
+  confirm(token: string): Promise<LinkOutcome>;
+}
+
+const MAIL_TEXT: Record<EmailLinkPurpose, { subject: string; body: (name: string, url: string) => string }> = {
+  'verify-email': {
+    subject: 'Activate your agent API key',
+    body: (name, url) => `Open this link to verify this email for agent "${name}" and activate its API key:\n\n${url}\n\nThe link is valid for 24 hours and works once.`,
+  },
+  'bind-email': {
+    subject: 'Confirm the email of your agent',
+    body: (name, url) => `Open this link to bind this email to agent "${name}":\n\n${url}\n\nThe link is valid for 24 hours and works once.`,
+  },
+  claim: {
+    subject: 'Claim your AI agent',
+    body: (name, url) =>
+      `An AI agent named "${name}" named you as the person accountable for it. Open this link to claim it; it then trades as itself on its own public record, labelled AI:\n\n${url}\n\nThe link is valid for 24 hours. If you do not know this agent, ignore this mail and it will never trade.`,
+  },
+};
+
+export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer; publicBaseUrl: string }): EmailLinkService {
+  const { db, clock } = deps;
+
+  const applyEffect = async (trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agent_id: string; email: string }) => {
+    if (link.purpose === 'verify-email') {
+      await trx.updateTable('agents').set({ email_verified: true }).where('id', '=', link.agent_id).execute();
+    } else if (link.purpose === 'bind-email') {
+      await trx.updateTable('agents').set({ email: link.email, email_verified: true }).where('id', '=', link.agent_id).execute();
+    } else {
+      const claimed = await trx
+        .selectFrom('agents')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where((eb) => eb(eb.fn('lower', ['owner_email']), '=', link.email.toLowerCase()))
+        .where('claimed_at', 'is not', null)
+        .executeTakeFirstOrThrow();
+      if (Number(claimed.n) >= OWNER_AGENT_LIMIT) {
+        throw problem('OWNER_AGENT_LIMIT', `${link.email} already claims ${OWNER_AGENT_LIMIT} agents, the most one owner may claim`);
+      }
+      await trx.updateTable('agents').set({ claimed_at: clock.now() }).where('id', '=', link.agent_id).execute();
+    }
+    await applyEntitlement(trx, link.agent_id);
+  };
+
+  return {
+    async send(trx, link) {
+      const token = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(clock.now().getTime() + EMAIL_LINK_TTL_MS);
+      await trx
+        .insertInto('email_links')
+        .values({ id: randomUUID(), token_hash: hashToken(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
+        .execute();
+      const url = `${deps.publicBaseUrl}${EMAIL_LINK_PATH}?token=${token}`;
+      const text = MAIL_TEXT[link.purpose];
+      await deps.mailer.enqueue(trx, { to: link.email, subject: text.subject, text: text.body(link.agentName, url) });
+      return expiresAt;
+    },
+
+    async confirm(token) {
+      // Looked up by hash: the stored value is a digest, so the database comparison reveals nothing useful.
+      return db.transaction().execute(async (trx) => {
+        const link = await trx.selectFrom('email_links').selectAll().where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
+        if (!link) throw problem('EMAIL_LINK_INVALID', 'this link is not recognised; request a new one');
+        const base = { purpose: link.purpose, agentId: link.agent_id, email: link.email };
+        if (link.used_at) return { ...base, firstUse: false, confirmedAt: link.used_at };
+        if (link.expires_at.getTime() <= clock.now().getTime()) {
+          throw problem('EMAIL_LINK_EXPIRED', 'this link has expired (links are valid 24 hours); request a new one');
+        }
+        if (!(await findAgent(trx, link.agent_id))) throw problem('EMAIL_LINK_INVALID', 'the agent of this link no longer exists');
+        await applyEffect(trx, link);
+        const confirmedAt = clock.now();
+        await trx.updateTable('email_links').set({ used_at: confirmedAt }).where('id', '=', link.id).execute();
+        return { ...base, firstUse: true, confirmedAt };
+      });
+    },
+  };
+}

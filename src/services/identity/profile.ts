@@ -1,0 +1,82 @@
+/**
+ * GET /me: the calling agent as the spec's "Agent identity" resource. tier and scopes are the
+ * calling key's; capabilities are the catalog's agent capabilities this key's tier reaches; fills
+ * is null until a wallet is bound (play-money order-book trading is wallet-bound).
+ */
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import { fillAllowance, fillMonth, type FillAllowance, type FillPack } from '../../core/fill-allowance.ts';
+import type { DB } from '../../db/schema.ts';
+import { tierRank, type AgentTier, type Principal } from '../../api/catalog/types.ts';
+import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../rate-limit/limits.ts';
+import { requireAgent } from './binding.ts';
+
+export interface AgentIdentity {
+  id: string;
+  kind: 'agent';
+  name: string;
+  walletAddress: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  tier: AgentTier;
+  scopes: string[];
+  humanIdVerified: boolean;
+  chainBindings: { chainId: number }[];
+  rateLimits: { windowSeconds: number; readPerMinute: number; writePerMinute: number; dataPerMinute: number };
+  dataPlane: { framesPerMarketPerMinute: number; dataPerMinute: number };
+  reputation: null;
+  fills: FillAllowance | null;
+  environment: 'live' | 'test';
+  /** The calling key (not part of the resource; it builds links.rotateKey). */
+  keyId: string;
+}
+
+export interface ProfileService {
+  me(principal: Principal): Promise<AgentIdentity>;
+}
+
+export function createProfileService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  chainId: number;
+  environment: 'live' | 'test';
+  fills: { enabled: boolean; freePerMonth: number; packs: FillPack[] };
+}): ProfileService {
+  const { db, clock } = deps;
+
+  const fillsOf = async (agentId: string, paidRemaining: number): Promise<FillAllowance> => {
+    const now = clock.now();
+    const usage = await db.selectFrom('fill_usage').select('free_used').where('agent_id', '=', agentId).where('month', '=', fillMonth(now)).executeTakeFirst();
+    return fillAllowance({ ...deps.fills, freeUsedThisMonth: usage?.free_used ?? 0, paidRemaining, now });
+  };
+
+  return {
+    async me(principal) {
+      const agent = await requireAgent(db, principal);
+      const rates = RATE_LIMITS[principal.tier];
+      const data = DATA_PLANE_LIMITS[principal.tier];
+      return {
+        id: agent.id,
+        kind: 'agent',
+        name: agent.name,
+        walletAddress: agent.wallet_address,
+        email: agent.email,
+        emailVerified: agent.email_verified,
+        tier: principal.tier,
+        scopes: [...principal.scopes],
+        humanIdVerified: agent.human_id_verified,
+        chainBindings: agent.wallet_address ? [{ chainId: deps.chainId }] : [],
+        rateLimits: { windowSeconds: RATE_WINDOW_MS / 1000, readPerMinute: rates.read, writePerMinute: rates.write, dataPerMinute: data.dataPerMinute },
+        dataPlane: data,
+        reputation: null,
+        fills: agent.wallet_address ? await fillsOf(agent.id, agent.paid_fills_remaining) : null,
+        environment: deps.environment,
+        keyId: principal.keyId,
+      };
+    },
+  };
+}
+
+/** Capabilities a key of `tier` can call (public ones advertise read-only). */
+export const reachableBy = <C extends { requiredTier: AgentTier }>(capabilities: C[], tier: AgentTier): C[] =>
+  capabilities.filter((c) => tierRank(c.requiredTier) <= tierRank(tier));
