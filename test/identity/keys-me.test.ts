@@ -108,6 +108,25 @@ describe('key recovery (POST /keys/recover)', () => {
     expect(wrong.body).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'SIGNATURE_MISMATCH' });
   });
 
+  it('takes proofNonce of 1..256 characters: 256 reaches the nonce check, 257 and empty are invalid input', async () => {
+    const agent = await registerWallet(server);
+    const proof = await walletProof(server, 'agent-key-recovery', agent.account);
+    const at256 = await keyless(server, `${V1}/keys/recover`, { ...proof, proofNonce: 'n'.repeat(256) });
+    expect(at256.status).toBe(401); // valid input; the signature covers another nonce
+    expect(at256.body.code).toBe('WALLET_PROOF_INVALID');
+    for (const proofNonce of ['n'.repeat(257), '']) {
+      const res = await keyless(server, `${V1}/keys/recover`, { ...proof, proofNonce });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('INVALID_PAYLOAD');
+      expect(res.body.errors[0].path).toBe('body.proofNonce');
+    }
+    for (const bad of [{ walletSignature: '' }, { signatureTimestamp: 0 }, { walletAddress: '0x1234' }]) {
+      expect((await keyless(server, `${V1}/keys/recover`, { ...proof, ...bad })).status).toBe(400);
+    }
+    // The untouched proof still works: refused attempts did not burn its nonce.
+    expect((await keyless(server, `${V1}/keys/recover`, proof)).status).toBe(201);
+  });
+
   it('limits recoveries to 10 per wallet per hour', async () => {
     const agent = await registerWallet(server);
     for (let i = 0; i < 10; i++) {
