@@ -177,7 +177,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const mailer = createMailer({ db: database.db, clock, log, smtpUrl: config.mail.smtpUrl, from: config.mail.from });
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, publicBaseUrl: config.publicBaseUrl });
-    const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock });
+    const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const openApiCache = new Map<string, Record<string, unknown>>();
     const services: Services = {
       keys,

@@ -10,8 +10,8 @@ import { EMAIL_SCOPES } from '../../src/core/entitlement.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { fixtureCatalog } from '../support/fixture-capabilities.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { linkIn, startMailServer, type MailServer } from '../support/mail-server.ts';
-import { humanCheckToken, idemKey, keyless, newAccount, newClient, registerWallet, walletProof } from '../support/agents.ts';
+import { startMailServer, tokenIn, type MailServer } from '../support/mail-server.ts';
+import { confirmLink, humanCheckToken, idemKey, keyless, newAccount, newClient, registerWallet, walletProof } from '../support/agents.ts';
 
 const HOUR = 3_600_000;
 const V1 = '/api/agent/v1';
@@ -127,6 +127,15 @@ describe('key recovery (POST /keys/recover)', () => {
     expect((await keyless(server, `${V1}/keys/recover`, proof)).status).toBe(201);
   });
 
+  it('junk recovery attempts naming a wallet do not spend that wallet\'s recovery budget', async () => {
+    const agent = await registerWallet(server);
+    const forged = await walletProof(server, 'agent-key-recovery', newAccount());
+    for (let i = 0; i < 12; i++) {
+      expect((await keyless(server, `${V1}/keys/recover`, { ...forged, walletAddress: agent.account.address })).status).toBe(401);
+    }
+    expect((await keyless(server, `${V1}/keys/recover`, await walletProof(server, 'agent-key-recovery', agent.account))).status).toBe(201);
+  });
+
   it('limits recoveries to 10 per wallet per hour', async () => {
     const agent = await registerWallet(server);
     for (let i = 0; i < 10; i++) {
@@ -174,7 +183,7 @@ describe('bind-wallet and bind-email', () => {
     expect(sent.body).toMatchObject({ status: 'pending', sentTo: 'bound@example.com' });
     expect((await me(anon.key)).body).toMatchObject({ email: null, emailVerified: false, tier: 'read-only' });
 
-    const opened = await server.call('GET', linkIn(await mail.waitFor('bound@example.com', since)));
+    const opened = await confirmLink(server, tokenIn(await mail.waitFor('bound@example.com', since)));
     expect(opened.body).toMatchObject({ outcome: 'email-bound', agentId: anon.agentId });
     clock.advance(25 * HOUR);
     const after = await me(anon.key);
@@ -185,6 +194,33 @@ describe('bind-wallet and bind-email', () => {
     const again = await post(`${V1}/agents/me/bind-email`, anon.key, { email: 'other@example.com' });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('EMAIL_ALREADY_VERIFIED');
+  });
+
+  it('a bind link opened after the anonymous key expired binds the email but does not revive the key', async () => {
+    const anon = await registerAnonymous();
+    clock.advance(23 * HOUR);
+    const since = mail.mails.length;
+    expect((await post(`${V1}/agents/me/bind-email`, anon.key, { email: 'too.late@example.com' })).status).toBe(200);
+    const token = tokenIn(await mail.waitFor('too.late@example.com', since));
+    clock.advance(7 * HOUR);
+    expect((await me(anon.key)).body.code).toBe('API_KEY_EXPIRED');
+    expect((await confirmLink(server, token)).body.outcome).toBe('email-bound');
+    expect((await me(anon.key)).body.code).toBe('API_KEY_EXPIRED');
+  });
+
+  it('of two bind links, the first opened binds; the second is refused and changes nothing', async () => {
+    const anon = await registerAnonymous();
+    let since = mail.mails.length;
+    await post(`${V1}/agents/me/bind-email`, anon.key, { email: 'first@example.com' });
+    const first = tokenIn(await mail.waitFor('first@example.com', since));
+    since = mail.mails.length;
+    await post(`${V1}/agents/me/bind-email`, anon.key, { email: 'second@example.com' });
+    const second = tokenIn(await mail.waitFor('second@example.com', since));
+    expect((await confirmLink(server, first)).body.outcome).toBe('email-bound');
+    const refused = await confirmLink(server, second);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('EMAIL_ALREADY_VERIFIED');
+    expect((await me(anon.key)).body.email).toBe('first@example.com');
   });
 
   it('an anonymous agent that binds nothing loses its key at 24 h', async () => {

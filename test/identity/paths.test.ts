@@ -2,15 +2,17 @@
 // through a real SMTP server (smtp-server), a real proof-of-work challenge, and a Turnstile-style
 // siteverify server on 127.0.0.1. Time-bound rules run on a ManualClock at their boundaries.
 import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { ALL_SCOPES } from '../../src/core/scopes.ts';
 import { CLAIM_PENDING_SCOPES, EMAIL_SCOPES } from '../../src/core/entitlement.ts';
 import { powToken } from '../../src/core/pow.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { linkIn, startMailServer, type MailServer } from '../support/mail-server.ts';
-import { humanCheckToken, keyless, newAccount, newClient, walletProof } from '../support/agents.ts';
+import { startMailServer, tokenIn, type MailServer } from '../support/mail-server.ts';
+import { confirmLink, humanCheckToken, keyless, newAccount, newClient, walletProof } from '../support/agents.ts';
 
 const HOUR = 3_600_000;
 const REGISTER = '/api/agent/v1/register';
@@ -105,7 +107,7 @@ describe('email path (magic link over real SMTP)', () => {
 
     const received = await mail.waitFor('agent.one@example.com', since);
     expect(received.raw).toMatch(/Subject: Activate your agent API key/);
-    const opened = await server.call('GET', linkIn(received));
+    const opened = await confirmLink(server, tokenIn(received));
     expect(opened.status).toBe(200);
     expect(opened.body).toMatchObject({ outcome: 'email-verified', agentId: res.body.agent.id, firstUse: true, label: null });
 
@@ -113,24 +115,25 @@ describe('email path (magic link over real SMTP)', () => {
     expect(active.status).toBe(200);
     expect(active.body).toMatchObject({ emailVerified: true, email: 'Agent.One@example.com', tier: 'propose', walletAddress: null, fills: null });
 
-    const again = await server.call('GET', linkIn(received));
+    const again = await confirmLink(server, tokenIn(received));
     expect(again.body).toMatchObject({ outcome: 'email-verified', firstUse: false });
   });
 
   it('refuses a link opened 24 h after it was sent (410) and an unknown one (404)', async () => {
     const since = mail.mails.length;
     const res = await keyless(server, REGISTER, { kind: 'email', name: 'late', email: 'late@example.com' });
-    const link = linkIn(await mail.waitFor('late@example.com', since));
+    const link = tokenIn(await mail.waitFor('late@example.com', since));
     clock.advance(24 * HOUR);
-    const late = await server.call('GET', link);
+    const late = await confirmLink(server, link);
     expect(late.status).toBe(410);
     expect(late.body.code).toBe('EMAIL_LINK_EXPIRED');
     expect((await me(res.body.apiKey.key)).body.code).toBe('API_KEY_DORMANT');
-    const unknown = await server.call('GET', `/api/agent/v1/email-links/confirm?token=${'A'.repeat(43)}`);
+    const unknown = await confirmLink(server, 'A'.repeat(43));
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('EMAIL_LINK_INVALID');
-    const malformed = await server.call('GET', '/api/agent/v1/email-links/confirm?token=short');
+    const malformed = await confirmLink(server, 'short');
     expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('INVALID_PAYLOAD');
   });
 
   it('bounds the links sent to one address: 3 per hour, the 4th answers 429', async () => {
@@ -138,6 +141,34 @@ describe('email path (magic link over real SMTP)', () => {
     const fourth = await keyless(server, REGISTER, { kind: 'email', name: 'x3', email: 'FLOOD@example.com' });
     expect(fourth.status).toBe(429);
     expect(fourth.body.budget).toBe('email-address');
+  });
+});
+
+describe('resending links', () => {
+  it('mails a fresh magic link once the first expired, without telling who is known', async () => {
+    let since = mail.mails.length;
+    const res = await keyless(server, REGISTER, { kind: 'email', name: 'resend', email: 'resend@example.com' });
+    await mail.waitFor('resend@example.com', since);
+    clock.advance(24 * HOUR);
+    since = mail.mails.length;
+    const resent = await keyless(server, '/api/agent/v1/email-links/resend', { email: 'resend@example.com' });
+    expect(resent.status).toBe(200);
+    const unknown = await keyless(server, '/api/agent/v1/email-links/resend', { email: 'nobody@example.com' });
+    expect(unknown.body).toEqual(resent.body);
+    const fresh = tokenIn(await mail.waitFor('resend@example.com', since));
+    expect((await confirmLink(server, fresh)).body.outcome).toBe('email-verified');
+    expect((await me(res.body.apiKey.key)).status).toBe(200);
+  });
+});
+
+describe('agent names', () => {
+  it('refuses control characters, line breaks and URL punctuation in a name', async () => {
+    for (const name of ['line\nbreak', 'see https://evil.example', 'tab\there', '']) {
+      const res = await keyless(server, REGISTER, { kind: 'email', name, email: 'names@example.com' });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.errors[0].path).toBe('body.name');
+    }
+    expect((await keyless(server, REGISTER, { kind: 'email', name: "Zoë's bot-2.0", email: 'names@example.com' })).status).toBe(201);
   });
 });
 
@@ -157,7 +188,7 @@ describe('claimed-agent path', () => {
 
     const received = await mail.waitFor('owner.a@example.com', since);
     expect(received.text).toContain('claimed-bot');
-    const claimed = await server.call('GET', linkIn(received));
+    const claimed = await confirmLink(server, tokenIn(received));
     expect(claimed.body).toMatchObject({ outcome: 'claimed', label: 'AI', agentId: res.body.agent.id });
 
     const after = await me(key);
@@ -172,13 +203,13 @@ describe('claimed-agent path', () => {
       const since = mail.mails.length;
       const res = await keyless(server, REGISTER, { kind: 'claim', name: `c${i}`, ownerEmail: owner, ...(await walletProof(server, 'agent-register', newAccount())) });
       expect(res.status, `agent ${i + 1}`).toBe(201);
-      links.push(linkIn(await mail.waitFor(owner, since)));
+      links.push(tokenIn(await mail.waitFor(owner, since)));
     }
     clock.advance(HOUR); // a fresh hour for the per-address mail budget
     const fourth = await keyless(server, REGISTER, { kind: 'claim', name: 'c3', ownerEmail: 'Busy.Owner@example.com', ...(await walletProof(server, 'agent-register', newAccount())) });
     expect(fourth.status).toBe(409);
     expect(fourth.body).toMatchObject({ code: 'OWNER_AGENT_LIMIT', limit: 3 });
-    for (const link of links) expect((await server.call('GET', link)).body.outcome).toBe('claimed');
+    for (const link of links) expect((await confirmLink(server, link)).body.outcome).toBe('claimed');
   });
 
   it('keeps the claim link valid for 24 h: one second before works, at 24 h it is refused and the agent stays unclaimed', async () => {
@@ -187,14 +218,14 @@ describe('claimed-agent path', () => {
       const since = mail.mails.length;
       const res = await keyless(server, REGISTER, { kind: 'claim', name, ownerEmail: owner, ...(await walletProof(server, 'agent-register', newAccount())) });
       expect(res.status).toBe(201);
-      return { res, link: linkIn(await mail.waitFor(owner, since)) };
+      return { res, link: tokenIn(await mail.waitFor(owner, since)) };
     };
     const early = await register('early');
     const late = await register('late');
     clock.advance(24 * HOUR - 1000);
-    expect((await server.call('GET', early.link)).body.outcome).toBe('claimed');
+    expect((await confirmLink(server, early.link)).body.outcome).toBe('claimed');
     clock.advance(1000);
-    const refused = await server.call('GET', late.link);
+    const refused = await confirmLink(server, late.link);
     expect(refused.status).toBe(410);
     expect((await me(late.res.body.apiKey.key)).body.tier).toBe('propose');
   });
@@ -221,8 +252,9 @@ describe('anonymous path with a Turnstile-compatible verifier', () => {
         const form = new URLSearchParams(body);
         seen.push(form);
         const ok = form.get('secret') === 'turnstile-secret' && form.get('response') === 'good-token';
+        const codes = form.get('response') === 'secret-refused' ? ['invalid-input-secret'] : ['invalid-input-response'];
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
+        res.end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': codes }));
       });
     });
     await new Promise<void>((r) => siteverify.listen(0, '127.0.0.1', r));
@@ -256,6 +288,9 @@ describe('anonymous path with a Turnstile-compatible verifier', () => {
     const rejected = await keyless(turnstile, REGISTER, { kind: 'anonymous', name: 't', humanCheckToken: 'bad-token' });
     expect(rejected.status).toBe(403);
     expect(rejected.body).toMatchObject({ code: 'HUMAN_CHECK_FAILED', reason: 'TOKEN_REJECTED', verifierCodes: ['invalid-input-response'] });
+    // The verifier refusing the operator's secret is not the caller's fault.
+    const misconfigured = await keyless(turnstile, REGISTER, { kind: 'anonymous', name: 't', humanCheckToken: 'secret-refused' });
+    expect(misconfigured.status).toBe(503);
     await new Promise((r) => siteverify.close(r));
     const down = await keyless(turnstile, REGISTER, { kind: 'anonymous', name: 't', humanCheckToken: 'good-token' });
     expect(down.status).toBe(503);
@@ -264,20 +299,42 @@ describe('anonymous path with a Turnstile-compatible verifier', () => {
 });
 
 describe('without SMTP (the embedded default)', () => {
-  it('keeps the mail in the outbox table, delivered to the log, with its link', async () => {
-    const plain = await startTestServer({ env: { REGISTRATION_PATHS: 'email', TRUST_PROXY: 'true' } });
+  it('prints the mail with its link to the log, and keeps the sent mail in the outbox without the token', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const plain = await startTestServer({ log, env: { REGISTRATION_PATHS: 'email', TRUST_PROXY: 'true' } });
     try {
       const res = await keyless(plain, REGISTER, { kind: 'email', name: 'local', email: 'local@example.com' });
       expect(res.status).toBe(201);
       await plain.runtime.services.mailer.flush();
+      const logged = lines.map((l) => JSON.parse(l) as { to?: string; msg: string }).find((l) => l.to === 'local@example.com');
+      expect(logged?.msg).toContain('/confirm-email#token=');
+
       const rows = await plain.runtime.database.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'local@example.com').execute();
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ transport: 'log', attempts: 1 });
       expect(rows[0]!.sent_at).not.toBeNull();
-      const opened = await plain.call('GET', linkIn(rows[0]!.body_text));
+      const token = tokenIn(logged!.msg);
+      expect(rows[0]!.body_text).not.toContain(token);
+      expect(rows[0]!.body_text).toContain('token=[redacted]');
+      // No request line of the flow carries the token: it lives in the URL fragment and a POST body.
+      expect(lines.filter((l) => l.includes(token))).toHaveLength(1);
+
+      const opened = await confirmLink(plain, token);
       expect(opened.body.outcome).toBe('email-verified');
+      expect(lines.filter((l) => l.includes(token))).toHaveLength(1);
     } finally {
       await plain.close();
     }
+  });
+
+  it('serves the confirm page: it does nothing by itself and posts the fragment token on a click', async () => {
+    const page = await server.call('GET', '/confirm-email', { unchecked: true });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'sha256-/);
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.text).toContain("location.hash");
+    expect(page.text).toContain("/api/agent/v1/email-links/confirm");
   });
 });

@@ -41,3 +41,7 @@ export async function humanCheckToken(server: TestServer, headers = newClient())
   if (res.status !== 200 || res.body.kind !== 'pow') throw new Error(`no pow challenge: ${res.status} ${res.text}`);
   return powToken(res.body.salt, solvePow(res.body.salt, res.body.bits));
 }
+
+/** What the confirm page does when the person presses Confirm: POST the link's token. */
+export const confirmLink = (server: TestServer, token: string): Promise<CallResult> =>
+  server.call('POST', '/api/agent/v1/email-links/confirm', { body: { token }, headers: newClient() });

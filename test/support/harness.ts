@@ -15,7 +15,7 @@ import { TIER_DEFAULT_SCOPES } from '../../src/core/scopes.ts';
 import type { Capability } from '../../src/api/catalog/types.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 
 export const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
@@ -59,6 +59,8 @@ export interface StartOptions {
   /** Reuse this PostgreSQL URL (restart tests on PostgreSQL). */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** The runtime's logger (default: silent, or TEST_LOG_LEVEL). */
+  log?: Logger;
 }
 
 const adminUrl = () => process.env.DATABASE_URL!;
@@ -109,7 +111,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     clock: opts.clock,
     catalog: opts.catalog,
     relayerFaults: opts.relayerFaults,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    log: opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     progress: () => undefined,
   });
   const checker = new OpenApiChecker([runtime.services.openApi('agent'), runtime.services.openApi('consumer')] as never);

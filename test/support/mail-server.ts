@@ -62,10 +62,10 @@ export async function startMailServer(): Promise<MailServer> {
   };
 }
 
-/** The confirm link inside a mail, as a path + query the test server can call. */
-export function linkIn(mail: ReceivedMail | string): string {
+/** The token of the confirm link inside a mail ({base}/confirm-email#token=…). */
+export function tokenIn(mail: ReceivedMail | string): string {
   const text = typeof mail === 'string' ? mail : mail.text;
-  const m = /https?:\/\/[^\s/]+(\/api\/agent\/v1\/email-links\/confirm\?token=[A-Za-z0-9_-]+)/.exec(text);
+  const m = /https?:\/\/[^\s/]+\/confirm-email#token=([A-Za-z0-9_-]+)/.exec(text);
   if (!m) throw new Error(`no confirm link in mail:\n${text}`);
   return m[1]!;
 }

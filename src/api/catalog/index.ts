@@ -14,6 +14,7 @@ import { getWalletSession } from './auth/session.ts';
 import { logoutWalletSession } from './auth/logout.ts';
 import { register } from './identity/register.ts';
 import { confirmEmailLink } from './identity/confirm-email-link.ts';
+import { resendEmailLinks } from './identity/resend-email-links.ts';
 import { humanCheckChallenge } from './identity/human-check-challenge.ts';
 import { rotateKey } from './identity/rotate-key.ts';
 import { recoverKey } from './identity/recover-key.ts';
@@ -41,6 +42,7 @@ export const CATALOG: readonly Capability[] = [
   logoutWalletSession,
   register,
   confirmEmailLink,
+  resendEmailLinks,
   humanCheckChallenge,
   rotateKey,
   recoverKey,

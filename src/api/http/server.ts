@@ -10,6 +10,7 @@ import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
 import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './confirm-page.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { Capability } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
@@ -105,6 +106,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       },
     });
   }
+
+  // The human-facing page mailed links open (not a capability: HTML, no input, no state).
+  app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));
 
   // Known path, other method → 405 with Allow; otherwise 404.
   const routes = deps.catalog.map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));

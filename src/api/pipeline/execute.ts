@@ -59,7 +59,10 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw problem('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1..256 visible ASCII characters');
   }
-  const owner = principal ? `key:${principal.keyId}` : `ip:${req.ip}`;
+  // Replays belong to the caller: the key, narrowed to the signed-in wallet when there is one (one
+  // server key may act for many wallets), or the wallet alone, or else the client address.
+  const wallet = walletSession ? `wallet:${walletSession.walletAddress}` : null;
+  const owner = [principal ? `key:${principal.keyId}` : null, wallet].filter(Boolean).join(':') || `ip:${req.ip}`;
   const fingerprint = canonicalHash({ capability: cap.name, params: req.params ?? {}, query: req.query ?? {}, body: req.body ?? null });
   const idem = base.services.idempotency;
   const claim = await idem.claim(owner, key, fingerprint, { method: cap.method, path: cap.fullPath });

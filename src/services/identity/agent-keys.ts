@@ -13,7 +13,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../api/catalog/types.ts';
 import type { IssuedKey, KeyService } from '../keys/keys.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import { keyExpiryFor, proofsOf } from './agents.ts';
+import { applyEntitlement, keyExpiryFor, proofsOf } from './agents.ts';
 import { chargeRegistration } from './registration-limits.ts';
 import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
 
@@ -69,13 +69,18 @@ export function createAgentKeyService(deps: {
           { tier: old.tier, scopes: old.scopes, agentId: old.agentId, label: old.label, status: old.status as 'active' | 'dormant', expiresAt: old.expiresAt },
           trx,
         );
-        return { ...issued, revokedKeyId: old.id };
+        if (!old.agentId) return { ...issued, revokedKeyId: old.id };
+        // A proof that landed since `old` was read (a claim, a bound wallet) reaches the new key too.
+        await applyEntitlement(trx, old.agentId, clock.now());
+        const current = await trx.selectFrom('api_keys').selectAll().where('id', '=', issued.record.id).executeTakeFirstOrThrow();
+        return { key: issued.key, record: { ...issued.record, tier: current.tier, scopes: current.scopes, status: current.status === 'dormant' ? 'dormant' : 'active' }, revokedKeyId: old.id };
       });
     },
 
     async recover(proof) {
-      await chargeRegistration(deps, 'key-recovery', proof.walletAddress.toLowerCase());
       const wallet = await deps.walletProofs.verifyTemplate('agent-key-recovery', proof);
+      // Charged after the proof: only the wallet's holder can spend its recovery budget.
+      await chargeRegistration(deps, 'key-recovery', wallet);
       const agent = await db.selectFrom('agents').selectAll().where('wallet_address', '=', wallet).executeTakeFirst();
       if (!agent) {
         throw problem('NO_AGENT_FOR_WALLET', `no agent has ${wallet} bound; recovery needs the wallet bound to the agent (an agent without a bound wallet cannot recover)`);

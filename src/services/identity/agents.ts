@@ -18,9 +18,10 @@ export const proofsOf = (agent: AgentRow) => ({
 /**
  * Recomputes the agent's entitlement and writes it onto every key that is not revoked: tier,
  * scopes, dormant/active, and the 24 h expiry only while the agent is anonymous (binding an email
- * or a wallet clears it). Call inside the transaction that changed the agent.
+ * or a wallet clears it). Keys already expired or revoked are left as they are. Call inside the
+ * transaction that changed the agent.
  */
-export async function applyEntitlement(trx: Transaction<DB>, agentId: string): Promise<void> {
+export async function applyEntitlement(trx: Transaction<DB>, agentId: string, now: Date): Promise<void> {
   const agent = await findAgent(trx, agentId);
   if (!agent) throw new Error(`applyEntitlement: no agent ${agentId}`);
   const entitlement = entitlementOf(proofsOf(agent));
@@ -36,6 +37,8 @@ export async function applyEntitlement(trx: Transaction<DB>, agentId: string): P
     }))
     .where('agent_id', '=', agentId)
     .where('status', '!=', 'revoked')
+    // An expired key stays expired: a proof that lands later must not bring it back.
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .execute();
 }
 

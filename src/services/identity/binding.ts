@@ -68,7 +68,7 @@ export function createBindingService(deps: {
             .returningAll()
             .executeTakeFirst();
           if (!updated) throw problem('AGENT_WALLET_ALREADY_SET', 'this agent had a wallet bound meanwhile');
-          await applyEntitlement(trx, agent.id);
+          await applyEntitlement(trx, agent.id, deps.clock.now());
           return updated;
         });
       } catch (err) {

@@ -6,7 +6,7 @@
  * harmless); an expired one answers 410 EMAIL_LINK_EXPIRED.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { DB, EmailLinkPurpose } from '../../db/schema.ts';
@@ -16,7 +16,40 @@ import { applyEntitlement, findAgent } from './agents.ts';
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 /** One owner email accounts for at most this many claimed agents (spec Limits). */
 export const OWNER_AGENT_LIMIT = 3;
-export const EMAIL_LINK_PATH = '/api/agent/v1/email-links/confirm';
+/** The page a mailed link opens (src/api/http/confirm-page.ts); the token follows in the fragment. */
+export const CONFIRM_PAGE_PATH = '/confirm-email';
+
+/**
+ * Serialises everything that counts one owner's agents (registrations naming the owner, claims),
+ * so the cap of three holds under concurrent requests on PostgreSQL too.
+ */
+export async function lockOwner(trx: Transaction<DB>, ownerEmail: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`owner:${ownerEmail.toLowerCase()}`}))`.execute(trx);
+}
+
+/** Agents an owner accounts for: claimed ones plus those whose claim link is still open. */
+export async function ownerAgentCount(trx: Transaction<DB>, ownerEmail: string, now: Date): Promise<number> {
+  const row = await trx
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where((eb) => eb(eb.fn('lower', ['owner_email']), '=', ownerEmail.toLowerCase()))
+    .where((eb) =>
+      eb.or([
+        eb('claimed_at', 'is not', null),
+        eb.exists(
+          eb
+            .selectFrom('email_links')
+            .select('email_links.id')
+            .whereRef('email_links.agent_id', '=', 'agents.id')
+            .where('email_links.purpose', '=', 'claim')
+            .where('email_links.used_at', 'is', null)
+            .where('email_links.expires_at', '>', now),
+        ),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
 
 const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
@@ -29,11 +62,20 @@ export interface LinkOutcome {
   confirmedAt: Date;
 }
 
+/** A resend covers at most this many agents (most recent first). */
+const RESEND_MAX_AGENTS = 5;
+
 export interface EmailLinkService {
   /** Creates the link and queues its mail inside `trx`; returns when it expires. */
   send(trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agentId: string; agentName: string; email: string }): Promise<Date>;
   /** Applies the link's effect once; throws EMAIL_LINK_INVALID, EMAIL_LINK_EXPIRED or OWNER_AGENT_LIMIT. */
   confirm(token: string): Promise<LinkOutcome>;
+  /**
+   * Mails fresh links to `email` for what still waits on it: the magic link of each unverified
+   * email-path agent with that email, and the claim link of each unclaimed agent naming it as
+   * owner (while the owner has room). Returns how many were sent; callers do not reveal it.
+   */
+  resend(email: string): Promise<number>;
 }
 
 const MAIL_TEXT: Record<EmailLinkPurpose, { subject: string; body: (name: string, url: string) => string }> = {
@@ -59,8 +101,17 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
     if (link.purpose === 'verify-email') {
       await trx.updateTable('agents').set({ email_verified: true }).where('id', '=', link.agent_id).execute();
     } else if (link.purpose === 'bind-email') {
-      await trx.updateTable('agents').set({ email: link.email, email_verified: true }).where('id', '=', link.agent_id).execute();
+      // Two bind links may be out; the first one opened wins, the other stays unused.
+      const bound = await trx
+        .updateTable('agents')
+        .set({ email: link.email, email_verified: true })
+        .where('id', '=', link.agent_id)
+        .where('email_verified', '=', false)
+        .returning('id')
+        .executeTakeFirst();
+      if (!bound) throw problem('EMAIL_ALREADY_VERIFIED', 'this agent already has a verified email; this link can no longer bind another');
     } else {
+      await lockOwner(trx, link.email);
       const claimed = await trx
         .selectFrom('agents')
         .select((eb) => eb.fn.countAll<string | number>().as('n'))
@@ -72,21 +123,69 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
       }
       await trx.updateTable('agents').set({ claimed_at: clock.now() }).where('id', '=', link.agent_id).execute();
     }
-    await applyEntitlement(trx, link.agent_id);
+    await applyEntitlement(trx, link.agent_id, clock.now());
+  };
+
+  const send: EmailLinkService['send'] = async (trx, link) => {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(clock.now().getTime() + EMAIL_LINK_TTL_MS);
+    await trx
+      .insertInto('email_links')
+      .values({ id: randomUUID(), token_hash: hashToken(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
+      .execute();
+    // The token rides in the fragment: never sent to a server, never in an access log (confirm-page.ts).
+    const url = `${deps.publicBaseUrl}${CONFIRM_PAGE_PATH}#token=${token}`;
+    const text = MAIL_TEXT[link.purpose];
+    await deps.mailer.enqueue(trx, { to: link.email, subject: text.subject, text: text.body(link.agentName, url) });
+    return expiresAt;
   };
 
   return {
-    async send(trx, link) {
-      const token = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(clock.now().getTime() + EMAIL_LINK_TTL_MS);
-      await trx
-        .insertInto('email_links')
-        .values({ id: randomUUID(), token_hash: hashToken(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
-        .execute();
-      const url = `${deps.publicBaseUrl}${EMAIL_LINK_PATH}?token=${token}`;
-      const text = MAIL_TEXT[link.purpose];
-      await deps.mailer.enqueue(trx, { to: link.email, subject: text.subject, text: text.body(link.agentName, url) });
-      return expiresAt;
+    send,
+
+    async resend(email) {
+      const lower = email.toLowerCase();
+      const sent = await db.transaction().execute(async (trx) => {
+        const unverified = await trx
+          .selectFrom('agents')
+          .select(['id', 'name', 'email'])
+          .where('registration_path', '=', 'email')
+          .where('email_verified', '=', false)
+          .where((eb) => eb(eb.fn('lower', ['email']), '=', lower))
+          .orderBy('created_at', 'desc')
+          .limit(RESEND_MAX_AGENTS)
+          .execute();
+        for (const agent of unverified) await send(trx, { purpose: 'verify-email', agentId: agent.id, agentName: agent.name, email: agent.email! });
+
+        await lockOwner(trx, lower);
+        const unclaimed = await trx
+          .selectFrom('agents')
+          .select(['id', 'name', 'owner_email'])
+          .where('registration_path', '=', 'claim')
+          .where('claimed_at', 'is', null)
+          .where((eb) => eb(eb.fn('lower', ['owner_email']), '=', lower))
+          .orderBy('created_at', 'desc')
+          .limit(RESEND_MAX_AGENTS)
+          .execute();
+        let claims = 0;
+        for (const agent of unclaimed) {
+          // Each open claim link counts against the owner's three; an agent that already has one needs no other.
+          const open = await trx
+            .selectFrom('email_links')
+            .select('id')
+            .where('agent_id', '=', agent.id)
+            .where('purpose', '=', 'claim')
+            .where('used_at', 'is', null)
+            .where('expires_at', '>', clock.now())
+            .executeTakeFirst();
+          if (!open && (await ownerAgentCount(trx, lower, clock.now())) >= OWNER_AGENT_LIMIT) continue;
+          await send(trx, { purpose: 'claim', agentId: agent.id, agentName: agent.name, email: agent.owner_email! });
+          claims++;
+        }
+        return unverified.length + claims;
+      });
+      if (sent > 0) deps.mailer.flush().catch(() => undefined);
+      return sent;
     },
 
     async confirm(token) {

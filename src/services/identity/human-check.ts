@@ -11,6 +11,7 @@ import { problem } from '../../core/error-codes.ts';
 import { parsePowToken, powSatisfied, POW_TOKEN_PREFIX } from '../../core/pow.ts';
 import type { Config } from '../../config.ts';
 import type { NonceService } from './nonces.ts';
+import type { Logger } from '../../runtime/logger.ts';
 
 const SITEVERIFY_TIMEOUT_MS = 10_000;
 
@@ -30,7 +31,7 @@ export interface HumanCheck {
 const failed = (reason: string, detail: string, extra: Record<string, unknown> = {}) =>
   problem('HUMAN_CHECK_FAILED', detail, { extensions: { reason, ...extra } });
 
-export function createHumanCheck(deps: { config: Config['humanCheck']; nonces: NonceService; clock: Clock }): HumanCheck {
+export function createHumanCheck(deps: { config: Config['humanCheck']; nonces: NonceService; clock: Clock; log: Logger }): HumanCheck {
   const { config } = deps;
   if (config.kind === 'turnstile') {
     return {
@@ -53,6 +54,11 @@ export function createHumanCheck(deps: { config: Config['humanCheck']; nonces: N
         }
         if (answer.success !== true) {
           const codes = Array.isArray(answer['error-codes']) ? answer['error-codes'].filter((c): c is string => typeof c === 'string') : [];
+          // The verifier refusing our secret is the operator's misconfiguration, not the caller's fault.
+          if (codes.some((c) => c.includes('secret'))) {
+            deps.log.error({ verifierCodes: codes }, 'the human-check verifier refused HUMAN_CHECK_SECRET');
+            throw problem('SERVICE_UNAVAILABLE', 'the human check is misconfigured on this service; retry later', { headers: { 'Retry-After': '60' } });
+          }
           throw failed('TOKEN_REJECTED', 'the human-check token was rejected by the verifier; solve a new challenge', { verifierCodes: codes });
         }
       },

@@ -27,7 +27,12 @@ export async function chargeRegistration(deps: { rateLimits: RateLimitStore; clo
   if (!hit.allowed) {
     const retryAfter = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
     throw problem('RATE_LIMITED', `the ${budget} budget of ${limit} per hour (${REGISTRATION_LIMITS[budget].per}) is spent; retry after ${retryAfter} s`, {
-      headers: { 'Retry-After': String(retryAfter) },
+      headers: {
+        'Retry-After': String(retryAfter),
+        'RateLimit-Limit': String(limit),
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': String(Math.ceil(hit.resetAtMs / 1000)),
+      },
       extensions: { budget },
     });
   }

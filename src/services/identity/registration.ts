@@ -16,7 +16,7 @@ import type { KeyRecord, KeyService } from '../keys/keys.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import { keyExpiryFor, proofsOf, type AgentRow } from './agents.ts';
-import { OWNER_AGENT_LIMIT, type EmailLinkService } from './email-links.ts';
+import { lockOwner, ownerAgentCount, OWNER_AGENT_LIMIT, type EmailLinkService } from './email-links.ts';
 import type { HumanCheck } from './human-check.ts';
 import { chargeRegistration } from './registration-limits.ts';
 import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
@@ -113,29 +113,8 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
     if (taken) throw walletTaken(wallet);
   };
 
-  /** Claimed agents plus those whose claim link is still open: an owner accounts for at most three. */
-  const assertOwnerHasRoom = async (ownerEmail: string): Promise<void> => {
-    const now = clock.now();
-    const row = await db
-      .selectFrom('agents')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where((eb) => eb(eb.fn('lower', ['owner_email']), '=', ownerEmail.toLowerCase()))
-      .where((eb) =>
-        eb.or([
-          eb('claimed_at', 'is not', null),
-          eb.exists(
-            eb
-              .selectFrom('email_links')
-              .select('email_links.id')
-              .whereRef('email_links.agent_id', '=', 'agents.id')
-              .where('email_links.purpose', '=', 'claim')
-              .where('email_links.used_at', 'is', null)
-              .where('email_links.expires_at', '>', now),
-          ),
-        ]),
-      )
-      .executeTakeFirstOrThrow();
-    if (Number(row.n) >= OWNER_AGENT_LIMIT) {
+  const assertOwnerHasRoom = async (trx: Transaction<DB>, ownerEmail: string): Promise<void> => {
+    if ((await ownerAgentCount(trx, ownerEmail, clock.now())) >= OWNER_AGENT_LIMIT) {
       throw problem('OWNER_AGENT_LIMIT', `${ownerEmail} already accounts for ${OWNER_AGENT_LIMIT} agents (claimed or awaiting a claim), the most one owner may claim`, {
         extensions: { limit: OWNER_AGENT_LIMIT },
       });
@@ -172,11 +151,13 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
         }
         case 'claim': {
           await charge('wallet', clientIp);
-          await charge('email-address', input.ownerEmail.toLowerCase());
           const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
+          // Charged only once the wallet has proved itself, so nobody can spend an owner's budget with junk.
+          await charge('email-address', input.ownerEmail.toLowerCase());
           await assertWalletFree(wallet);
-          await assertOwnerHasRoom(input.ownerEmail);
           return inTransaction(wallet, async (trx) => {
+            await lockOwner(trx, input.ownerEmail);
+            await assertOwnerHasRoom(trx, input.ownerEmail);
             const created = await createAgent(trx, { name: input.name, registration_path: 'claim', wallet_address: wallet, owner_email: input.ownerEmail });
             const expiresAt = await deps.emailLinks.send(trx, { purpose: 'claim', agentId: created.agent.id, agentName: input.name, email: input.ownerEmail });
             return toResult(created, { purpose: 'claim', sentTo: input.ownerEmail, expiresAt });

@@ -29,6 +29,12 @@ export interface Mailer {
 }
 
 const LEASE_MS = 60_000;
+
+/**
+ * Link tokens are bearer secrets kept in the outbox only until delivery: the stored copy of a sent
+ * mail loses them, so the database never holds a usable link (email_links keeps only hashes).
+ */
+export const redactSecrets = (text: string): string => text.replace(/token=[A-Za-z0-9_-]{16,}/g, 'token=[redacted]');
 const MAX_ATTEMPTS = 10;
 
 export function createMailer(deps: { db: Kysely<DB>; clock: Clock; log: Logger; smtpUrl?: string; from: string }): Mailer {
@@ -85,7 +91,7 @@ export function createMailer(deps: { db: Kysely<DB>; clock: Clock; log: Logger; 
         await deliver(row);
         await db
           .updateTable('mail_outbox')
-          .set({ sent_at: clock.now(), transport: smtp ? 'smtp' : 'log', lease_until: null, last_error: null })
+          .set({ sent_at: clock.now(), transport: smtp ? 'smtp' : 'log', lease_until: null, last_error: null, body_text: redactSecrets(row.body_text) })
           .where('id', '=', row.id)
           .execute();
         sent++;

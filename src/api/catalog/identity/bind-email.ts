@@ -10,7 +10,7 @@ export const bindEmail = defineCapability({
   category: 'identity',
   summary: 'Bind an email to the agent',
   description:
-    'Mails a link (valid 24 hours) to `email`; opening it (GET /email-links/confirm) binds the email as verified, gives an anonymous agent the email scopes and clears its 24-hour key expiry. Until then nothing changes.',
+    'Mails a link (valid 24 hours) to `email`; confirming it (the page the link opens, or POST /email-links/confirm with its token) binds the email as verified, gives an anonymous agent the email scopes and clears its 24-hour key expiry. Until then nothing changes.',
   tier: 'read-only',
   rateClass: 'write',
   idempotent: false,

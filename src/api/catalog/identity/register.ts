@@ -5,7 +5,14 @@ import { EvmAddress, IsoTimestamp } from '../schemas.ts';
 import { AGENT_LINKS, ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 import { defineCapability, Reply } from '../types.ts';
 
-const Name = z.string().trim().min(1).max(64);
+// Names are shown on profiles and quoted in mail sent to owners: letters, digits, spaces and a few
+// marks only, so no control characters, no line breaks and no URLs.
+const Name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._'-]*$/u, "may hold letters, digits, spaces and . _ ' - (starting with a letter or digit)");
 export const WalletProofFields = {
   walletAddress: EvmAddress,
   walletSignature: z.string().min(1).max(1024),

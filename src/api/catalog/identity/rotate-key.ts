@@ -10,7 +10,7 @@ export const rotateKey = defineCapability({
   category: 'identity',
   summary: 'Rotate an API key',
   description:
-    'Issues a new key with the same tier, scopes, status and expiry as key :keyId (the calling key or another key of the same agent) and revokes :keyId at once. The new key is in the response once; an Idempotency-Key replay returns apiKey.key null. A key that is not the caller\'s, or no longer works, is 404.',
+    'Issues a new key with the same tier, scopes, status and expiry as key :keyId (the calling key or another key of the same agent) and revokes :keyId at once. The new key is in the response once. When the calling key rotates itself it is revoked, so it cannot replay the call: keep the response (an agent with a bound wallet that loses it recovers with POST /keys/recover). A key that is not the caller\'s, or no longer works, is 404.',
   tier: 'read-only',
   rateClass: 'write',
   idempotent: false,
