@@ -6,6 +6,7 @@ import { discoverCapabilities } from './discovery/capabilities.ts';
 import { discoverChains } from './discovery/chains.ts';
 import { discoverCollateral } from './discovery/collateral.ts';
 import { discoverContracts } from './discovery/contracts.ts';
+import { discoverMarketStates } from './discovery/market-states.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
 import { createAuthNonce } from './auth/nonce.ts';
@@ -32,6 +33,7 @@ export const CATALOG: readonly Capability[] = [
   discoverChains,
   discoverCollateral,
   discoverContracts,
+  discoverMarketStates,
   getTransactionAgent,
   getTransactionConsumer,
   agentOpenApi,

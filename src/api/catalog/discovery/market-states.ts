@@ -1,0 +1,36 @@
+// GET /discover/market-states: the canonical lifecycle graph (src/core/markets/states.ts).
+import { z } from 'zod';
+import { CONTROL_AXES, MARKET_STATES, STATE_INFO, TRANSITIONS } from '../../../core/markets/states.ts';
+import { defineCapability } from '../types.ts';
+
+const State = z.enum(MARKET_STATES);
+
+export const discoverMarketStates = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/discover/market-states',
+  category: 'discovery',
+  summary: 'Market state graph',
+  description:
+    'The canonical market lifecycle used on every surface: the eight states (open, closed, creator_proposal, challenge, human_voting, council_review, resolved, void) with whether each is terminal, tradeable and claimable, every transition with its trigger and the event it emits, and the control axes (halt, unfreeze, takedown…) that decide isTradeable independently of the state.',
+  tier: 'read-only',
+  scopes: ['markets:read'],
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_discover_market_states' },
+  output: z.object({
+    states: z.array(z.object({ state: State, description: z.string(), terminal: z.boolean(), tradeable: z.boolean(), claimable: z.boolean() })),
+    transitions: z.array(z.object({ from: State, to: State, trigger: z.string(), event: z.string().nullable() })),
+    controls: z.object({ axes: z.array(z.enum(CONTROL_AXES)), rule: z.string() }),
+  }),
+  outputName: 'MarketStateGraph',
+  errors: [],
+  handler: async () => ({
+    states: [...STATE_INFO],
+    transitions: [...TRANSITIONS],
+    controls: {
+      axes: [...CONTROL_AXES],
+      rule: 'A market is tradeable when its state is open and no control axis blocks interaction; every change of a control emits market.controlsChanged with isTradeable recomputed.',
+    },
+  }),
+});
