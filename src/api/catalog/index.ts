@@ -7,6 +7,8 @@ import { discoverChains } from './discovery/chains.ts';
 import { discoverCollateral } from './discovery/collateral.ts';
 import { discoverContracts } from './discovery/contracts.ts';
 import { discoverMarketStates } from './discovery/market-states.ts';
+import { discoverFees } from './discovery/fees.ts';
+import { discoverRules } from './discovery/rules.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
 import { createAuthNonce } from './auth/nonce.ts';
@@ -34,6 +36,8 @@ export const CATALOG: readonly Capability[] = [
   discoverCollateral,
   discoverContracts,
   discoverMarketStates,
+  discoverFees,
+  discoverRules,
   getTransactionAgent,
   getTransactionConsumer,
   agentOpenApi,

@@ -1,0 +1,80 @@
+// GET /discover/rules: the public protocol rules (resolution windows, bonds, fund flows, actor actions).
+import { z } from 'zod';
+import {
+  BOND_SLASH_SPLIT,
+  CHALLENGE_WINDOW_SECONDS,
+  CLOSE_TIME_MAX_MS,
+  CLOSE_TIME_MIN_MS,
+  CREATION_BOND_PM,
+  MAX_LIVE_MARKETS_PER_CREATOR,
+  RESOLUTION_WINDOW_SECONDS,
+} from '../../../core/markets/fees.ts';
+import { WeiString } from '../schemas.ts';
+import { defineCapability } from '../types.ts';
+
+export const discoverRules = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/discover/rules',
+  category: 'discovery',
+  summary: 'Protocol rules',
+  description:
+    'The public protocol rules: close-time bounds, the resolution window and the 2-hour challenge window, the creation bond and how it is returned or slashed (5/20/75 keeper/voter/treasury), how funds flow (subsidy, fees, payouts, residual sweep), the live-market cap per creator, and what each actor may do.',
+  tier: 'read-only',
+  scopes: ['markets:read'],
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_discover_rules' },
+  output: z.object({
+    markets: z.object({
+      outcomeCounts: z.array(z.number().int()),
+      closeTime: z.object({ minSecondsAhead: z.number().int(), maxSecondsAhead: z.number().int() }),
+      maxLiveMarketsPerCreator: z.number().int(),
+    }),
+    resolution: z.object({ resolutionWindowSeconds: z.number().int(), challengeWindowSeconds: z.number().int(), outcomeEncoding: z.string() }),
+    bonds: z.object({
+      creationBond: z.object({ symbol: z.literal('PM'), amountWei: WeiString }),
+      returnedWhen: z.string(),
+      slashedWhen: z.string(),
+      slashSplitPercent: z.object({ keeper: z.number().int(), voters: z.number().int(), treasury: z.number().int() }),
+    }),
+    fundFlows: z.array(z.object({ flow: z.string(), from: z.string(), to: z.string(), when: z.string() })),
+    actors: z.array(z.object({ actor: z.string(), actions: z.array(z.string()) })),
+  }),
+  outputName: 'ProtocolRules',
+  errors: [],
+  handler: async () => ({
+    markets: {
+      outcomeCounts: [2, 3],
+      closeTime: { minSecondsAhead: CLOSE_TIME_MIN_MS / 1000, maxSecondsAhead: CLOSE_TIME_MAX_MS / 1000 },
+      maxLiveMarketsPerCreator: MAX_LIVE_MARKETS_PER_CREATOR,
+    },
+    resolution: {
+      resolutionWindowSeconds: RESOLUTION_WINDOW_SECONDS,
+      challengeWindowSeconds: CHALLENGE_WINDOW_SECONDS,
+      outcomeEncoding: 'outcomes are 1-indexed in resolution and events (1, 2, 3); 0 means Invalid/Void, where every share redeems an equal split; trade sides are 0-indexed',
+    },
+    bonds: {
+      creationBond: { symbol: 'PM' as const, amountWei: CREATION_BOND_PM.toString() },
+      returnedWhen: 'the market resolves without a dispute going against the creator',
+      slashedWhen: 'a dispute is finalized against the creator, or the creator is absent past resolveBy',
+      slashSplitPercent: { ...BOND_SLASH_SPLIT },
+    },
+    fundFlows: [
+      { flow: 'subsidy', from: 'creator', to: 'market', when: 'creation: b·ln(n) of the collateral, the market maker\'s worst-case loss' },
+      { flow: 'creation bond', from: 'creator', to: 'escrow', when: 'creation, in PM' },
+      { flow: 'trade cost', from: 'trader', to: 'market', when: 'buy, through the per-collateral router' },
+      { flow: 'protocol fee', from: 'trader', to: 'protocol treasury', when: 'every trade' },
+      { flow: 'creator fee', from: 'trader', to: 'market (creator marketBalance)', when: 'every trade; collectable by the creator once the market resolves' },
+      { flow: 'payout', from: 'market', to: 'holders of winning shares', when: 'after resolution, claimed (the protocol submits claims)' },
+      { flow: 'residual sweep', from: 'market', to: 'creator', when: 'after resolution and claims: what the subsidy did not lose' },
+    ],
+    actors: [
+      { actor: 'creator', actions: ['negotiate and deploy a market', 'propose the outcome within the resolution window', 'collect creator funds', 'sweep residual funds'] },
+      { actor: 'trader', actions: ['quote and trade while the market is open and tradeable', 'claim payouts after resolution'] },
+      { actor: 'challenger', actions: ['dispute a proposal within the challenge window'] },
+      { actor: 'voter', actions: ['cast one human vote per identity in a vote session'] },
+      { actor: 'council', actions: ['decide markets whose vote reached no quorum or deadlocked'] },
+    ],
+  }),
+});

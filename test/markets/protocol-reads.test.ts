@@ -1,0 +1,61 @@
+// The protocol documents agents read before creating or trading: the market-state graph, the
+// two-lane fee schedule and the rules. They need a read key with markets:read.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../../src/core/markets/fees.ts';
+import { MARKET_STATES } from '../../src/core/markets/states.ts';
+import { startTestServer, type TestServer } from '../support/harness.ts';
+
+let server: TestServer;
+let key: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.key('read-only');
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const V1 = '/api/agent/v1';
+
+describe('protocol reads', () => {
+  it('need a key with markets:read', async () => {
+    for (const path of ['/discover/market-states', '/discover/fees', '/discover/rules']) {
+      expect((await server.call('GET', `${V1}${path}`)).status, path).toBe(401);
+      const noScope = await server.key('read-only', ['portfolio:read']);
+      expect((await server.call('GET', `${V1}${path}`, { key: noScope })).body.code, path).toBe('INSUFFICIENT_SCOPE');
+    }
+  });
+
+  it('GET /discover/market-states lists the eight canonical states and their transitions', async () => {
+    const res = await server.call('GET', `${V1}/discover/market-states`, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.states.map((s: { state: string }) => s.state)).toEqual([...MARKET_STATES]);
+    expect(res.body.transitions).toContainEqual(expect.objectContaining({ from: 'open', to: 'closed' }));
+    expect(res.body.transitions).toContainEqual(expect.objectContaining({ from: 'creator_proposal', to: 'challenge', event: 'market.disputed' }));
+    expect(res.body.controls.axes).toEqual(['policy', 'discovery', 'mutation', 'interaction']);
+  });
+
+  it('GET /discover/fees publishes the values the factories enforce', async () => {
+    const res = await server.call('GET', `${V1}/discover/fees`, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.lanes.LMSR).toMatchObject({
+      protocolFeeBps: LMSR_FEES.protocolFeeBps,
+      creatorFeeBps: { default: LMSR_FEES.creatorFeeBpsDefault, min: LMSR_FEES.creatorFeeBpsMin, max: LMSR_FEES.creatorFeeBpsMax },
+      creation: { bond: { symbol: 'PM', amountWei: CREATION_BOND_PM.toString() } },
+    });
+    expect(res.body.lanes.LMSR.creation.minLiquidity).toEqual([
+      { symbol: 'USDC', amountWei: MIN_LIQUIDITY.USDC.toString() },
+      { symbol: 'PM', amountWei: MIN_LIQUIDITY.PM.toString() },
+    ]);
+    expect(res.body.lanes.ORDERBOOK.takerFeeBps).toBeGreaterThanOrEqual(res.body.lanes.ORDERBOOK.makerFeeBps);
+  });
+
+  it('GET /discover/rules states the windows, the bond split and the actors', async () => {
+    const res = await server.call('GET', `${V1}/discover/rules`, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.resolution.challengeWindowSeconds).toBe(7200);
+    expect(res.body.bonds.slashSplitPercent).toEqual({ keeper: 5, voters: 20, treasury: 75 });
+    expect(res.body.markets.outcomeCounts).toEqual([2, 3]);
+    expect(res.body.actors.map((a: { actor: string }) => a.actor)).toEqual(['creator', 'trader', 'challenger', 'voter', 'council']);
+  });
+});
