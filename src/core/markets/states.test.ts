@@ -12,7 +12,12 @@ describe('market state graph', () => {
       const queue = [from];
       while (queue.length) {
         const s = queue.shift()!;
-        for (const t of TRANSITIONS) if (t.from === s && !seen.has(t.to)) (seen.add(t.to), queue.push(t.to));
+        for (const t of TRANSITIONS) {
+          if (t.from === s && !seen.has(t.to)) {
+            seen.add(t.to);
+            queue.push(t.to);
+          }
+        }
       }
       return seen;
     };
