@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { walletProofText } from '../../src/core/auth-templates.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { hashLinkCode, normalizeLinkCode } from '../../src/core/link-code.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
+import { registerWallet } from '../support/agents.ts';
 
 const clock = new ManualClock();
 let server: TestServer;
@@ -27,27 +27,10 @@ interface Agent {
   name: string;
 }
 
-// Keyless writes are limited per client address (20 / 60 s): every registration is its own client.
-let client = 0;
+// Registration through the shared helper: a real wallet proof signed by the server's (manual) clock.
 async function registerAgent(name = 'bot'): Promise<Agent> {
-  client++;
-  const headers = { 'x-forwarded-for': `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}` };
-  const account = privateKeyToAccount(generatePrivateKey());
-  const { nonce } = (await server.call('POST', '/api/auth/nonce', { headers })).body;
-  // Wallet-proof timestamps follow the server's (manual) clock.
-  const timestamp = Math.floor(clock.now().getTime() / 1000);
-  const message = walletProofText('agent-register', { walletAddress: account.address, nonce, chainId: 8453, timestamp });
-  const body = {
-    kind: 'wallet',
-    name,
-    walletAddress: account.address,
-    walletSignature: await account.signMessage({ message }),
-    proofNonce: nonce,
-    signatureTimestamp: timestamp,
-  };
-  const res = await server.call('POST', '/api/agent/v1/register', { headers, idempotencyKey: `reg-${client}`, body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.agent.id, key: res.body.apiKey.key, wallet: account.address.toLowerCase(), name };
+  const agent = await registerWallet(server, undefined, name);
+  return { id: agent.agentId, key: agent.key, wallet: agent.account.address.toLowerCase(), name };
 }
 
 async function registerAgents(n: number, prefix: string): Promise<Agent[]> {

@@ -5,6 +5,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { walletProofText } from '../../src/core/auth-templates.ts';
 import { ALL_SCOPES } from '../../src/core/scopes.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
+import { walletProof } from '../support/agents.ts';
 
 let closed: TestServer;
 let open: TestServer;
@@ -25,17 +26,7 @@ afterAll(async () => {
 });
 
 async function walletBody(server: TestServer, account: PrivateKeyAccount, name = 'trader-bot') {
-  const { nonce } = (await post(server, '/api/auth/nonce')).body;
-  const timestamp = Math.floor(Date.now() / 1000);
-  const message = walletProofText('agent-register', { walletAddress: account.address, nonce, chainId: 8453, timestamp });
-  return {
-    kind: 'wallet',
-    name,
-    walletAddress: account.address,
-    walletSignature: await account.signMessage({ message }),
-    proofNonce: nonce,
-    signatureTimestamp: timestamp,
-  };
+  return { kind: 'wallet', name, ...(await walletProof(server, 'agent-register', account)) };
 }
 
 describe('POST /register', () => {
