@@ -30,9 +30,16 @@ interface SolcContractOutput {
     };
   };
 }
+interface SolcAstNode {
+  nodeType: string;
+  name?: string;
+  contractKind?: 'contract' | 'interface' | 'library';
+  abstract?: boolean;
+}
 interface SolcOutput {
   errors?: SolcError[];
   contracts?: Record<string, Record<string, SolcContractOutput>>;
+  sources?: Record<string, { ast: { nodes: SolcAstNode[] } }>;
 }
 type ImportResult = { contents: string } | { error: string };
 // solc-js ships `any` types; pin down the one call we use.
@@ -119,7 +126,7 @@ function build(): BuildResult {
     settings: {
       optimizer: { enabled: true, runs: OPTIMIZER_RUNS },
       evmVersion: EVM_VERSION,
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.bytecode.linkReferences', 'evm.deployedBytecode.object', 'evm.deployedBytecode.linkReferences', 'evm.deployedBytecode.immutableReferences'] } },
+      outputSelection: { '*': { '': ['ast'], '*': ['abi', 'evm.bytecode.object', 'evm.bytecode.linkReferences', 'evm.deployedBytecode.object', 'evm.deployedBytecode.linkReferences', 'evm.deployedBytecode.immutableReferences'] } },
     },
   };
   const started = Date.now();
@@ -143,7 +150,11 @@ function build(): BuildResult {
   const runtimeHashes: Hex[] = [];
   for (const sourceName of Object.keys(sources).sort()) {
     const contracts = output.contracts?.[sourceName] ?? {};
+    const deployable = deployableContracts(output, sourceName);
     for (const contractName of Object.keys(contracts).sort()) {
+      // Interfaces, libraries (all internal here, so inlined) and abstract bases are never deployed: no artifact, and
+      // they stay out of the parity hash, which then covers exactly the code that can be at an address.
+      if (!deployable.has(contractName)) continue;
       const c = contracts[contractName]!;
       const prior = seen.get(contractName);
       if (prior) throw new Error(`contract name ${contractName} defined in both ${prior} and ${sourceName}; artifact names must be unique`);
@@ -179,6 +190,13 @@ function build(): BuildResult {
   const artifactParityHash = runtimeHashes.length > 0 ? keccak256(concat([...runtimeHashes].sort())) : keccak256('0x');
   files.set('index.json', toJson({ contracts: names, artifactParityHash, sourceHash, compiler }));
   return { files, sourceCount: ownFiles.length };
+}
+
+/** Names of the concrete (non-abstract) contracts a source unit defines, read from its AST. */
+function deployableContracts(output: SolcOutput, sourceName: string): Set<string> {
+  const nodes = output.sources?.[sourceName]?.ast.nodes;
+  if (!nodes) throw new Error(`solc returned no AST for ${sourceName}`);
+  return new Set(nodes.filter((n) => n.nodeType === 'ContractDefinition' && n.contractKind === 'contract' && n.abstract !== true).map((n) => n.name ?? ''));
 }
 
 class CompileFailed extends Error {}

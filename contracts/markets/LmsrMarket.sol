@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+// One automated LMSR market, deployed as a minimal-proxy clone of this implementation by an LmsrMarketFactory.
+pragma solidity ^0.8.24;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IERC1155Receiver} from "@openzeppelin/contracts/token/ERC1155/IERC1155Receiver.sol";
+import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
+import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {ILmsrMarket} from "./interfaces/ILmsrMarket.sol";
+import {IOutcomeToken} from "./interfaces/IOutcomeToken.sol";
+import {FeeMath} from "./libraries/FeeMath.sol";
+import {LmsrMath} from "./libraries/LmsrMath.sol";
+
+/// @title LmsrMarket
+/// @notice See ILmsrMarket. Costs are differences of LmsrMath.cost rounded in the market's favour (buys up, sells
+/// down) and fees are rounded up, so the collateral held always covers max_i q_i plus the accrued creator fees.
+/// @dev Collateral held = subsidy + Σ buy costs − Σ sell proceeds (gross) + creator fees (+ the bond when the
+/// collateral is PM); the bond and creator fees are tracked separately and never priced.
+contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IERC1155Receiver {
+    using SafeERC20 for IERC20;
+
+    /// @notice No trade may leave any outcome priced below 0.1% (1e18 = 1), so every price stays in
+    /// [0.001, 0.999] and far from where fixed-point exp underflows.
+    uint256 public constant MIN_PRICE = 1e15;
+    uint8 private constant MAX_OUTCOMES = 3;
+
+    /// @notice Shared by every clone (immutables live in the implementation's code).
+    IOutcomeToken public immutable outcomeToken;
+    /// @notice The token the creator's bond is held in (PM).
+    IERC20 public immutable bondToken;
+
+    // Storage layout is fixed from here on: the resolution release appends behaviour, not reordered slots.
+    IERC20 public collateral;
+    uint8 public outcomeCount;
+    uint16 public protocolFeeBps;
+    uint16 public creatorFeeBps;
+    MarketState private _state;
+    address public factory;
+    uint64 public closeTime;
+    address public router;
+    uint32 public resolutionWindow;
+    address public creator;
+    address public protocolFeeRecipient;
+    uint256 public liquidity;
+    uint256 public bond;
+    /// @notice The creator's accrued fees ("marketBalance"), collateral base units, held by this market.
+    uint256 public creatorFees;
+    bytes32 public questionHash;
+    uint256[MAX_OUTCOMES] private _outstanding;
+    Resolution private _resolution;
+
+    /// @dev A trade as computed before it is applied; quotes and trades share it so they cannot disagree.
+    struct Fill {
+        uint256 cost;
+        uint256 protocolFee;
+        uint256 creatorFee;
+        uint256 outstandingAfter;
+        uint256[] pricesAfter;
+    }
+
+    modifier onlyRouter() {
+        if (msg.sender != router) revert NotRouter(msg.sender);
+        _;
+    }
+
+    /// @param outcomeToken_ The shared ERC-1155 all markets mint into.
+    /// @param bondToken_ The bond token (PM).
+    constructor(IOutcomeToken outcomeToken_, IERC20 bondToken_) {
+        if (address(outcomeToken_) == address(0) || address(bondToken_) == address(0)) revert InvalidParams();
+        outcomeToken = outcomeToken_;
+        bondToken = bondToken_;
+        _disableInitializers();
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function initialize(InitParams calldata p) external initializer {
+        if (
+            p.outcomeCount < 2 || p.outcomeCount > MAX_OUTCOMES || p.liquidity == 0
+                || address(p.collateral) == address(0) || p.router == address(0) || p.creator == address(0)
+                || p.protocolFeeRecipient == address(0) || uint256(p.protocolFeeBps) + p.creatorFeeBps >= FeeMath.BPS
+        ) revert InvalidParams();
+        factory = msg.sender;
+        collateral = p.collateral;
+        outcomeCount = p.outcomeCount;
+        protocolFeeBps = p.protocolFeeBps;
+        creatorFeeBps = p.creatorFeeBps;
+        closeTime = p.closeTime;
+        router = p.router;
+        resolutionWindow = p.resolutionWindow;
+        creator = p.creator;
+        protocolFeeRecipient = p.protocolFeeRecipient;
+        liquidity = p.liquidity;
+        bond = p.bond;
+        questionHash = p.questionHash;
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function buy(address trader, address recipient, uint8 outcome, uint256 shares, uint256 maxCost)
+        external
+        onlyRouter
+        nonReentrant
+        returns (uint256 total, uint256 protocolFee)
+    {
+        Fill memory f = _fill(outcome, shares, true);
+        total = f.cost + f.protocolFee + f.creatorFee;
+        if (total > maxCost) revert SlippageExceeded(total, maxCost);
+        _outstanding[outcome] = f.outstandingAfter;
+        creatorFees += f.creatorFee;
+        emit Trade(trader, recipient, outcome, true, shares, f.cost, f.protocolFee, f.creatorFee, f.pricesAfter);
+        outcomeToken.mint(recipient, outcome, shares);
+        return (total, f.protocolFee);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function sell(address trader, address recipient, uint8 outcome, uint256 shares, uint256 minProceeds)
+        external
+        onlyRouter
+        nonReentrant
+        returns (uint256 proceeds)
+    {
+        Fill memory f = _fill(outcome, shares, false);
+        proceeds = f.cost - f.protocolFee - f.creatorFee;
+        if (proceeds < minProceeds) revert SlippageExceeded(proceeds, minProceeds);
+        _outstanding[outcome] = f.outstandingAfter;
+        creatorFees += f.creatorFee;
+        emit Trade(trader, recipient, outcome, false, shares, f.cost, f.protocolFee, f.creatorFee, f.pricesAfter);
+        // The router moved the seller's shares here just before this call; burning more than arrived reverts.
+        outcomeToken.burn(address(this), outcome, shares);
+        collateral.safeTransfer(recipient, proceeds);
+        if (f.protocolFee != 0) collateral.safeTransfer(protocolFeeRecipient, f.protocolFee);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function quoteBuy(uint8 outcome, uint256 shares)
+        external
+        view
+        returns (uint256 total, uint256 protocolFee, uint256 creatorFee, uint256[] memory pricesAfter)
+    {
+        Fill memory f = _fill(outcome, shares, true);
+        return (f.cost + f.protocolFee + f.creatorFee, f.protocolFee, f.creatorFee, f.pricesAfter);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function quoteSell(uint8 outcome, uint256 shares)
+        external
+        view
+        returns (uint256 proceeds, uint256 protocolFee, uint256 creatorFee, uint256[] memory pricesAfter)
+    {
+        Fill memory f = _fill(outcome, shares, false);
+        return (f.cost - f.protocolFee - f.creatorFee, f.protocolFee, f.creatorFee, f.pricesAfter);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function prices() public view returns (uint256[] memory pricesWad) {
+        (, pricesWad) = LmsrMath.evaluate(_loadOutstanding(), liquidity);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function outstandingShares() external view returns (uint256[] memory) {
+        return _loadOutstanding();
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function state() public view returns (MarketState) {
+        MarketState s = _state;
+        if (s == MarketState.Open && block.timestamp >= closeTime) return MarketState.Closed;
+        return s;
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function marketInfo() external view returns (MarketInfo memory info) {
+        info.factory = factory;
+        info.router = router;
+        info.collateral = address(collateral);
+        info.outcomeToken = address(outcomeToken);
+        info.bondToken = address(bondToken);
+        info.creator = creator;
+        info.protocolFeeRecipient = protocolFeeRecipient;
+        info.outcomeCount = outcomeCount;
+        info.protocolFeeBps = protocolFeeBps;
+        info.creatorFeeBps = creatorFeeBps;
+        info.state = state();
+        info.closeTime = closeTime;
+        info.resolutionWindow = resolutionWindow;
+        info.resolveBy = closeTime + resolutionWindow;
+        info.questionHash = questionHash;
+        info.liquidity = liquidity;
+        info.bond = bond;
+        info.creatorFees = creatorFees;
+        info.outstandingShares = _loadOutstanding();
+        info.prices = prices();
+        info.resolution = _resolution;
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function collectCreatorFees() external nonReentrant returns (uint256 amount) {
+        if (msg.sender != creator) revert NotCreator(msg.sender);
+        MarketState s = state();
+        if (s != MarketState.Resolved) revert CreatorFeesLocked(s);
+        amount = creatorFees;
+        creatorFees = 0;
+        emit CreatorFeesCollected(msg.sender, amount);
+        collateral.safeTransfer(msg.sender, amount);
+    }
+
+    /// @notice Accepts only the router's pull of a seller's shares (see TradeRouter); anything else would be stuck.
+    function onERC1155Received(address operator, address, uint256, uint256, bytes calldata)
+        external
+        view
+        returns (bytes4)
+    {
+        if (msg.sender != address(outcomeToken) || operator != router) revert UnexpectedShares(operator);
+        return IERC1155Receiver.onERC1155Received.selector;
+    }
+
+    /// @notice Batch deposits are never part of a trade.
+    function onERC1155BatchReceived(address operator, address, uint256[] calldata, uint256[] calldata, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        revert UnexpectedShares(operator);
+    }
+
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
+        return interfaceId == type(IERC1155Receiver).interfaceId || interfaceId == type(IERC165).interfaceId;
+    }
+
+    /// @dev Prices a trade against the current state without changing it.
+    function _fill(uint8 outcome, uint256 shares, bool isBuy) private view returns (Fill memory f) {
+        if (_state != MarketState.Open || block.timestamp >= closeTime) revert MarketClosed(closeTime);
+        uint8 n = outcomeCount;
+        if (outcome >= n) revert InvalidOutcome(outcome, n);
+        if (shares == 0) revert ZeroShares();
+
+        uint256 b = liquidity;
+        uint256[] memory q = _loadOutstanding();
+        uint256 costBefore = LmsrMath.cost(q, b);
+        if (isBuy) {
+            q[outcome] += shares;
+        } else {
+            if (shares > q[outcome]) revert SharesExceedOutstanding(shares, q[outcome]);
+            q[outcome] -= shares;
+        }
+        uint256 costAfter;
+        (costAfter, f.pricesAfter) = LmsrMath.evaluate(q, b);
+        for (uint256 i; i < n; ++i) {
+            if (f.pricesAfter[i] < MIN_PRICE) revert PriceOutOfBand(uint8(i), f.pricesAfter[i]);
+        }
+        f.outstandingAfter = q[outcome];
+
+        if (isBuy) {
+            // A buy always costs at least one base unit, even where fixed-point C does not move.
+            f.cost = costAfter > costBefore ? Math.ceilDiv(costAfter - costBefore, LmsrMath.WAD) : 1;
+        } else {
+            f.cost = costBefore > costAfter ? (costBefore - costAfter) / LmsrMath.WAD : 0;
+        }
+        f.protocolFee = FeeMath.fee(f.cost, protocolFeeBps);
+        f.creatorFee = FeeMath.fee(f.cost, creatorFeeBps);
+        if (!isBuy && f.cost <= f.protocolFee + f.creatorFee) revert ZeroProceeds();
+    }
+
+    function _loadOutstanding() private view returns (uint256[] memory q) {
+        uint8 n = outcomeCount;
+        q = new uint256[](n);
+        for (uint256 i; i < n; ++i) {
+            q[i] = _outstanding[i];
+        }
+    }
+}
