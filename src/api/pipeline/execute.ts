@@ -8,6 +8,7 @@ import { canonicalHash } from '../../core/canonical-json.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
 import { IDEMPOTENCY_KEY_PATTERN, isStorable } from '../../services/idempotency/idempotency.ts';
+import { chargeBudget } from '../../services/rate-limit/charge.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
 import { Reply, tierRank, type Capability, type HandlerContext, type Principal } from '../catalog/types.ts';
 import { parseInput } from './validate.ts';
@@ -117,17 +118,16 @@ export function authorize(cap: Capability, principal: Principal | null): void {
 
 async function chargeRateLimit(base: BaseContext, cap: Capability, principal: Principal | null, ip: string, headers: Record<string, string>): Promise<void> {
   if (cap.rateClass === 'uncharged') return;
-  const limit = RATE_LIMITS[principal?.tier ?? 'anonymous'][cap.rateClass];
-  const bucket = `${principal ? `key:${principal.keyId}` : `ip:${ip}`}:${cap.rateClass}`;
-  const nowMs = base.clock.now().getTime();
-  const hit = await base.services.rateLimits.hit(bucket, limit, RATE_WINDOW_MS, nowMs);
-  headers['RateLimit-Limit'] = String(hit.limit);
-  headers['RateLimit-Remaining'] = String(hit.remaining);
-  headers['RateLimit-Reset'] = String(Math.ceil(hit.resetAtMs / 1000));
-  if (!hit.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
-    throw problem('RATE_LIMITED', `${cap.rateClass} budget of ${limit} requests per 60 s is spent; retry after ${retryAfter} s`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
-  }
+  const rateClass = cap.rateClass;
+  const limit = RATE_LIMITS[principal?.tier ?? 'anonymous'][rateClass];
+  const charged = await chargeBudget(
+    { rateLimits: base.services.rateLimits, clock: base.clock },
+    {
+      bucket: `${principal ? `key:${principal.keyId}` : `ip:${ip}`}:${rateClass}`,
+      limit,
+      windowMs: RATE_WINDOW_MS,
+      spent: (retryAfter) => `${rateClass} budget of ${limit} requests per 60 s is spent; retry after ${retryAfter} s`,
+    },
+  );
+  Object.assign(headers, charged);
 }

@@ -5,7 +5,7 @@
  * Retry-After.
  */
 import type { Clock } from '../../core/clock.ts';
-import { problem } from '../../core/error-codes.ts';
+import { chargeBudget } from '../rate-limit/charge.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 
 export const REGISTRATION_WINDOW_SECONDS = 3600;
@@ -21,19 +21,12 @@ export const REGISTRATION_LIMITS = {
 export type RegistrationBudget = keyof typeof REGISTRATION_LIMITS;
 
 export async function chargeRegistration(deps: { rateLimits: RateLimitStore; clock: Clock }, budget: RegistrationBudget, subject: string): Promise<void> {
-  const { limit } = REGISTRATION_LIMITS[budget];
-  const nowMs = deps.clock.now().getTime();
-  const hit = await deps.rateLimits.hit(`registration:${budget}:${subject}`, limit, REGISTRATION_WINDOW_SECONDS * 1000, nowMs);
-  if (!hit.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
-    throw problem('RATE_LIMITED', `the ${budget} budget of ${limit} per hour (${REGISTRATION_LIMITS[budget].per}) is spent; retry after ${retryAfter} s`, {
-      headers: {
-        'Retry-After': String(retryAfter),
-        'RateLimit-Limit': String(limit),
-        'RateLimit-Remaining': '0',
-        'RateLimit-Reset': String(Math.ceil(hit.resetAtMs / 1000)),
-      },
-      extensions: { budget },
-    });
-  }
+  const { limit, per } = REGISTRATION_LIMITS[budget];
+  await chargeBudget(deps, {
+    bucket: `registration:${budget}:${subject}`,
+    limit,
+    windowMs: REGISTRATION_WINDOW_SECONDS * 1000,
+    spent: (retryAfter) => `the ${budget} budget of ${limit} per hour (${per}) is spent; retry after ${retryAfter} s`,
+    extensions: { budget },
+  });
 }
