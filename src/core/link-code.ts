@@ -3,7 +3,8 @@
  * `XXXX-XXXX-XXXX`. Easy to read aloud and type: no U, no I/L/O (read as 1, 1, 0), case and
  * separators (hyphens, spaces) ignored. A code is a bearer secret: only its SHA-256 is stored.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from './secrets.ts';
 
 export const LINK_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** Characters of a code, separators excluded (12 × 5 bits = 60 bits). */
@@ -34,4 +35,4 @@ export function normalizeLinkCode(input: string): string | null {
 }
 
 /** Hex SHA-256 of a normalised code: what the database keeps. */
-export const hashLinkCode = (normalized: string): string => createHash('sha256').update(normalized, 'utf8').digest('hex');
+export const hashLinkCode = (normalized: string): string => sha256Hex(normalized);

@@ -4,12 +4,13 @@
  * injected clock, the EIP-191 signature, and only then consumes the nonce, so a failed attempt does
  * not burn it. The session token is shown once, stored as SHA-256 and compared in constant time.
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { recoverMessageAddress, type Hex } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
+import { digestMatches, sha256Hex } from '../../core/secrets.ts';
 import { siweDomain, siweUri } from '../../core/siwe.ts';
 import { WALLET_PROOF_WINDOW_SECONDS } from '../../core/wallet-proof.ts';
 import { WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER, WALLET_SESSION_TOKEN_PATTERN } from '../../core/wallet-session.ts';
@@ -79,7 +80,6 @@ export interface SessionSettings {
   ttlHours: number;
 }
 
-const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 const refuse = (reason: SiweRefusal, detail: string) => problem('SIWE_INVALID', detail, { extensions: { reason } });
 
@@ -164,7 +164,7 @@ export function createSessionService(deps: { db: Kysely<DB>; clock: Clock; nonce
       const id = randomUUID();
       await db
         .insertInto('wallet_sessions')
-        .values({ id, token_hash: hashToken(token), wallet_address: walletAddress, chain_id: settings.chainId, siwe_nonce: nonce, created_at: now, expires_at: expiresAt })
+        .values({ id, token_hash: sha256Hex(token), wallet_address: walletAddress, chain_id: settings.chainId, siwe_nonce: nonce, created_at: now, expires_at: expiresAt })
         .execute();
       return { token, session: { sessionId: id, walletAddress, expiresAt } };
     },
@@ -172,11 +172,9 @@ export function createSessionService(deps: { db: Kysely<DB>; clock: Clock; nonce
     async resolve(token) {
       if (token === undefined || token === '') throw unauthenticated('SESSION_MISSING', 'no wallet session was sent');
       if (!WALLET_SESSION_TOKEN_PATTERN.test(token)) throw unauthenticated('SESSION_UNKNOWN', 'the wallet session is not recognised');
-      const computed = hashToken(token);
+      const computed = sha256Hex(token);
       const row = await db.selectFrom('wallet_sessions').selectAll().where('token_hash', '=', computed).executeTakeFirst();
-      // The lookup is by hash; the final equality is constant-time so timing says nothing about the token.
-      const stored = Buffer.from(row?.token_hash ?? '0'.repeat(64), 'hex');
-      if (!row || !timingSafeEqual(stored, Buffer.from(computed, 'hex'))) throw unauthenticated('SESSION_UNKNOWN', 'the wallet session is not recognised');
+      if (!row || !digestMatches(row.token_hash, computed)) throw unauthenticated('SESSION_UNKNOWN', 'the wallet session is not recognised');
       if (row.revoked_at !== null) throw unauthenticated('SESSION_REVOKED', 'the wallet session was ended (logout)');
       const now = clock.now();
       if (row.expires_at.getTime() <= now.getTime()) throw unauthenticated('SESSION_EXPIRED', 'the wallet session has expired');

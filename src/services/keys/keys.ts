@@ -1,6 +1,7 @@
 // API keys: random and prefixed, shown once at issue, stored as a SHA-256 hash and compared in
 // constant time. Status dormant/active/revoked is stored; expired is derived from expires_at.
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { digestMatches, sha256Hex } from '../../core/secrets.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
@@ -38,7 +39,7 @@ export interface CreateKeyParams {
 
 const PREFIX_LENGTH = 16;
 
-export const hashKey = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
+export const hashKey = sha256Hex;
 
 export interface KeyService {
   /** Issues a key; pass `trx` to create it inside the caller's transaction. */
@@ -121,9 +122,7 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
     async authenticate(raw) {
       const computed = hashKey(raw);
       const row = (await db.selectFrom('api_keys').selectAll().where('key_hash', '=', computed).executeTakeFirst()) as KeyRow | undefined;
-      // The lookup is by hash; the final equality is constant-time so timing says nothing about the key.
-      const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
-      if (!row || !timingSafeEqual(stored, Buffer.from(computed, 'hex'))) {
+      if (!row || !digestMatches(row.key_hash, computed)) {
         throw problem('INVALID_API_KEY', 'the API key is not recognised');
       }
       const record = toRecord(row);
