@@ -8,6 +8,10 @@ import { canonicalHash } from './canonical-json.ts';
 export const WALLET_PROOF_TAG = 'svc-mcp-auth';
 /** Proof window and nonce TTL, seconds. */
 export const WALLET_PROOF_WINDOW_SECONDS = 300;
+/** The message as published (GET /auth-discovery, GET /mcp-discovery); walletProofMessage fills it. */
+export const WALLET_PROOF_TEMPLATE = [WALLET_PROOF_TAG, ...['agentId', 'apiKeyId', 'tool', 'scope', 'chainId', 'walletAddress', 'resourceId', 'payloadHash', 'nonce', 'timestamp'].map((f) => `{${f}}`)].join(':');
+/** The input fields every wallet proof travels in (elevation, registration, bind-wallet, recovery). */
+export const WALLET_PROOF_INPUT_FIELDS = ['walletAddress', 'walletSignature', 'signatureTimestamp', 'proofNonce'];
 
 export interface WalletProofFields {
   agentId: string;

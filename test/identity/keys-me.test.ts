@@ -324,6 +324,7 @@ describe('GET /auth-discovery: every published template is the one the server ve
     expect(doc.walletProof.templates.map((t: { kind: string }) => t.kind)).toEqual(['agent-register', 'agent-bind-wallet', 'agent-key-recovery']);
     expect(doc.registrationRateLimits.paths.map((p: { path: string }) => p.path)).toEqual(['anonymous', 'email', 'wallet', 'key-recovery']);
     expect(doc.signaturePolicy.lifetime.proofWindowSeconds).toBe(300);
+    expect(doc.walletProof.elevationTemplate).toBe('svc-mcp-auth:{agentId}:{apiKeyId}:{tool}:{scope}:{chainId}:{walletAddress}:{resourceId}:{payloadHash}:{nonce}:{timestamp}');
     expect(doc.tradeDefaults.slippageBpsDefault).toBeLessThanOrEqual(doc.tradeDefaults.slippageBpsMax);
     expect(doc.messageTemplates[0]).toMatchObject({ kind: 'siwe' });
     expect(doc.messageTemplates[0].template).toContain('{nonce}');

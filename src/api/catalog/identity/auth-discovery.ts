@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { WALLET_PROOF_TEMPLATES, type WalletProofKind } from '../../../core/auth-templates.ts';
 import { SIWE_PREFERRED_FOR, siweExample, siweTemplate } from '../../../core/siwe.ts';
 import { TRADE_DEFAULTS } from '../../../core/trade-defaults.ts';
-import { WALLET_PROOF_WINDOW_SECONDS } from '../../../core/wallet-proof.ts';
+import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_SECONDS } from '../../../core/wallet-proof.ts';
 import { WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../../core/wallet-session.ts';
 import { REGISTRATION_LIMITS, REGISTRATION_WINDOW_SECONDS } from '../../../services/identity/registration-limits.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../../../services/rate-limit/limits.ts';
@@ -71,8 +71,8 @@ export const authDiscovery = defineCapability({
       walletProof: {
         nonceEndpoint: '/api/auth/nonce',
         templates: (Object.keys(WALLET_PROOF_TEMPLATES) as WalletProofKind[]).map((kind) => ({ kind, template: WALLET_PROOF_TEMPLATES[kind], usedBy: USED_BY[kind] })),
-        bodyFields: ['walletAddress', 'walletSignature', 'proofNonce', 'signatureTimestamp'],
-        elevationTemplate: 'svc-mcp-auth:{agentId}:{apiKeyId}:{tool}:{scope}:{chainId}:{walletAddress}:{resourceId}:{payloadHash}:{nonce}:{timestamp}',
+        bodyFields: WALLET_PROOF_INPUT_FIELDS,
+        elevationTemplate: WALLET_PROOF_TEMPLATE,
       },
       signaturePolicy: {
         lifetime: {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../../core/entitlement.ts';
 import { EMAIL_LINK_TTL_MS, OWNER_AGENT_LIMIT } from '../../../services/identity/email-links.ts';
+import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_SECONDS } from '../../../core/wallet-proof.ts';
 import { defineCapability } from '../types.ts';
 import { AGENT_LINKS } from './keys-shared.ts';
 
@@ -92,9 +93,9 @@ export const mcpDiscovery = defineCapability({
       },
       toolElevation: {
         walletProof: {
-          template: 'svc-mcp-auth:{agentId}:{apiKeyId}:{tool}:{scope}:{chainId}:{walletAddress}:{resourceId}:{payloadHash}:{nonce}:{timestamp}',
-          fields: ['walletAddress', 'walletSignature', 'signatureTimestamp', 'proofNonce'],
-          windowSeconds: 300,
+          template: WALLET_PROOF_TEMPLATE,
+          fields: WALLET_PROOF_INPUT_FIELDS,
+          windowSeconds: WALLET_PROOF_WINDOW_SECONDS,
           nonceEndpoint: '/api/auth/nonce',
           authDiscovery: `${V1}/auth-discovery`,
         },
