@@ -51,6 +51,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
  * count(*) comes back as a number from PGlite's defaults and as a string from `pg` (and as a string
  * from both with our int8 parser); this accepts either, plus bigint, and refuses anything inexact.
  */
+/** A unique constraint refused the write (SQLSTATE 23505, the same on PGlite and PostgreSQL). */
+export const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '23505';
+
 export function toCount(v: unknown): number {
   let n: number | undefined;
   if (typeof v === 'number') n = v;

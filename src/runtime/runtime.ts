@@ -195,7 +195,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       registration: createRegistrationService({
         db: database.db,
         clock,
-        log,
         keys,
         walletProofs,
         humanCheck,
@@ -206,7 +205,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       }),
       linking: createLinkingService({ db: database.db, clock }),
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
-      binding: createBindingService({ db: database.db, clock, log, emailLinks, mailer, walletProofs, rateLimits }),
+      binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits }),
       profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
       site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id },
       restOnlyCapabilities: () => restOnlyCapabilities(catalog),
@@ -226,12 +225,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }, 3_600_000);
     purge.unref();
     // Mail left in the outbox by a crash or a failed delivery goes out on the next drain.
-    const mailDrain = setInterval(() => {
-      mailer.flush().catch((err: unknown) => log.warn({ err }, 'mail drain failed'));
-    }, 30_000);
+    const mailDrain = setInterval(() => mailer.kick(), 30_000);
     mailDrain.unref();
     cleanups.push(async () => clearInterval(mailDrain));
-    mailer.flush().catch((err: unknown) => log.warn({ err }, 'mail drain failed'));
+    mailer.kick();
     cleanups.push(async () => clearInterval(purge));
 
     const http = await buildHttpServer({

@@ -13,7 +13,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../api/catalog/types.ts';
 import type { IssuedKey, KeyService } from '../keys/keys.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import { applyEntitlement, keyExpiryFor, proofsOf } from './agents.ts';
+import { findAgent, issueEntitledKey, proofsOf } from './agents.ts';
 import { chargeRegistration } from './registration-limits.ts';
 import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
 
@@ -65,15 +65,22 @@ export function createAgentKeyService(deps: {
           .executeTakeFirst();
         // Two rotations of one key raced: only the first issues a successor.
         if (!revoked) throw problem('NOT_FOUND', `key ${keyId} was rotated or revoked meanwhile`);
+        // Grants come from the agent as it is now (a claim or a bound wallet may have landed since
+        // `old` was read); the expiry is the old key's, so rotating never extends an anonymous key.
+        const agent = old.agentId ? await findAgent(trx, old.agentId) : undefined;
+        const entitlement = agent ? entitlementOf(proofsOf(agent)) : null;
         const issued = await keys.create(
-          { tier: old.tier, scopes: old.scopes, agentId: old.agentId, label: old.label, status: old.status as 'active' | 'dormant', expiresAt: old.expiresAt },
+          {
+            tier: entitlement?.tier ?? old.tier,
+            scopes: entitlement?.scopes ?? old.scopes,
+            status: entitlement?.status ?? (old.status as 'active' | 'dormant'),
+            expiresAt: entitlement && !entitlement.expires ? null : old.expiresAt,
+            agentId: old.agentId,
+            label: old.label,
+          },
           trx,
         );
-        if (!old.agentId) return { ...issued, revokedKeyId: old.id };
-        // A proof that landed since `old` was read (a claim, a bound wallet) reaches the new key too.
-        await applyEntitlement(trx, old.agentId, clock.now());
-        const current = await trx.selectFrom('api_keys').selectAll().where('id', '=', issued.record.id).executeTakeFirstOrThrow();
-        return { key: issued.key, record: { ...issued.record, tier: current.tier, scopes: current.scopes, status: current.status === 'dormant' ? 'dormant' : 'active' }, revokedKeyId: old.id };
+        return { ...issued, revokedKeyId: old.id };
       });
     },
 
@@ -85,14 +92,10 @@ export function createAgentKeyService(deps: {
       if (!agent) {
         throw problem('NO_AGENT_FOR_WALLET', `no agent has ${wallet} bound; recovery needs the wallet bound to the agent (an agent without a bound wallet cannot recover)`);
       }
-      const entitlement = entitlementOf(proofsOf(agent));
-      if (!entitlement) throw problem('FORBIDDEN', 'operator keys are issued with `svc keys create`, not recovered');
       return db.transaction().execute(async (trx) => {
         const revokedKeyIds = await revokeAll(trx, agent.id);
-        const issued = await keys.create(
-          { tier: entitlement.tier, scopes: entitlement.scopes, agentId: agent.id, status: entitlement.status, expiresAt: keyExpiryFor(agent, clock.now()) },
-          trx,
-        );
+        const issued = await issueEntitledKey(keys, trx, agent, clock.now());
+        if (!issued) throw problem('FORBIDDEN', 'operator keys are issued with `svc keys create`, not recovered');
         return { ...issued, agentId: agent.id, revokedKeyIds };
       });
     },

@@ -1,11 +1,15 @@
 // Reading agents and keeping their keys in line with what they have proved (core/entitlement.ts).
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import { ANONYMOUS_KEY_TTL_MS, entitlementOf } from '../../core/entitlement.ts';
+import { problem } from '../../core/error-codes.ts';
+import type { Principal } from '../../api/catalog/types.ts';
+import type { Executor } from '../../db/index.ts';
+import type { IssuedKey, KeyService } from '../keys/keys.ts';
 import type { AgentsTable, DB } from '../../db/schema.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 
-export const findAgent = (db: Kysely<DB> | Transaction<DB>, id: string): Promise<AgentRow | undefined> =>
+export const findAgent = (db: Executor, id: string): Promise<AgentRow | undefined> =>
   db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const proofsOf = (agent: AgentRow) => ({
@@ -42,7 +46,24 @@ export async function applyEntitlement(trx: Transaction<DB>, agentId: string, no
     .execute();
 }
 
-/** The expiry a new key of this agent gets (anonymous: 24 h from `now`). */
-export function keyExpiryFor(agent: AgentRow, now: Date): Date | null {
-  return entitlementOf(proofsOf(agent))?.expires ? new Date(now.getTime() + ANONYMOUS_KEY_TTL_MS) : null;
+/**
+ * Issues a new key carrying the agent's entitlement (anonymous keys expire 24 h from `now`);
+ * null for an operator agent, whose keys only `svc keys create` issues.
+ */
+export async function issueEntitledKey(keys: KeyService, trx: Transaction<DB>, agent: AgentRow, now: Date): Promise<IssuedKey | null> {
+  const entitlement = entitlementOf(proofsOf(agent));
+  if (!entitlement) return null;
+  const expiresAt = entitlement.expires ? new Date(now.getTime() + ANONYMOUS_KEY_TTL_MS) : null;
+  return keys.create({ tier: entitlement.tier, scopes: entitlement.scopes, status: entitlement.status, expiresAt, agentId: agent.id }, trx);
 }
+
+/** The calling key's agent; keys issued by `svc keys create` have none. */
+export async function requireAgent(db: Executor, principal: Principal): Promise<AgentRow> {
+  const agent = principal.agentId ? await findAgent(db, principal.agentId) : undefined;
+  if (!agent) throw problem('FORBIDDEN', 'this API key belongs to no agent (an operator key); register an agent with POST /register');
+  return agent;
+}
+
+/** A wallet belongs to one agent: the unique index on agents.wallet_address says so, this says it to the caller. */
+export const walletTaken = (wallet: string) =>
+  problem('WALLET_ALREADY_BOUND', `wallet ${wallet} is already bound to an agent; recover its key with POST /keys/recover`);

@@ -8,12 +8,12 @@
 import type { Kysely } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
 import type { Clock } from '../../core/clock.ts';
+import { isUniqueViolation } from '../../db/index.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Logger } from '../../runtime/logger.ts';
 import type { Principal } from '../../api/catalog/types.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import { applyEntitlement, findAgent, type AgentRow } from './agents.ts';
+import { applyEntitlement, requireAgent, walletTaken, type AgentRow } from './agents.ts';
 import type { EmailLinkService } from './email-links.ts';
 import { chargeRegistration } from './registration-limits.ts';
 import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
@@ -23,24 +23,15 @@ export interface BindingService {
   bindWallet(principal: Principal, proof: WalletProofInput): Promise<AgentRow>;
 }
 
-/** The calling key's agent; keys issued by `svc keys create` have none. */
-export async function requireAgent(db: Kysely<DB>, principal: Principal): Promise<AgentRow> {
-  const agent = principal.agentId ? await findAgent(db, principal.agentId) : undefined;
-  if (!agent) throw problem('FORBIDDEN', 'this API key belongs to no agent (an operator key); register an agent with POST /register');
-  return agent;
-}
-
 export function createBindingService(deps: {
   db: Kysely<DB>;
   clock: Clock;
-  log: Logger;
   emailLinks: EmailLinkService;
   mailer: Mailer;
   walletProofs: WalletProofVerifier;
   rateLimits: RateLimitStore;
 }): BindingService {
   const { db } = deps;
-  const walletTaken = (wallet: string) => problem('WALLET_ALREADY_BOUND', `wallet ${wallet} is already bound to another agent`);
 
   return {
     async bindEmail(principal, email) {
@@ -50,7 +41,7 @@ export function createBindingService(deps: {
       const expiresAt = await db.transaction().execute((trx) =>
         deps.emailLinks.send(trx, { purpose: 'bind-email', agentId: agent.id, agentName: agent.name, email }),
       );
-      deps.mailer.flush().catch((err: unknown) => deps.log.warn({ err }, 'mail flush failed'));
+      deps.mailer.kick();
       return { sentTo: email, expiresAt };
     },
 
@@ -72,7 +63,7 @@ export function createBindingService(deps: {
           return updated;
         });
       } catch (err) {
-        if (/agents_wallet_address_key|unique/i.test(String((err as Error).message))) throw walletTaken(wallet);
+        if (isUniqueViolation(err)) throw walletTaken(wallet);
         throw err;
       }
     },

@@ -5,10 +5,11 @@
  * is valid 24 hours. Opening a used link again answers the same outcome (a second click is
  * harmless); an expired one answers 410 EMAIL_LINK_EXPIRED.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
+import { digestMatches, sha256Hex } from '../../core/secrets.ts';
 import type { DB, EmailLinkPurpose } from '../../db/schema.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { applyEntitlement, findAgent } from './agents.ts';
@@ -51,7 +52,6 @@ export async function ownerAgentCount(trx: Transaction<DB>, ownerEmail: string, 
   return Number(row.n);
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export interface LinkOutcome {
   purpose: EmailLinkPurpose;
@@ -131,7 +131,7 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
     const expiresAt = new Date(clock.now().getTime() + EMAIL_LINK_TTL_MS);
     await trx
       .insertInto('email_links')
-      .values({ id: randomUUID(), token_hash: hashToken(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
+      .values({ id: randomUUID(), token_hash: sha256Hex(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
       .execute();
     // The token rides in the fragment: never sent to a server, never in an access log (confirm-page.ts).
     const url = `${deps.publicBaseUrl}${CONFIRM_PAGE_PATH}#token=${token}`;
@@ -184,15 +184,15 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
         }
         return unverified.length + claims;
       });
-      if (sent > 0) deps.mailer.flush().catch(() => undefined);
+      if (sent > 0) deps.mailer.kick();
       return sent;
     },
 
     async confirm(token) {
-      // Looked up by hash: the stored value is a digest, so the database comparison reveals nothing useful.
       return db.transaction().execute(async (trx) => {
-        const link = await trx.selectFrom('email_links').selectAll().where('token_hash', '=', hashToken(token)).forUpdate().executeTakeFirst();
-        if (!link) throw problem('EMAIL_LINK_INVALID', 'this link is not recognised; request a new one');
+        const digest = sha256Hex(token);
+        const link = await trx.selectFrom('email_links').selectAll().where('token_hash', '=', digest).forUpdate().executeTakeFirst();
+        if (!link || !digestMatches(link.token_hash, digest)) throw problem('EMAIL_LINK_INVALID', 'this link is not recognised; request a new one');
         const base = { purpose: link.purpose, agentId: link.agent_id, email: link.email };
         if (link.used_at) return { ...base, firstUse: false, confirmedAt: link.used_at };
         if (link.expires_at.getTime() <= clock.now().getTime()) {

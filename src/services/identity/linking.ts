@@ -6,12 +6,13 @@
  * Rules and codes: docs/identity.md "Identity linking". One exported function per operation, each
  * `(deps, params)`; `createLinkingService` binds them for the Services registry.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
+import { digestMatches } from '../../core/secrets.ts';
 import { generateLinkCodeText, hashLinkCode, normalizeLinkCode } from '../../core/link-code.ts';
-import type { Executor } from '../../db/index.ts';
+import { isUniqueViolation, type Executor } from '../../db/index.ts';
 import type { DB, IdentityRole, LinkConsentStatus } from '../../db/schema.ts';
 
 /** Seconds a link code stays usable after issue (spec Limits: 3-minute TTL). */
@@ -180,8 +181,7 @@ async function findLinkCode(db: Kysely<DB>, typed: string) {
   const normalized = normalizeLinkCode(typed);
   const computed = normalized === null ? null : hashLinkCode(normalized);
   const row = computed === null ? undefined : await db.selectFrom('identity_link_codes').selectAll().where('code_hash', '=', computed).executeTakeFirst();
-  const stored = Buffer.from(row?.code_hash ?? '0'.repeat(64), 'hex');
-  if (!row || computed === null || !timingSafeEqual(stored, Buffer.from(computed, 'hex'))) {
+  if (!row || computed === null || !digestMatches(row.code_hash, computed)) {
     throw problem('LINK_CODE_UNKNOWN', 'this link code is not recognised; check it (format XXXX-XXXX-XXXX) or ask the root for a fresh one');
   }
   return row;
@@ -554,4 +554,3 @@ const alreadyLinked = (wallets: string[], m: IdentityMembership) =>
     { extensions: { walletAddresses: wallets, identityId: m.identityId } },
   );
 
-const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '23505';

@@ -9,7 +9,7 @@ import { fillAllowance, fillMonth, type FillAllowance, type FillPack } from '../
 import type { DB } from '../../db/schema.ts';
 import { tierRank, type AgentTier, type Principal } from '../../api/catalog/types.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../rate-limit/limits.ts';
-import { requireAgent } from './binding.ts';
+import { requireAgent } from './agents.ts';
 
 export interface AgentIdentity {
   id: string;

@@ -8,14 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
-import { entitlementOf } from '../../core/entitlement.ts';
 import { problem } from '../../core/error-codes.ts';
+import { isUniqueViolation } from '../../db/index.ts';
 import type { DB, EmailLinkPurpose, RegistrationPath } from '../../db/schema.ts';
-import type { Logger } from '../../runtime/logger.ts';
 import type { KeyRecord, KeyService } from '../keys/keys.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import { keyExpiryFor, proofsOf, type AgentRow } from './agents.ts';
+import { issueEntitledKey, walletTaken, type AgentRow } from './agents.ts';
 import { lockOwner, ownerAgentCount, OWNER_AGENT_LIMIT, type EmailLinkService } from './email-links.ts';
 import type { HumanCheck } from './human-check.ts';
 import { chargeRegistration } from './registration-limits.ts';
@@ -43,7 +42,6 @@ export interface RegistrationService {
 export interface RegistrationDeps {
   db: Kysely<DB>;
   clock: Clock;
-  log: Logger;
   keys: KeyService;
   walletProofs: WalletProofVerifier;
   humanCheck: HumanCheck;
@@ -74,11 +72,7 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
       .values({ id: randomUUID(), created_at: clock.now(), ...values })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const entitlement = entitlementOf(proofsOf(agent))!;
-    const issued = await deps.keys.create(
-      { tier: entitlement.tier, scopes: entitlement.scopes, agentId: agent.id, status: entitlement.status, expiresAt: keyExpiryFor(agent, clock.now()) },
-      trx,
-    );
+    const issued = (await issueEntitledKey(deps.keys, trx, agent, clock.now()))!;
     return { agent, key: issued.key, keyRecord: issued.record };
   };
 
@@ -100,17 +94,12 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
     try {
       const result = await db.transaction().execute(work);
       // Mail queued by the transaction goes out now that it is committed.
-      deps.mailer.flush().catch((err: unknown) => deps.log.warn({ err }, 'mail flush failed'));
+      deps.mailer.kick();
       return result;
     } catch (err) {
-      if (wallet && /agents_wallet_address_key|unique/i.test(String((err as Error).message))) throw walletTaken(wallet);
+      if (wallet && isUniqueViolation(err)) throw walletTaken(wallet);
       throw err;
     }
-  };
-
-  const assertWalletFree = async (wallet: string): Promise<void> => {
-    const taken = await db.selectFrom('agents').select('id').where('wallet_address', '=', wallet).executeTakeFirst();
-    if (taken) throw walletTaken(wallet);
   };
 
   const assertOwnerHasRoom = async (trx: Transaction<DB>, ownerEmail: string): Promise<void> => {
@@ -146,7 +135,6 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
         case 'wallet': {
           await charge('wallet', clientIp);
           const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
-          await assertWalletFree(wallet);
           return toResult(await inTransaction(wallet, (trx) => createAgent(trx, { name: input.name, registration_path: 'wallet', wallet_address: wallet })), null);
         }
         case 'claim': {
@@ -154,7 +142,6 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
           const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
           // Charged only once the wallet has proved itself, so nobody can spend an owner's budget with junk.
           await charge('email-address', input.ownerEmail.toLowerCase());
-          await assertWalletFree(wallet);
           return inTransaction(wallet, async (trx) => {
             await lockOwner(trx, input.ownerEmail);
             await assertOwnerHasRoom(trx, input.ownerEmail);
@@ -167,6 +154,3 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
     },
   };
 }
-
-const walletTaken = (wallet: string) =>
-  problem('WALLET_ALREADY_BOUND', `wallet ${wallet} is already bound to an agent; recover its key with POST /keys/recover`);

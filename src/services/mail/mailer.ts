@@ -21,8 +21,10 @@ export interface MailMessage {
 export interface Mailer {
   /** Writes the mail into the outbox inside `trx`; it is delivered once the transaction commits and `flush` runs. */
   enqueue(trx: Transaction<DB>, message: MailMessage): Promise<string>;
-  /** Delivers every pending mail (in the background after a commit, and periodically); resolves with how many were sent. */
+  /** Delivers every pending mail; resolves with how many were sent. */
   flush(): Promise<number>;
+  /** Starts a flush in the background (after a commit, and periodically); a failure is logged and retried by the next one. */
+  kick(): void;
   readonly transport: 'smtp' | 'log';
   /** Waits for a drain in progress, then closes the SMTP connection. */
   close(): Promise<void>;
@@ -134,6 +136,9 @@ export function createMailer(deps: { db: Kysely<DB>; clock: Clock; log: Logger; 
       return id;
     },
     flush,
+    kick() {
+      flush().catch((err: unknown) => log.warn({ err }, 'mail delivery round failed; the outbox keeps the mail'));
+    },
     async close() {
       await running?.catch(() => undefined);
       smtp?.close();
