@@ -179,6 +179,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, publicBaseUrl: config.publicBaseUrl });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const openApiCache = new Map<string, Record<string, unknown>>();
+    // Derived from the catalog once: GET /me and the discovery documents read them on every call.
+    const capabilities = agentCapabilities(catalog);
+    const restOnly = restOnlyCapabilities(catalog);
     const services: Services = {
       keys,
       idempotency: createIdempotencyService({ db: database.db, clock }),
@@ -208,8 +211,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits }),
       profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
       site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id },
-      restOnlyCapabilities: () => restOnlyCapabilities(catalog),
-      agentCapabilities: () => agentCapabilities(catalog),
+      restOnlyCapabilities: () => restOnly,
+      agentCapabilities: () => capabilities,
       openApi: (surface) => {
         let doc = openApiCache.get(surface);
         if (!doc) openApiCache.set(surface, (doc = buildOpenApi(catalog, surface, config.publicBaseUrl)));
