@@ -15,6 +15,7 @@ import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
 import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
+import { ensureMarketsLane } from '../chain/markets-lane.ts';
 import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-key.ts';
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
 import type { Config } from '../config.ts';
@@ -153,6 +154,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ];
     }
     const collateral = await readCollateral(client, config.chain.id, collateralAddresses);
+    const tokenOf = (symbol: 'USDC' | 'PM') => collateralAddresses.find((c) => c.symbol === symbol)!.address;
+    const { lane, records: laneRecords } = await ensureMarketsLane({
+      db: database.db,
+      client,
+      relayer,
+      chainId: config.chain.id,
+      clock,
+      log,
+      operator: account.address,
+      protocolFeeRecipient: account.address,
+      tokens: { USDC: tokenOf('USDC'), PM: tokenOf('PM') },
+      progress,
+    });
+    for (const record of Object.values(laneRecords)) deployments[record.name] = record;
 
     const rateLimits = config.redisUrl ? createRedisStore(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : createMemoryStore();
     cleanups.push(() => rateLimits.close());
@@ -163,6 +178,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       client,
       relayer,
       collateral,
+      lane,
       settings: {
         id: config.chain.id,
         name: config.chain.name,

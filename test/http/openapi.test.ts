@@ -1,5 +1,6 @@
 // The generated OpenAPI documents are valid OpenAPI 3.1, describe every capability of the
 // catalog, and the capability list follows the spec's AgentCapability shape.
+import { loadArtifact, runtimeCodeHashOf } from '../../src/chain/artifacts.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createPublicClient, http, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,12 +106,39 @@ describe('discovery reads with real chain data', () => {
     const res = await server.call('GET', '/api/agent/v1/discover/contracts', { key });
     const [chain] = res.body.chains;
     expect(chain.stable).toBe(true);
-    expect(chain.deployments.map((d: { name: string }) => d.name).sort()).toEqual(['ParticipationToken', 'TestUSDC']);
+    expect(chain.deployments.map((d: { name: string }) => d.name).sort()).toEqual([
+      'LmsrMarket',
+      'LmsrMarketFactory.binary',
+      'LmsrMarketFactory.ternary',
+      'OutcomeToken',
+      'ParticipationToken',
+      'TestUSDC',
+      'TradeRouter.PM',
+      'TradeRouter.USDC',
+    ]);
+    const at = (name: string) => chain.deployments.find((d: { name: string }) => d.name === name).address;
+    expect(chain.outcomeToken).toBe(at('OutcomeToken'));
+    expect(chain.factories).toEqual({ binary: at('LmsrMarketFactory.binary'), ternary: at('LmsrMarketFactory.ternary'), orderbook: null });
+    expect(chain.routerInterface.functions).toEqual({
+      executeTradeIntent: { signature: 'executeTradeIntent((address,uint8,bool,uint256,uint256,uint256,address))', selector: '0x68ac5e6d' },
+      executeBasketIntent: { signature: 'executeBasketIntent((address,uint8,bool,uint256,uint256,uint256,address)[])', selector: '0x4e2d18ea' },
+    });
+    const max = (2n ** 256n - 1n).toString();
+    for (const c of chain.collaterals) {
+      expect(c.router).toBe(at(`TradeRouter.${c.symbol}`));
+      expect(c.capabilities).toEqual({ trading: true, creation: true });
+      expect(chain.approvals).toContainEqual({ kind: 'erc20_approve', reason: 'buy_collateral', chainId: 8453, token: c.token, spender: c.router, amount: max });
+      expect(chain.approvals).toContainEqual({ kind: 'erc1155_set_approval_for_all', reason: 'sell_outcome_token', chainId: 8453, token: chain.outcomeToken, spender: c.router });
+    }
+    expect(chain.approvals).toHaveLength(4);
+    const routerCode = await createPublicClient({ transport: http(server.runtime.rpcUrl) }).getCode({ address: at('TradeRouter.USDC') });
+    expect(runtimeCodeHashOf(loadArtifact('TradeRouter'), routerCode!)).toBe(chain.routerInterface.runtimeCodeHash);
     const pm = chain.deployments.find((d: { name: string }) => d.name === 'ParticipationToken');
     const code = await createPublicClient({ transport: http(server.runtime.rpcUrl) }).getCode({ address: pm.address });
     expect(pm.runtimeCodeHash).toBe(keccak256(code!));
     const narrowed = await server.call('GET', '/api/agent/v1/discover/contracts?collateral=pm', { key });
     expect(narrowed.body.chains[0].collaterals.map((c: { symbol: string }) => c.symbol)).toEqual(['PM']);
+    expect(narrowed.body.chains[0].approvals.map((a: { spender: string }) => a.spender)).toEqual([at('TradeRouter.PM'), at('TradeRouter.PM')]);
     const byAddress = await server.call('GET', `/api/agent/v1/discover/contracts?collateral=${server.runtime.deployments.TestUSDC!.address}`, { key });
     expect(byAddress.body.chains[0].collaterals.map((c: { symbol: string }) => c.symbol)).toEqual(['USDC']);
     expect((await server.call('GET', '/api/agent/v1/discover/contracts?collateral=DOGE', { key })).body.code).toBe('INVALID_QUERY');

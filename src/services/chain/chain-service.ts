@@ -9,6 +9,7 @@ import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
 import { listDeployments, type DeploymentRecord } from '../../chain/deployer.ts';
 import type { Relayer } from '../../chain/relayer.ts';
+import type { MarketsLane } from '../../chain/markets-lane.ts';
 
 export interface ChainSettings {
   id: number;
@@ -45,6 +46,10 @@ export interface ChainService {
   head(): Promise<{ blockNumber: bigint; timestamp: Date }>;
   collateral(): CollateralToken[];
   deployments(): Promise<DeploymentRecord[]>;
+  /** The automated-market lane's contracts (outcome token, routers, factories). */
+  lane(): MarketsLane;
+  /** The public client, for reads the market services make (quotes, receipts, logs). */
+  readonly client: PublicClient;
   transactionStatus(hash: Hex): Promise<TransactionStatus>;
   /** Throws `code` (UNSUPPORTED_CHAIN or INVALID_CHAIN, per the endpoint's spec) for a chain id we do not serve. */
   requireServed(chainId: number | undefined, code: 'UNSUPPORTED_CHAIN' | 'INVALID_CHAIN'): void;
@@ -75,6 +80,8 @@ export function createChainService(deps: {
   relayer: Relayer;
   settings: ChainSettings;
   collateral: CollateralToken[];
+  /** Absent only in tests that exercise transaction status alone. */
+  lane?: MarketsLane;
 }): ChainService {
   const { client, settings } = deps;
 
@@ -99,6 +106,11 @@ export function createChainService(deps: {
         return { blockNumber: block.number, timestamp: new Date(Number(block.timestamp) * 1000) };
       }),
     collateral: () => deps.collateral,
+    lane: () => {
+      if (!deps.lane) throw new Error('chain service: the markets lane is not deployed');
+      return deps.lane;
+    },
+    client,
     requireServed(chainId, code) {
       if (chainId !== undefined && chainId !== settings.id) throw problem(code, `chain ${chainId} is not served here; active chain: ${settings.id}`);
     },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
 import { ChainId, ChainIdQuery, DeploymentRecordSchema, EvmAddress, Hash32, WeiString } from '../schemas.ts';
 import { defineCapability } from '../types.ts';
+import { routerInterface, tradingApprovals } from '../../../services/markets/approvals.ts';
 
 const Selector = z.object({ signature: z.string(), selector: z.string().regex(/^0x[0-9a-f]{8}$/) });
 
@@ -44,7 +45,7 @@ export const discoverContracts = defineCapability({
   category: 'discovery',
   summary: 'Contracts per chain',
   description:
-    'Deployed protocol contracts per chain: collaterals with their routers and capabilities, the outcome token, factories, the router interface and the approval recipes, plus every deployment record. Routers, factories and the outcome token are null until the markets lane is deployed.',
+    'Deployed protocol contracts per chain: collaterals with their routers and capabilities, the outcome token, factories, the router interface and the approval recipes, plus every deployment record. The order-book factory is null until the order-book lane is deployed. routerInterface.runtimeCodeHash is the router artifact code hash with its immutables (the collateral) zeroed, the same for every router.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -71,6 +72,7 @@ export const discoverContracts = defineCapability({
       });
     }
     const deployments = await chain.deployments();
+    const lane = chain.lane();
     return {
       chains: [
         {
@@ -80,15 +82,15 @@ export const discoverContracts = defineCapability({
           collaterals: collaterals.map((c) => ({
             symbol: c.symbol,
             token: c.token,
-            router: null,
+            router: lane.routers[c.symbol],
             decimals: c.decimals,
             role: c.role,
-            capabilities: { trading: false, creation: false },
+            capabilities: { trading: true, creation: true },
           })),
-          outcomeToken: null,
-          factories: { binary: null, ternary: null, orderbook: null },
-          routerInterface: null,
-          approvals: [],
+          outcomeToken: lane.outcomeToken,
+          factories: { binary: lane.factories.binary, ternary: lane.factories.ternary, orderbook: null },
+          routerInterface: routerInterface(),
+          approvals: tradingApprovals(chain.chainId, lane, collaterals),
           deployments: deployments.map(({ name, ...record }) => ({ name, ...record })),
         },
       ],

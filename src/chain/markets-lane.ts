@@ -1,0 +1,103 @@
+/**
+ * Deploys and wires the automated-market lane: the shared outcome token, the LMSR market implementation, one
+ * permanent router per collateral and the binary and ternary factories, then authorises the factories on the
+ * outcome token and the routers and registers each collateral with its router and liquidity floor. Every step
+ * is idempotent: deployments are recorded (see deployer.ts) and each wiring call first reads the chain and is
+ * sent under a fixed relayer operation id, so a crash at any point resumes without a second transaction.
+ */
+import { encodeFunctionData, type Address, type PublicClient } from 'viem';
+import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../core/markets/fees.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { loadArtifact, type ContractName } from './artifacts.ts';
+import { ensureDeployments, type DeploymentRecord } from './deployer.ts';
+import type { Relayer } from './relayer.ts';
+
+export type CollateralSymbol = 'USDC' | 'PM';
+
+export interface MarketsLane {
+  outcomeToken: Address;
+  implementation: Address;
+  routers: Record<CollateralSymbol, Address>;
+  factories: { binary: Address; ternary: Address };
+}
+
+/** Deployment names of the lane, as recorded in `deployments` and published by GET /discover/contracts. */
+export const LANE_DEPLOYMENTS = {
+  outcomeToken: 'OutcomeToken',
+  implementation: 'LmsrMarket',
+  routerUSDC: 'TradeRouter.USDC',
+  routerPM: 'TradeRouter.PM',
+  binary: 'LmsrMarketFactory.binary',
+  ternary: 'LmsrMarketFactory.ternary',
+} as const;
+
+/** The lane's addresses from recorded deployments, or null when it is not (fully) deployed. */
+export function laneFromDeployments(records: readonly DeploymentRecord[]): MarketsLane | null {
+  const at = (name: string) => records.find((r) => r.name === name)?.address;
+  const outcomeToken = at(LANE_DEPLOYMENTS.outcomeToken);
+  const implementation = at(LANE_DEPLOYMENTS.implementation);
+  const usdc = at(LANE_DEPLOYMENTS.routerUSDC);
+  const pm = at(LANE_DEPLOYMENTS.routerPM);
+  const binary = at(LANE_DEPLOYMENTS.binary);
+  const ternary = at(LANE_DEPLOYMENTS.ternary);
+  if (!outcomeToken || !implementation || !usdc || !pm || !binary || !ternary) return null;
+  return { outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary } };
+}
+
+export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeployments>[0], 'specs'> & {
+  operator: Address;
+  /** Receives protocol fees (the operator's treasury by default). */
+  protocolFeeRecipient: Address;
+  tokens: Record<CollateralSymbol, Address>;
+  progress?: (line: string) => void;
+}): Promise<{ lane: MarketsLane; records: Record<string, DeploymentRecord> }> {
+  const { client, relayer, chainId, log, operator, tokens } = deps;
+  const progress = deps.progress ?? ((line: string) => log.info(line));
+  const base = { db: deps.db, client, relayer, chainId, clock: deps.clock, log };
+
+  // Each ensureDeployments call can need an address from the one before (constructor arguments).
+  const step = async (name: string, contract: ContractName, args: readonly unknown[]) =>
+    (await ensureDeployments({ ...base, specs: [{ name, contract, args }] }))[name]!;
+  const outcomeToken = await step(LANE_DEPLOYMENTS.outcomeToken, 'OutcomeToken', [operator]);
+  const implementation = await step(LANE_DEPLOYMENTS.implementation, 'LmsrMarket', [outcomeToken.address, tokens.PM]);
+  const routerUSDC = await step(LANE_DEPLOYMENTS.routerUSDC, 'TradeRouter', [tokens.USDC, outcomeToken.address, operator]);
+  const routerPM = await step(LANE_DEPLOYMENTS.routerPM, 'TradeRouter', [tokens.PM, outcomeToken.address, operator]);
+  const factoryArgs = [implementation.address, operator, deps.protocolFeeRecipient, LMSR_FEES.protocolFeeBps, LMSR_FEES.creatorFeeBpsMax, CREATION_BOND_PM];
+  const binary = await step(LANE_DEPLOYMENTS.binary, 'LmsrMarketFactory', [2, ...factoryArgs]);
+  const ternary = await step(LANE_DEPLOYMENTS.ternary, 'LmsrMarketFactory', [3, ...factoryArgs]);
+  const lane: MarketsLane = {
+    outcomeToken: outcomeToken.address,
+    implementation: implementation.address,
+    routers: { USDC: routerUSDC.address, PM: routerPM.address },
+    factories: { binary: binary.address, ternary: ternary.address },
+  };
+
+  let wired = 0;
+  const call = async (operationId: string, contract: ContractName, to: Address, functionName: string, args: readonly unknown[]) => {
+    const data = encodeFunctionData({ abi: loadArtifact(contract).abi, functionName, args: args as unknown[] });
+    const id = `wire:${chainId}:${operationId}`;
+    const tx = await relayer.send({ operationId: id, idempotencyKey: id, to, data });
+    if (tx.state !== 'confirmed') throw new Error(`markets lane: ${operationId} ended in state ${tx.state} (tx ${tx.txHash})`);
+    wired++;
+  };
+  const read = <T>(contract: ContractName, address: Address, functionName: string, args: readonly unknown[]) =>
+    (client as PublicClient).readContract({ address, abi: loadArtifact(contract).abi, functionName, args: args as unknown[] }) as Promise<T>;
+
+  for (const [kind, factory] of Object.entries(lane.factories)) {
+    if (!(await read<boolean>('OutcomeToken', lane.outcomeToken, 'isFactory', [factory]))) {
+      await call(`OutcomeToken.setFactory.${kind}`, 'OutcomeToken', lane.outcomeToken, 'setFactory', [factory, true]);
+    }
+    for (const symbol of ['USDC', 'PM'] as const) {
+      const router = lane.routers[symbol];
+      if (!(await read<boolean>('TradeRouter', router, 'isFactory', [factory]))) {
+        await call(`TradeRouter.${symbol}.setFactory.${kind}`, 'TradeRouter', router, 'setFactory', [factory, true]);
+      }
+      const config = await read<{ router: Address; minLiquidity: bigint }>('LmsrMarketFactory', factory, 'collateralConfig', [tokens[symbol]]);
+      if (config.router.toLowerCase() !== router.toLowerCase() || config.minLiquidity !== MIN_LIQUIDITY[symbol]) {
+        await call(`LmsrMarketFactory.${kind}.setCollateral.${symbol}`, 'LmsrMarketFactory', factory, 'setCollateral', [tokens[symbol], router, MIN_LIQUIDITY[symbol]]);
+      }
+    }
+  }
+  if (wired > 0) progress(`chain: markets lane wired (${wired} configuration transaction(s))`);
+  return { lane, records: { outcomeToken, implementation, routerUSDC, routerPM, binary, ternary } };
+}
