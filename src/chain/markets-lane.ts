@@ -7,10 +7,8 @@
  */
 import { encodeFunctionData, type Address, type PublicClient } from 'viem';
 import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../core/markets/fees.ts';
-import type { Logger } from '../runtime/logger.ts';
 import { loadArtifact, type ContractName } from './artifacts.ts';
 import { ensureDeployments, type DeploymentRecord } from './deployer.ts';
-import type { Relayer } from './relayer.ts';
 
 export type CollateralSymbol = 'USDC' | 'PM';
 
