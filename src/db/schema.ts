@@ -140,6 +140,14 @@ export interface DB {
   email_links: EmailLinksTable;
   mail_outbox: MailOutboxTable;
   fill_usage: FillUsageTable;
+  negotiations: NegotiationsTable;
+  markets: MarketsTable;
+  market_trades: MarketTradesTable;
+  outcome_transfers: OutcomeTransfersTable;
+  market_positions: MarketPositionsTable;
+  indexer_cursors: IndexerCursorsTable;
+  indexed_blocks: IndexedBlocksTable;
+  market_comments: MarketCommentsTable;
 }
 
 export interface AuthNoncesTable {
@@ -270,4 +278,156 @@ export interface WalletSessionsTable {
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
   last_seen_at: NullableTimestamp;
+}
+
+/** numeric(78,0) base units: a decimal string on read (both back ends); write a string or a bigint. */
+export type Numeric = ColumnType<string, string | bigint, string | bigint>;
+export type NumericDefault = ColumnType<string, string | bigint | undefined, string | bigint>;
+
+export type NegotiationStatus = 'proposed' | 'countered' | 'accepted' | 'rejected' | 'deployed';
+
+export interface NegotiationsTable {
+  id: string;
+  agent_id: string;
+  /** The agent's bound wallet at proposal time, lowercase: the address that must send the factory call. */
+  creator: string;
+  chain_id: number;
+  status: NegotiationStatus;
+  external_id: string | null;
+  /** Terms as the agent proposed them (wire shape, see src/core/markets/terms.ts). */
+  proposed_terms: Json<Record<string, unknown>>;
+  /** Terms in force: the proposal, or the protocol's counter. */
+  terms: Json<Record<string, unknown>>;
+  /** What the protocol changed and why, when it countered. */
+  counter: NullableJson<Record<string, unknown>[]>;
+  question_hash: string;
+  market_address: string | null;
+  deploy_tx_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export type MarketStateName = 'open' | 'closed' | 'creator_proposal' | 'challenge' | 'human_voting' | 'council_review' | 'resolved' | 'void';
+
+export interface MarketControls {
+  policy: string;
+  discovery: string;
+  mutation: string;
+  interaction: string;
+}
+
+export interface MarketsTable {
+  id: ColumnType<string, never, never>;
+  chain_id: number;
+  /** Lowercase. */
+  address: string;
+  pricing_model: 'automated' | 'ORDERBOOK';
+  factory: string;
+  creator: string;
+  collateral_token: string;
+  collateral_symbol: string;
+  outcome_count: number;
+  /** null for a market created on chain without registered metadata (not listed). */
+  question: string | null;
+  description: string | null;
+  category: string;
+  outcomes: Json<string[]>;
+  resolution_source: string | null;
+  external_id: string | null;
+  question_hash: string;
+  negotiation_id: string | null;
+  geo_place: string | null;
+  geo_country: string | null;
+  close_time: Timestamp;
+  resolve_by: Timestamp;
+  resolution_window_seconds: number;
+  liquidity: Numeric;
+  bond: Numeric;
+  subsidy: Numeric;
+  protocol_fee_bps: number;
+  creator_fee_bps: number;
+  state: MarketStateName;
+  controls: Json<MarketControls>;
+  cancel_reason: string | null;
+  /** Prices after the last trade, 1e18 = 1, one per outcome. */
+  prices: Json<string[]>;
+  /** Outstanding shares per outcome, base units. */
+  outstanding: Json<string[]>;
+  /** Σ LMSR cost of trades (fees excluded), collateral base units. */
+  volume: NumericDefault;
+  trade_count: ColumnType<number, number | undefined, number>;
+  creator_fees: NumericDefault;
+  last_trade_at: NullableTimestamp;
+  created_block: Int8;
+  created_block_hash: string;
+  created_tx: string;
+  /** Block time of the creation. */
+  created_at: Timestamp;
+  resolution_due_sent_at: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
+export interface MarketTradesTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  block_hash: string;
+  block_time: Timestamp;
+  market: string;
+  trader: string;
+  recipient: string;
+  outcome: number;
+  is_buy: boolean;
+  shares: Numeric;
+  cost: Numeric;
+  protocol_fee: Numeric;
+  creator_fee: Numeric;
+  prices_after: Json<string[]>;
+}
+
+export interface OutcomeTransfersTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  /** Position in a TransferBatch (0 for TransferSingle). */
+  batch_index: number;
+  block_number: Int8;
+  market: string;
+  outcome: number;
+  from_address: string;
+  to_address: string;
+  amount: Numeric;
+}
+
+export interface MarketPositionsTable {
+  chain_id: number;
+  market: string;
+  holder: string;
+  outcome: number;
+  shares: Numeric;
+}
+
+export interface IndexerCursorsTable {
+  chain_id: number;
+  block_number: Int8;
+  block_hash: string;
+  updated_at: Timestamp;
+}
+
+export interface IndexedBlocksTable {
+  chain_id: number;
+  block_number: Int8;
+  block_hash: string;
+  block_time: Timestamp;
+}
+
+export interface MarketCommentsTable {
+  id: string;
+  chain_id: number;
+  market: string;
+  author_wallet: string;
+  body: string;
+  created_at: Timestamp;
 }
