@@ -365,6 +365,8 @@ export interface MarketsTable {
   /** Block time of the creation. */
   created_at: Timestamp;
   resolution_due_sent_at: NullableTimestamp;
+  /** The indexer has seen the creation log on the current chain. */
+  confirmed: ColumnType<boolean, boolean | undefined, boolean>;
   updated_at: Timestamp;
 }
 

@@ -60,3 +60,27 @@ export const TRANSITIONS: readonly Transition[] = [
 export const canTransition = (from: MarketState, to: MarketState): boolean => TRANSITIONS.some((t) => t.from === from && t.to === to);
 
 export const isTerminal = (state: MarketState): boolean => STATE_INFO.find((s) => s.state === state)!.terminal;
+
+/**
+ * The control plane, orthogonal to the lifecycle: one value per axis. Edges: halt and unfreeze move
+ * `interaction`; a takedown moves `policy` and cascades to discovery (hidden) and interaction (halted);
+ * quarantine and graduation move `discovery`; a mutation lock moves `mutation`.
+ */
+export const CONTROL_VALUES = {
+  policy: ['active', 'taken_down'],
+  discovery: ['listed', 'quarantined', 'graduated', 'hidden'],
+  mutation: ['unlocked', 'locked'],
+  interaction: ['enabled', 'halted'],
+} as const satisfies Record<ControlAxis, readonly string[]>;
+
+export type Controls = { [A in ControlAxis]: (typeof CONTROL_VALUES)[A][number] };
+
+export const DEFAULT_CONTROLS: Controls = { policy: 'active', discovery: 'listed', mutation: 'unlocked', interaction: 'enabled' };
+
+/** The boolean a quoting agent must obey: open, before close, not halted, not taken down. */
+export function isTradeable(state: MarketState, controls: Controls, closeTime: Date, now: Date): boolean {
+  return state === 'open' && now.getTime() < closeTime.getTime() && controls.interaction === 'enabled' && controls.policy === 'active';
+}
+
+/** Whether listings show the market (detail reads always do). */
+export const isListed = (controls: Controls): boolean => controls.policy === 'active' && (controls.discovery === 'listed' || controls.discovery === 'graduated');

@@ -70,6 +70,8 @@ const statements = [
     created_tx text NOT NULL,
     created_at timestamptz NOT NULL,
     resolution_due_sent_at timestamptz NULL,
+    -- False until the indexer has seen the creation log (commit-deploy registers from the receipt first).
+    confirmed boolean NOT NULL DEFAULT false,
     updated_at timestamptz NOT NULL,
     PRIMARY KEY (chain_id, address)
   )`,
