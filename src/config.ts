@@ -57,6 +57,9 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: int(z.number().int().min(1024).max(10 * 1024 * 1024)).default(256 * 1024),
   IDEMPOTENCY_TTL_HOURS: int(z.number().int().min(1).max(24 * 30)).default(24),
   SESSION_TTL_HOURS: int(z.number().int().min(1).max(24 * 30)).default(24),
+  INDEXER_POLL_MS: int(z.number().int().min(50).max(60_000)).default(1000),
+  MARKET_SCHEDULER_MS: int(z.number().int().min(50).max(60_000)).default(5000),
+  SEED_DEMO_MARKETS: bool.default(true),
   REGISTRATION_PATHS: z
     .string()
     .default('')
@@ -110,6 +113,7 @@ export interface Config {
   idempotencyTtlHours: number;
   /** Lifetime of a consumer wallet session (SIWE sign-in), hours. */
   sessionTtlHours: number;
+  markets: { indexerPollMs: number; schedulerMs: number; seedDemo: boolean };
   registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
   /** Outgoing mail; without SMTP the mail stays in the outbox table and its text is logged. */
   mail: { smtpUrl?: string; from: string };
@@ -190,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     sessionTtlHours: e.SESSION_TTL_HOURS,
+    markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
     registrationPaths: e.REGISTRATION_PATHS,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     humanCheck:

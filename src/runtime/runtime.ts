@@ -23,6 +23,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/index.ts';
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
 import { createEventBus } from '../services/events/bus.ts';
+import { createMarketIndexer } from '../services/markets/indexer.ts';
 import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService } from '../services/idempotency/idempotency.ts';
 import { createKeyService } from '../services/keys/keys.ts';
@@ -187,6 +188,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         readAfterWriteWindowMs: config.chain.readAfterWriteWindowMs,
       },
     });
+    const indexer = createMarketIndexer({
+      db: database.db,
+      client,
+      chainId: config.chain.id,
+      lane,
+      fromBlock: BigInt(Math.min(...Object.values(laneRecords).map((r) => r.fromBlock))),
+      collateral: collateralAddresses.map((c) => ({ symbol: c.symbol, token: c.address })),
+      events,
+      clock,
+      log,
+      pollMs: config.markets.indexerPollMs,
+    });
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });
     const keys = createKeyService({ db: database.db, clock, environment: config.environment });
@@ -204,6 +217,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       rateLimits,
       events,
       chain: chainService,
+      indexer,
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
       nonces,
       sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),
@@ -248,6 +262,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     mailDrain.unref();
     cleanups.push(async () => clearInterval(mailDrain));
     mailer.kick();
+    indexer.start();
+    cleanups.push(() => indexer.stop());
     cleanups.push(async () => clearInterval(purge));
 
     const http = await buildHttpServer({

@@ -4,6 +4,7 @@ import type { AgentCapabilitySchema } from '../api/catalog/schemas.ts';
 import type { Surface } from '../api/catalog/types.ts';
 import type { ChainService } from '../services/chain/chain-service.ts';
 import type { EventBus } from '../services/events/bus.ts';
+import type { MarketIndexer } from '../services/markets/indexer.ts';
 import type { HealthService } from '../services/health/health.ts';
 import type { IdempotencyService } from '../services/idempotency/idempotency.ts';
 import type { KeyService } from '../services/keys/keys.ts';
@@ -26,6 +27,7 @@ export interface Services {
   rateLimits: RateLimitStore;
   events: EventBus;
   chain: ChainService;
+  indexer: MarketIndexer;
   health: HealthService;
   nonces: NonceService;
   sessions: SessionService;
