@@ -5,7 +5,7 @@
  * transaction instead of deploying twice.
  */
 import type { Kysely } from 'kysely';
-import { encodeDeployData, keccak256, type Address, type Hex, type PublicClient } from 'viem';
+import { encodeDeployData, getAddress, keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import type { Clock } from '../core/clock.ts';
 import type { DB } from '../db/schema.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -108,7 +108,7 @@ function toRecord(r: {
   return {
     name: r.name,
     chainId: r.chain_id,
-    address: r.address as Address,
+    address: getAddress(r.address),
     fromBlock: Number(r.from_block),
     deploymentTxHash: r.deployment_tx_hash as Hex,
     deploymentBlockHash: r.deployment_block_hash as Hex,

@@ -1,4 +1,4 @@
-// `svc` command line: start, migrate, keys create|revoke. Each prints one clear line on failure.
+// `svc` command line: start, migrate, keys create|revoke, comment add. Each prints one clear line on failure.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
@@ -9,13 +9,16 @@ import { migrateToLatest, openConfiguredDatabase } from '../db/index.ts';
 import { createRuntime, type Runtime } from '../runtime/runtime.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createKeyService } from '../services/keys/keys.ts';
+import { addComment, checkComment } from '../services/markets/comments.ts';
 
 const USAGE = `usage:
   svc start                      run the service (embedded PGlite + anvil unless DATABASE_URL / CHAIN_RPC_URL)
   svc migrate                    apply database migrations
   svc keys create --tier <read-only|propose|execute> [--scopes a,b] [--label text]
                                  issue an API key (printed once)
-  svc keys revoke <keyId>        revoke an API key`;
+  svc keys revoke <keyId>        revoke an API key
+  svc comment add --market <address> --author <address> --body <text> [--chain-id <id>]
+                                 add a human comment to a market (as written through the web)`;
 
 class UsageError extends Error {}
 
@@ -28,6 +31,8 @@ async function main(argv: string[]): Promise<number> {
       return migrate(loadConfig());
     case 'keys':
       return keys(loadConfig(), rest);
+    case 'comment':
+      return comment(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
@@ -127,6 +132,32 @@ async function keys(config: Config, args: string[]): Promise<number> {
     });
   }
   throw new UsageError('svc keys create|revoke');
+}
+
+async function comment(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'add') throw new UsageError('svc comment add --market <address> --author <address> --body <text>');
+  const { values } = parseArgs({
+    args: rest,
+    options: { market: { type: 'string' }, author: { type: 'string' }, body: { type: 'string' }, 'chain-id': { type: 'string' } },
+    strict: true,
+  });
+  if (!values.market || !values.author || values.body === undefined) throw new UsageError('svc comment add needs --market, --author and --body');
+  if (values['chain-id'] !== undefined && !/^[1-9][0-9]{0,15}$/.test(values['chain-id'])) throw new UsageError('--chain-id must be a positive integer');
+  const { market, author, body } = values;
+  const chainId = values['chain-id'] === undefined ? config.chain.id : Number(values['chain-id']);
+  checkComment({ market, author, body }); // before the database is opened, like the keys commands
+  const database = await openConfiguredDatabase(config.database);
+  try {
+    await migrateToLatest(database.db);
+    const added = await addComment(database.db, systemClock, { market, author, body, chainId });
+    console.log(`comment id: ${added.id}`);
+    console.log(`market:     ${added.market} (chain ${added.chainId})`);
+    console.log(`author:     ${added.author}`);
+    return 0;
+  } finally {
+    await database.close();
+  }
 }
 
 async function withKeyService(config: Config, fn: (service: ReturnType<typeof createKeyService>) => Promise<number>): Promise<number> {

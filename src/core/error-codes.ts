@@ -61,6 +61,19 @@ export const ERROR_CODES = {
   IDENTITY_LINK_CAP_REACHED: { status: 409, title: 'Identity linked-address cap reached' },
   IDENTITY_HAS_MEMBERS: { status: 409, title: 'The root cannot leave while members remain' },
   // 5xx
+  // Markets: the create loop and the trade loop.
+  NEGOTIATION_NOT_FOUND: { status: 404, title: 'Negotiation not found' },
+  NEGOTIATION_STATE: { status: 409, title: 'Negotiation is not in a state that allows this step' },
+  NEGOTIATION_EXPIRED: { status: 410, title: 'Negotiation expired' },
+  TERMS_REJECTED: { status: 422, title: 'Market terms cannot be accepted' },
+  LIVE_MARKET_CAP_REACHED: { status: 409, title: 'Creator already has the most live markets allowed' },
+  DEPLOY_TX_PENDING: { status: 409, title: 'Deploy transaction not mined yet' },
+  DEPLOY_TX_REVERTED: { status: 409, title: 'Deploy transaction reverted' },
+  DEPLOY_TX_MISMATCH: { status: 422, title: 'Transaction does not deploy this negotiation' },
+  MARKET_NOT_TRADEABLE: { status: 409, title: 'Market is not tradeable' },
+  APPROVAL_REQUIRED: { status: 409, title: 'Token approval required' },
+  INSUFFICIENT_BALANCE: { status: 409, title: 'Insufficient balance' },
+  TRADE_REJECTED: { status: 422, title: 'The market refuses this trade' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

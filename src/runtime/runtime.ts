@@ -24,6 +24,12 @@ import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/in
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
 import { createEventBus } from '../services/events/bus.ts';
 import { createMarketIndexer } from '../services/markets/indexer.ts';
+import { seedDemoMarkets } from '../services/markets/seed.ts';
+import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
+import { createNegotiationService } from '../services/markets/negotiation.ts';
+import { createTradingService } from '../services/markets/trading.ts';
+import { countLiveMarkets } from '../services/markets/listing.ts';
+import { createMarketReadService } from '../services/markets/read-service.ts';
 import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService } from '../services/idempotency/idempotency.ts';
 import { createKeyService } from '../services/keys/keys.ts';
@@ -66,6 +72,8 @@ export interface Runtime {
   deployments: Record<string, DeploymentRecord>;
   services: Services;
   http: FastifyInstance;
+  /** Creates the demo markets and trades (svc seed); once per chain unless forced. Returns how many it created. */
+  seed(force: boolean): Promise<number>;
   /** Starts listening; resolves to the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -218,6 +226,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       events,
       chain: chainService,
       indexer,
+      marketReads: createMarketReadService({ db: database.db, chain: chainService }),
+      negotiations: createNegotiationService({
+        db: database.db,
+        clock,
+        chain: chainService,
+        indexer,
+        events,
+        countLive: (creator) => countLiveMarkets(database.db, { chainId: config.chain.id, creator }),
+      }),
+      trading: createTradingService({ db: database.db, clock, chain: chainService }),
+      lifecycle: createMarketLifecycle({ db: database.db, clock, events, log, intervalMs: config.markets.schedulerMs }),
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
       nonces,
       sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),
@@ -264,6 +283,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     mailer.kick();
     indexer.start();
     cleanups.push(() => indexer.stop());
+    services.lifecycle.start();
+    cleanups.push(() => services.lifecycle.stop());
+    const seed = (force: boolean) =>
+      seedDemoMarkets(
+        { db: database.db, clock, chain: chainService, chainDefinition: chain, rpcUrl, relayer, negotiations: services.negotiations, trading: services.trading, indexer, progress },
+        { force },
+      );
+    if (config.chain.mode === 'embedded' && config.markets.seedDemo) {
+      const created = await seed(false);
+      if (created > 0) progress(`seed: ${created} demo markets with trades are live (SEED_DEMO_MARKETS=false skips this)`);
+    }
     cleanups.push(async () => clearInterval(purge));
 
     const http = await buildHttpServer({
@@ -289,6 +319,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       deployments,
       services,
       http,
+      seed,
       listen: () => http.listen({ port: config.port, host: config.host }),
       close: closeAll,
     };

@@ -5,6 +5,10 @@ import type { Surface } from '../api/catalog/types.ts';
 import type { ChainService } from '../services/chain/chain-service.ts';
 import type { EventBus } from '../services/events/bus.ts';
 import type { MarketIndexer } from '../services/markets/indexer.ts';
+import type { MarketReadService } from '../services/markets/read-service.ts';
+import type { NegotiationService } from '../services/markets/negotiation.ts';
+import type { TradingService } from '../services/markets/trading.ts';
+import type { MarketLifecycle } from '../services/markets/lifecycle.ts';
 import type { HealthService } from '../services/health/health.ts';
 import type { IdempotencyService } from '../services/idempotency/idempotency.ts';
 import type { KeyService } from '../services/keys/keys.ts';
@@ -28,6 +32,11 @@ export interface Services {
   events: EventBus;
   chain: ChainService;
   indexer: MarketIndexer;
+  /** Market listings and per-market reads (docs/markets.md "Reads"). */
+  marketReads: MarketReadService;
+  negotiations: NegotiationService;
+  trading: TradingService;
+  lifecycle: MarketLifecycle;
   health: HealthService;
   nonces: NonceService;
   sessions: SessionService;

@@ -14,13 +14,14 @@ const SVC_VARS = [
   'CHAIN_NAME', 'BLOCK_EXPLORER_URL', 'READ_AFTER_WRITE_WINDOW_MS', 'OPERATOR_PRIVATE_KEY', 'PM_TOKEN_ADDRESS', 'USDC_TOKEN_ADDRESS',
   'ANVIL_PORT', 'REDIS_URL', 'LOG_LEVEL', 'SVC_ENVIRONMENT', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'IDEMPOTENCY_TTL_HOURS', 'REGISTRATION_PATHS',
   'SESSION_TTL_HOURS', 'SMTP_URL', 'MAIL_FROM', 'HUMAN_CHECK', 'HUMAN_CHECK_SITEVERIFY_URL', 'HUMAN_CHECK_SECRET', 'HUMAN_CHECK_SITE_KEY',
-  'HUMAN_CHECK_POW_BITS', 'FILLS_ENABLED', 'FILLS_FREE_PER_MONTH', 'FILL_PACKS',
+  'HUMAN_CHECK_POW_BITS', 'FILLS_ENABLED', 'FILLS_FREE_PER_MONTH', 'FILL_PACKS', 'INDEXER_POLL_MS', 'MARKET_SCHEDULER_MS', 'SEED_DEMO_MARKETS',
 ];
 
 export function svcEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SVC_VARS) delete out[name];
-  return { ...out, ...env };
+  // The demo seed adds seconds to a first start; the tests that want it ask for it.
+  return { ...out, SEED_DEMO_MARKETS: 'false', ...env };
 }
 
 export interface CliResult {

@@ -103,6 +103,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     ANVIL_PORT: '0',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://svc.test',
+    // Suites create the markets they need; the demo seed has its own test.
+    SEED_DEMO_MARKETS: 'false',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });

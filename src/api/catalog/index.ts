@@ -9,6 +9,10 @@ import { discoverContracts } from './discovery/contracts.ts';
 import { discoverMarketStates } from './discovery/market-states.ts';
 import { discoverFees } from './discovery/fees.ts';
 import { discoverRules } from './discovery/rules.ts';
+import { discoverRelease } from './discovery/release.ts';
+import { discoverTokenRelease } from './discovery/token-release.ts';
+import { discoverRenderers } from './discovery/renderers.ts';
+import { MARKET_READ_CAPABILITIES } from './markets/reads.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
 import { createAuthNonce } from './auth/nonce.ts';
@@ -27,6 +31,11 @@ import { getMe } from './identity/me.ts';
 import { authDiscovery } from './identity/auth-discovery.ts';
 import { mcpDiscovery } from './identity/mcp-discovery.ts';
 import { IDENTITY_LINK_CAPABILITIES } from './identity-links/index.ts';
+import { negotiatePreflight } from './negotiate/preflight.ts';
+import { negotiatePropose } from './negotiate/propose.ts';
+import { getNegotiation, negotiateAccept, negotiateReject } from './negotiate/settle.ts';
+import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deploy.ts';
+import { tradePrepare, tradeQuote } from './trade/trade.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -38,6 +47,10 @@ export const CATALOG: readonly Capability[] = [
   discoverMarketStates,
   discoverFees,
   discoverRules,
+  discoverRelease,
+  discoverTokenRelease,
+  discoverRenderers,
+  ...MARKET_READ_CAPABILITIES,
   getTransactionAgent,
   getTransactionConsumer,
   agentOpenApi,
@@ -58,6 +71,15 @@ export const CATALOG: readonly Capability[] = [
   authDiscovery,
   mcpDiscovery,
   ...IDENTITY_LINK_CAPABILITIES,
+  negotiatePreflight,
+  negotiatePropose,
+  negotiateAccept,
+  negotiateReject,
+  getNegotiation,
+  negotiatePrepareDeploy,
+  negotiateCommitDeploy,
+  tradeQuote,
+  tradePrepare,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

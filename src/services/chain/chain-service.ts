@@ -3,7 +3,7 @@
  * priority fees and token metadata are read from the node; the relayer's records only add
  * what the node cannot say (a transaction we sent that the node no longer knows: dropped).
  */
-import { erc20Abi, type Address, type Hex, type PublicClient } from 'viem';
+import { erc20Abi, getAddress, type Address, type Hex, type PublicClient } from 'viem';
 import type { Kysely } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
@@ -65,7 +65,7 @@ export async function readCollateral(
   return Promise.all(
     tokens.map(async (t) => ({
       symbol: t.symbol,
-      token: t.address,
+      token: getAddress(t.address),
       decimals: Number(await client.readContract({ address: t.address, abi: erc20Abi, functionName: 'decimals' })),
       chainId,
       enabled: true,

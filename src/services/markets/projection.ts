@@ -258,12 +258,19 @@ export async function applyTransfer(trx: Transaction<DB>, t: TransferLog): Promi
     .returning('log_index')
     .executeTakeFirst();
   if (!inserted || t.amount === 0n) return Boolean(inserted);
+  // Update first: PostgreSQL checks CHECK (shares >= 0) on the proposed row of an upsert, so a negative delta
+  // cannot go through INSERT … ON CONFLICT.
   const move = async (holder: string, delta: bigint) => {
-    await trx
-      .insertInto('market_positions')
-      .values({ chain_id: t.chainId, market, holder, outcome: t.outcome, shares: delta })
-      .onConflict((oc) => oc.columns(['chain_id', 'market', 'holder', 'outcome']).doUpdateSet({ shares: sql`market_positions.shares + ${delta.toString()}::numeric` }))
-      .execute();
+    const updated = await trx
+      .updateTable('market_positions')
+      .set({ shares: sql`shares + ${delta.toString()}::numeric` })
+      .where('chain_id', '=', t.chainId)
+      .where('market', '=', market)
+      .where('holder', '=', holder)
+      .where('outcome', '=', t.outcome)
+      .returning('shares')
+      .executeTakeFirst();
+    if (!updated) await trx.insertInto('market_positions').values({ chain_id: t.chainId, market, holder, outcome: t.outcome, shares: delta }).execute();
   };
   if (t.from.toLowerCase() !== ZERO) await move(t.from.toLowerCase(), -t.amount);
   if (t.to.toLowerCase() !== ZERO) await move(t.to.toLowerCase(), t.amount);

@@ -1,0 +1,61 @@
+// POST /negotiate/:id/accept and /reject: settle a negotiation on its terms in force. REST-only by the spec.
+import { z } from 'zod';
+import { defineCapability } from '../types.ts';
+import { NegotiationParams, NegotiationSchema, negotiationBody } from './shapes.ts';
+
+const REST_ONLY = 'the spec keeps accepting and rejecting negotiations on REST (a deliberate human-auditable step)';
+
+export const negotiateAccept = defineCapability({
+  surface: 'agent',
+  method: 'POST',
+  path: '/negotiate/:id/accept',
+  category: 'markets',
+  summary: 'Accept a negotiation',
+  description: 'Accepts the terms in force (the counter, if the protocol countered). Accepting an accepted negotiation answers it unchanged. Next: POST /negotiate/{id}/prepare-deploy.',
+  tier: 'propose',
+  scopes: ['markets:propose'],
+  rateClass: 'write',
+  idempotent: true,
+  mcp: { restOnly: REST_ONLY },
+  input: { params: NegotiationParams, body: z.strictObject({}).optional() },
+  output: z.object({ negotiation: NegotiationSchema }),
+  errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
+  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.accept(ctx.principal!, params.id)) }),
+});
+
+export const negotiateReject = defineCapability({
+  surface: 'agent',
+  method: 'POST',
+  path: '/negotiate/:id/reject',
+  category: 'markets',
+  summary: 'Reject a negotiation',
+  description: 'Rejects the terms in force; the negotiation ends and its externalId is free again. Rejecting a rejected negotiation answers it unchanged.',
+  tier: 'propose',
+  scopes: ['markets:propose'],
+  rateClass: 'write',
+  idempotent: true,
+  mcp: { restOnly: REST_ONLY },
+  input: { params: NegotiationParams, body: z.strictObject({}).optional() },
+  output: z.object({ negotiation: NegotiationSchema }),
+  errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
+  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.reject(ctx.principal!, params.id)) }),
+});
+
+export const getNegotiation = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/negotiate/:id',
+  category: 'markets',
+  summary: 'Read a negotiation',
+  description: "One of the agent's negotiations, with its status, terms and counter.",
+  tier: 'propose',
+  scopes: ['markets:propose'],
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_get_negotiation' },
+  input: { params: NegotiationParams },
+  invalidInputCode: 'INVALID_ID',
+  output: z.object({ negotiation: NegotiationSchema }),
+  errors: ['NEGOTIATION_NOT_FOUND'],
+  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.get(ctx.principal!, params.id)) }),
+});

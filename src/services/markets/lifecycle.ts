@@ -1,0 +1,104 @@
+/**
+ * Market lifecycle on the service's clock: open → closed at close time, market.resolution_due ahead of resolveBy,
+ * and the control plane's halt / unfreeze edges (market.controlsChanged with isTradeable recomputed). The
+ * scheduler is idempotent: each edge is a conditional UPDATE, so two instances (or a retry) emit once.
+ */
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import { problem } from '../../core/error-codes.ts';
+import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { EventBus } from '../events/bus.ts';
+import { appendEvent } from '../events/outbox.ts';
+
+/** How long before resolveBy market.resolution_due is emitted. */
+export const RESOLUTION_DUE_LEAD_MS = 24 * 60 * 60 * 1000;
+
+export type ControlEdge = 'halt' | 'unfreeze';
+
+export interface MarketLifecycle {
+  /** Applies every edge due at the clock's now; returns how many markets changed. */
+  tick(): Promise<{ closed: number; resolutionDue: number }>;
+  setControl(chainId: number, address: string, edge: ControlEdge, reasonCode: string | null): Promise<{ previousState: string; newState: string; isTradeable: boolean }>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createMarketLifecycle(deps: { db: Kysely<DB>; clock: Clock; events: EventBus; log: Logger; intervalMs: number }): MarketLifecycle {
+  const { db, clock, log } = deps;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+
+  async function tick() {
+    const now = clock.now();
+    const result = await db.transaction().execute(async (trx) => {
+      const closed = await trx.updateTable('markets').set({ state: 'closed', updated_at: now }).where('state', '=', 'open').where('close_time', '<=', now).returning('address').execute();
+      const due = await trx
+        .updateTable('markets')
+        .set({ resolution_due_sent_at: now, updated_at: now })
+        .where('state', 'in', ['open', 'closed'])
+        .where('resolution_due_sent_at', 'is', null)
+        .where('resolve_by', '<=', new Date(now.getTime() + RESOLUTION_DUE_LEAD_MS))
+        .where('question', 'is not', null)
+        .returning(['chain_id', 'address', 'question', 'resolve_by', 'created_at', 'creator'])
+        .execute();
+      for (const m of due) {
+        await appendEvent(trx, clock, {
+          type: 'market.resolution_due',
+          chainId: m.chain_id,
+          marketAddress: m.address,
+          payload: { question: m.question, resolveBy: m.resolve_by.toISOString(), resolveFrom: m.created_at.toISOString(), creatorAddress: m.creator },
+        });
+      }
+      return { closed: closed.length, resolutionDue: due.length };
+    });
+    if (result.resolutionDue > 0) deps.events.notify();
+    return result;
+  }
+
+  return {
+    tick,
+    async setControl(chainId, address, edge, reasonCode) {
+      const axis = 'interaction' as const;
+      const newState = edge === 'halt' ? 'halted' : 'enabled';
+      const out = await db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('markets').select(['controls', 'state', 'close_time']).where('chain_id', '=', chainId).where('address', '=', address.toLowerCase()).forUpdate().executeTakeFirst();
+        if (!row) throw problem('MARKET_NOT_FOUND', `market ${address} is not known on chain ${chainId}`);
+        const controls = row.controls as unknown as Controls;
+        const previousState = controls[axis];
+        const next: Controls = { ...controls, [axis]: newState };
+        const tradeable = isTradeable(row.state as MarketState, next, row.close_time, clock.now());
+        if (previousState === newState) return { previousState, newState, isTradeable: tradeable, changed: false };
+        await trx
+          .updateTable('markets')
+          .set({ controls: JSON.stringify(next), updated_at: clock.now() })
+          .where('chain_id', '=', chainId)
+          .where('address', '=', address.toLowerCase())
+          .execute();
+        await appendEvent(trx, clock, { type: 'market.controlsChanged', chainId, marketAddress: address.toLowerCase(), payload: { axis, previousState, newState, reasonCode, isTradeable: tradeable } });
+        return { previousState, newState, isTradeable: tradeable, changed: true };
+      });
+      if (out.changed) deps.events.notify();
+      return { previousState: out.previousState, newState: out.newState, isTradeable: out.isTradeable };
+    },
+    start() {
+      const loop = () => {
+        running = tick()
+          .catch((err: unknown) => log.warn({ err }, 'market lifecycle tick failed'))
+          .finally(() => {
+            if (stopped) return;
+            timer = setTimeout(loop, deps.intervalMs);
+            timer.unref();
+          });
+      };
+      loop();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Market listings, shared by GET /discover/markets (agent) and GET /api/v1/markets, /markets/counts and
+ * /markets/sitemap (consumer): one filter builder over the `markets` projection, the sort orders, the
+ * keyset cursor of sort=new, the 24-hour volume of a page, and the live-market count of a creator
+ * (the create loop's MAX_LIVE_MARKETS_PER_CREATOR rule). Rules are documented in docs/markets.md "Reads".
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { problem } from '../../core/error-codes.ts';
+import { MARKET_STATES, type MarketState } from '../../core/markets/states.ts';
+import { toCount, type DB } from '../../db/index.ts';
+import type { MarketRow } from './records.ts';
+
+export const LISTING_SORTS = ['new', 'volume_24h', 'closing_soon', 'resolved_newest'] as const;
+export type ListingSort = (typeof LISTING_SORTS)[number];
+
+/** Every field narrows the listing; absent fields do not. Strings are compared case-insensitively. */
+export interface ListingFilter {
+  chainId?: number;
+  category?: string;
+  state?: MarketState;
+  /** A market address or a prefix of one ("0x" plus up to 40 hex digits). */
+  addressPrefix?: string;
+  creator?: string;
+  /** 2..200 characters: substring of the question, or trigram similarity > 0.3 where pg_trgm exists. */
+  search?: string;
+  pricingModel?: 'automated' | 'ORDERBOOK';
+  /** Collateral token addresses (already resolved from a symbol). */
+  collateralTokens?: readonly string[];
+  /** Open markets whose close time falls in (now, closesBefore]. */
+  closesBefore?: Date;
+  /** Whole-percent band of the first outcome's price: floor(price · 100), inclusive (percentOf). */
+  probMin?: number;
+  probMax?: number;
+  geoPlace?: string;
+  geoCountry?: string;
+}
+
+export interface ListingRequest {
+  filter: ListingFilter;
+  sort: ListingSort;
+  /** Page size, 1..100. */
+  limit: number;
+  /** Opaque keyset cursor from a prior nextCursor; only with sort=new. */
+  cursor?: string;
+  now: Date;
+}
+
+export interface ListingPage {
+  rows: MarketRow[];
+  /** Σ cost of each returned market's trades in the 24 hours before `now`, keyed by marketKey(). */
+  volume24h: Map<string, string>;
+  /** Set only for sort=new when more markets follow. */
+  nextCursor: string | null;
+}
+
+const DAY_MS = 86_400_000;
+export const marketKey = (chainId: number, address: string): string => `${chainId}:${address.toLowerCase()}`;
+
+// Which databases have pg_trgm, asked once per database handle (the extension is created by migration 0007).
+const trigramByDb = new WeakMap<object, Promise<boolean>>();
+
+/** Whether pg_trgm is installed in this database; search falls back to substring matching without it. */
+export function hasTrigram(db: Kysely<DB>): Promise<boolean> {
+  let known = trigramByDb.get(db);
+  if (!known) {
+    known = sql<{ present: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS present`
+      .execute(db)
+      .then((r) => r.rows[0]?.present === true)
+      .catch(() => false);
+    trigramByDb.set(db, known);
+  }
+  return known;
+}
+
+const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The listing condition over `markets` aliased `m`: listed markets (mirrors isListed) narrowed by `f`. */
+function listingCondition(f: ListingFilter, now: Date, trigram: boolean): RawBuilder<boolean> {
+  const c: RawBuilder<unknown>[] = [
+    // isListed(controls) in SQL: registered metadata, not taken down, discovery listed or graduated.
+    sql`m.question IS NOT NULL`,
+    sql`m.controls->>'policy' = 'active'`,
+    sql`m.controls->>'discovery' IN ('listed', 'graduated')`,
+  ];
+  if (f.chainId !== undefined) c.push(sql`m.chain_id = ${f.chainId}`);
+  if (f.category !== undefined) c.push(sql`lower(m.category) = ${f.category.toLowerCase()}`);
+  if (f.state !== undefined) c.push(sql`m.state = ${f.state}`);
+  if (f.addressPrefix !== undefined) c.push(sql`m.address LIKE ${`${likeEscape(f.addressPrefix.toLowerCase())}%`}`);
+  if (f.creator !== undefined) c.push(sql`m.creator = ${f.creator.toLowerCase()}`);
+  if (f.pricingModel !== undefined) c.push(sql`m.pricing_model = ${f.pricingModel}`);
+  if (f.collateralTokens !== undefined) {
+    const tokens = f.collateralTokens.map((t) => t.toLowerCase());
+    c.push(tokens.length === 0 ? sql`false` : sql`m.collateral_token IN (${sql.join(tokens)})`);
+  }
+  if (f.closesBefore !== undefined) c.push(sql`m.close_time > ${now.toISOString()}::timestamptz AND m.close_time <= ${f.closesBefore.toISOString()}::timestamptz`);
+  // floor(price · 100) of the first outcome, the integer percentOf() computes.
+  const percent = sql`div((m.prices->>0)::numeric * 100, 1000000000000000000)`;
+  if (f.probMin !== undefined) c.push(sql`${percent} >= ${f.probMin}`);
+  if (f.probMax !== undefined) c.push(sql`${percent} <= ${f.probMax}`);
+  if (f.geoPlace !== undefined) c.push(sql`lower(m.geo_place) = ${f.geoPlace.toLowerCase()}`);
+  if (f.geoCountry !== undefined) c.push(sql`lower(m.geo_country) = ${f.geoCountry.toLowerCase()}`);
+  if (f.search !== undefined) {
+    const needle = f.search.toLowerCase();
+    const substring = sql`lower(m.question) LIKE ${`%${likeEscape(needle)}%`}`;
+    c.push(trigram ? sql`(${substring} OR similarity(lower(m.question), ${needle}) > 0.3)` : substring);
+  }
+  return sql<boolean>`(${sql.join(c, sql` AND `)})`;
+}
+
+// The keyset cursor of sort=new: the listing id of the last market of the page, opaque to callers.
+const CURSOR_PREFIX = 'new:';
+
+export function encodeCursor(id: string): string {
+  return Buffer.from(`${CURSOR_PREFIX}${id}`, 'utf8').toString('base64url');
+}
+
+/** The id a cursor stands for; a cursor this service did not issue is 400 INVALID_QUERY. */
+export function decodeCursor(cursor: string): string {
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const match = /^new:([1-9][0-9]{0,18})$/.exec(text);
+  if (!match) {
+    throw problem('INVALID_QUERY', 'cursor is not a cursor from a prior page: pass nextCursor (or X-Next-Cursor) back unchanged', {
+      errors: [{ path: 'query.cursor', message: 'malformed cursor' }],
+    });
+  }
+  return match[1]!;
+}
+
+/** One page of listed markets in the requested order. */
+export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<ListingPage> {
+  if (req.cursor !== undefined && req.sort !== 'new') {
+    throw problem('INVALID_QUERY', `cursor pages only sort=new; sort=${req.sort} returns one page (use the limit)`, {
+      errors: [{ path: 'query.cursor', message: 'cursor is valid only with sort=new' }],
+    });
+  }
+  const after = req.cursor === undefined ? undefined : decodeCursor(req.cursor);
+  const where = listingCondition(req.filter, req.now, await hasTrigram(db));
+  const now = req.now.toISOString();
+  let qb = db.selectFrom('markets as m').selectAll('m').where(where);
+  switch (req.sort) {
+    case 'new':
+      if (after !== undefined) qb = qb.where('m.id', '<', after);
+      qb = qb.orderBy('m.id', 'desc');
+      break;
+    case 'closing_soon':
+      qb = qb.where('m.state', '=', 'open').where(sql<boolean>`m.close_time > ${now}::timestamptz`).orderBy('m.close_time', 'asc').orderBy('m.id', 'desc');
+      break;
+    case 'resolved_newest':
+      // The projection keeps no resolution time yet: markets that closed last resolved last, near enough.
+      qb = qb.where('m.state', 'in', ['resolved', 'void']).orderBy('m.close_time', 'desc').orderBy('m.id', 'desc');
+      break;
+    case 'volume_24h':
+      qb = qb
+        .leftJoin(
+          (eb) =>
+            eb
+              .selectFrom('market_trades')
+              .select(['chain_id', 'market', sql<string>`sum(cost)`.as('volume')])
+              .where(sql<boolean>`block_time > ${new Date(req.now.getTime() - DAY_MS).toISOString()}::timestamptz`)
+              .groupBy(['chain_id', 'market'])
+              .as('v'),
+          (join) => join.onRef('v.chain_id', '=', 'm.chain_id').onRef('v.market', '=', 'm.address'),
+        )
+        .orderBy(sql`coalesce(v.volume, 0)`, 'desc')
+        .orderBy('m.id', 'desc');
+      break;
+  }
+  const fetched = (await qb.limit(req.limit + 1).execute()) as MarketRow[];
+  const rows = fetched.slice(0, req.limit);
+  const more = fetched.length > req.limit;
+  return {
+    rows,
+    volume24h: await volume24hOf(db, rows, req.now),
+    nextCursor: req.sort === 'new' && more ? encodeCursor(rows[rows.length - 1]!.id) : null,
+  };
+}
+
+/** Σ cost of each market's trades in the 24 hours before `now`, in one grouped query; keyed by marketKey(). */
+export async function volume24hOf(db: Kysely<DB>, rows: readonly Pick<MarketRow, 'chain_id' | 'address'>[], now: Date): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (rows.length === 0) return out;
+  const found = await db
+    .selectFrom('market_trades')
+    .select(['chain_id', 'market', sql<string>`sum(cost)::text`.as('volume')])
+    .where('chain_id', 'in', [...new Set(rows.map((r) => r.chain_id))])
+    .where('market', 'in', [...new Set(rows.map((r) => r.address))])
+    .where(sql<boolean>`block_time > ${new Date(now.getTime() - DAY_MS).toISOString()}::timestamptz`)
+    .groupBy(['chain_id', 'market'])
+    .execute();
+  for (const r of found) out.set(marketKey(r.chain_id, r.market), r.volume);
+  return out;
+}
+
+export type StateCounts = Record<MarketState, number>;
+
+/** Listed markets per lifecycle state under `filter` (its `state` is ignored), and their total. */
+export async function countMarkets(db: Kysely<DB>, filter: ListingFilter, now: Date): Promise<{ counts: StateCounts; total: number }> {
+  const { state: _ignored, ...rest } = filter;
+  const found = await db
+    .selectFrom('markets as m')
+    .select(['m.state', sql<string>`count(*)`.as('n')])
+    .where(listingCondition(rest, now, await hasTrigram(db)))
+    .groupBy('m.state')
+    .execute();
+  const counts = Object.fromEntries(MARKET_STATES.map((s) => [s, 0])) as StateCounts;
+  for (const r of found) counts[r.state] = toCount(r.n);
+  return { counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
+}
+
+export const SITEMAP_CAP = 50_000;
+
+/** Listed markets, newest first, at most SITEMAP_CAP: what a search engine may index. */
+export async function listSitemap(db: Kysely<DB>): Promise<{ chainId: number; address: string; question: string; updatedAt: Date }[]> {
+  const rows = await db
+    .selectFrom('markets as m')
+    .select(['m.chain_id', 'm.address', 'm.question', 'm.updated_at'])
+    .where(listingCondition({}, new Date(0), false))
+    .orderBy('m.id', 'desc')
+    .limit(SITEMAP_CAP)
+    .execute();
+  return rows.map((r) => ({ chainId: r.chain_id, address: r.address, question: r.question ?? '', updatedAt: r.updated_at }));
+}
+
+/** Live states for the per-creator cap: created and not yet past the creator's turn (MAX_LIVE_MARKETS_PER_CREATOR). */
+export const LIVE_STATES = ['open', 'closed'] as const satisfies readonly MarketState[];
+
+/**
+ * How many live (open or closed) markets `creator` has on `chainId`, listed or not, leaving out
+ * `excludeMarket` (the market being replaced or re-checked). The create loop compares this with
+ * MAX_LIVE_MARKETS_PER_CREATOR.
+ */
+export async function countLiveMarkets(db: Kysely<DB>, p: { chainId: number; creator: string; excludeMarket?: string }): Promise<number> {
+  let qb = db
+    .selectFrom('markets')
+    .select(sql<string>`count(*)`.as('n'))
+    .where('chain_id', '=', p.chainId)
+    .where('creator', '=', p.creator.toLowerCase())
+    .where('state', 'in', [...LIVE_STATES]);
+  if (p.excludeMarket !== undefined) qb = qb.where('address', '<>', p.excludeMarket.toLowerCase());
+  const row = await qb.executeTakeFirstOrThrow();
+  return toCount(row.n);
+}

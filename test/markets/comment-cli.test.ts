@@ -1,0 +1,106 @@
+// `svc comment add`, the operator path for human comments, run as the real command against a data folder
+// (or a fresh PostgreSQL database with DATABASE_URL) that holds one projected market.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { DEFAULT_CONTROLS } from '../../src/core/markets/states.ts';
+import { openConfiguredDatabase } from '../../src/db/index.ts';
+import { linesOf, runCli } from '../cli/svc-process.ts';
+import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+const market = hex(20);
+const author = hex(20);
+let dataDir: string;
+let databaseUrl: string | undefined;
+let vars: Record<string, string>;
+
+const open = () => openConfiguredDatabase(loadConfig(vars).database);
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-comment-'));
+  databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
+  vars = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  expect((await runCli(['migrate'], vars)).code).toBe(0);
+  const database = await open();
+  try {
+    const now = new Date();
+    await database.db
+      .insertInto('markets')
+      .values({
+        chain_id: loadConfig(vars).chain.id,
+        address: market,
+        pricing_model: 'automated',
+        factory: hex(20),
+        creator: hex(20),
+        collateral_token: hex(20),
+        collateral_symbol: 'USDC',
+        outcome_count: 2,
+        question: 'Will the operator comment land?',
+        category: 'OTHER',
+        outcomes: JSON.stringify(['Yes', 'No']),
+        question_hash: hex(32),
+        close_time: new Date(now.getTime() + 86_400_000),
+        resolve_by: new Date(now.getTime() + 4 * 86_400_000),
+        resolution_window_seconds: 259_200,
+        liquidity: 1_000_000_000n,
+        bond: 10n ** 20n,
+        subsidy: 693_147_181n,
+        protocol_fee_bps: 100,
+        creator_fee_bps: 100,
+        state: 'open',
+        controls: JSON.stringify(DEFAULT_CONTROLS),
+        prices: JSON.stringify(['500000000000000000', '500000000000000000']),
+        outstanding: JSON.stringify(['0', '0']),
+        created_block: '1',
+        created_block_hash: hex(32),
+        created_tx: hex(32),
+        created_at: now,
+        updated_at: now,
+        description: null,
+        resolution_source: null,
+        external_id: null,
+      })
+      .execute();
+  } finally {
+    await database.close();
+  }
+});
+
+afterAll(async () => {
+  if (databaseUrl) await dropPostgres(databaseUrl);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('svc comment add', () => {
+  it('stores the comment and prints its id', async () => {
+    const res = await runCli(['comment', 'add', '--market', market.toUpperCase().replace('0X', '0x'), '--author', author, '--body', 'Source checked: looks fine.'], vars);
+    expect(res.stderr, res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const id = linesOf(res.stdout).find((l) => l.startsWith('comment id:'))?.split(':')[1]?.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const database = await open();
+    try {
+      const row = await database.db.selectFrom('market_comments').selectAll().where('id', '=', id!).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ market, author_wallet: author, body: 'Source checked: looks fine.' });
+    } finally {
+      await database.close();
+    }
+  });
+
+  it.each([
+    ['a missing --body', ['comment', 'add', '--market', market, '--author', author], 'needs --market, --author and --body'],
+    ['an unknown market', ['comment', 'add', '--market', hex(20), '--author', author, '--body', 'hi'], 'no market'],
+    ['a malformed author', ['comment', 'add', '--market', market, '--author', 'alice', '--body', 'hi'], 'not a wallet address'],
+    ['a body over 2000 characters', ['comment', 'add', '--market', market, '--author', author, '--body', 'x'.repeat(2001)], '1..2000 characters'],
+    ['an unknown subcommand', ['comment', 'remove'], 'svc comment add'],
+  ])('refuses %s with one line', async (_label, args, message) => {
+    const res = await runCli(args, vars);
+    expect(res.code).toBe(1);
+    expect(linesOf(res.stderr)).toHaveLength(1);
+    expect(res.stderr).toContain(message);
+  });
+});

@@ -1,0 +1,151 @@
+// The indexer against a real anvil: projection of trades and positions, reorgs (anvil_reorg) that roll trades back
+// and cancel markets whose creation is gone (market.cancelled, CREATION_REORGED), and the lifecycle scheduler and
+// controls (open → closed, market.resolution_due, halt and unfreeze with market.controlsChanged).
+import { parseUnits } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { registerWallet } from '../support/agents.ts';
+import { rpc } from '../support/anvil-rpc.ts';
+import { startTestServer, type TestServer } from '../support/harness.ts';
+import { createMarket, fund, gas, post, sendApprovals, sendTx } from '../support/markets.ts';
+
+let server: TestServer;
+let clock: ManualClock;
+const A = '/api/agent/v1';
+
+beforeAll(async () => {
+  clock = new ManualClock(new Date());
+  server = await startTestServer({ clock, env: { REGISTRATION_PATHS: 'wallet', TRUST_PROXY: 'true', INDEXER_POLL_MS: '60000', MARKET_SCHEDULER_MS: '60000' } });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function funded() {
+  const agent = await registerWallet(server);
+  await gas(server, agent.account.address);
+  await fund(server, agent.account.address);
+  return agent;
+}
+
+const db = () => server.runtime.database.db;
+const row = (address: string) => db().selectFrom('markets').selectAll().where('address', '=', address.toLowerCase()).executeTakeFirstOrThrow();
+const events = (type: string, market: string) => db().selectFrom('events').selectAll().where('type', '=', type).where('market_address', '=', market.toLowerCase()).execute();
+
+async function buy(agent: Awaited<ReturnType<typeof funded>>, market: string, outcome: number, shares: bigint) {
+  let prepared = await post(server, agent.key, '/trade/prepare', { market, outcome, side: 'buy', shares: shares.toString() });
+  if (prepared.body.code === 'APPROVAL_REQUIRED') {
+    await sendApprovals(server, agent.account, prepared.body.approvals);
+    prepared = await post(server, agent.key, '/trade/prepare', { market, outcome, side: 'buy', shares: shares.toString() });
+  }
+  expect(prepared.status).toBe(200);
+  return sendTx(server, agent.account, prepared.body.transaction);
+}
+
+describe('indexer', () => {
+  it('projects trades and positions, and a reorg that drops a trade rolls them back', async () => {
+    const creator = await funded();
+    const trader = await funded();
+    const { market } = await createMarket(server, creator.key, creator.account);
+    await buy(trader, market.address, 0, parseUnits('100', 6));
+    await server.runtime.services.indexer.syncNow();
+    const afterFirst = await row(market.address);
+    expect(afterFirst.trade_count).toBe(1);
+
+    await buy(trader, market.address, 1, parseUnits('40', 6));
+    await server.runtime.services.indexer.syncNow();
+    expect((await row(market.address)).trade_count).toBe(2);
+    const positions = await db().selectFrom('market_positions').selectAll().where('market', '=', market.address.toLowerCase()).orderBy('outcome').execute();
+    expect(positions.map((p) => [p.holder, p.outcome, p.shares])).toEqual([
+      [trader.account.address.toLowerCase(), 0, parseUnits('100', 6).toString()],
+      [trader.account.address.toLowerCase(), 1, parseUnits('40', 6).toString()],
+    ]);
+
+    // The block with the second trade is replaced by an empty one.
+    await rpc(server.runtime.rpcUrl, 'anvil_reorg', [1, []]);
+    await server.runtime.services.indexer.syncNow();
+    const rolled = await row(market.address);
+    expect(rolled.trade_count).toBe(1);
+    expect(rolled.volume).toBe(afterFirst.volume);
+    expect(rolled.prices).toEqual(afterFirst.prices);
+    expect(rolled.outstanding).toEqual(afterFirst.outstanding);
+    const left = await db().selectFrom('market_positions').selectAll().where('market', '=', market.address.toLowerCase()).execute();
+    expect(left.map((p) => p.outcome)).toEqual([0]);
+    expect(rolled.state).toBe('open');
+    const projection = await server.runtime.services.indexer.projection();
+    expect(projection).toMatchObject({ source: 'indexer', fresh: true, cursors: [{ chainId: 8453, lagSeconds: 0, healthy: true }] });
+    expect(BigInt(projection.cursors[0]!.blockNumber!)).toBe((await server.runtime.services.chain.client.getBlock({ blockTag: 'latest' })).number);
+  });
+
+  it('a reorg that removes a confirmed creation cancels the market with CREATION_REORGED', async () => {
+    const creator = await funded();
+    const { market } = await createMarket(server, creator.key, creator.account);
+    await server.runtime.services.indexer.syncNow();
+    expect((await row(market.address)).confirmed).toBe(true);
+    await rpc(server.runtime.rpcUrl, 'anvil_reorg', [1, []]);
+    await server.runtime.services.indexer.syncNow();
+    const cancelled = await row(market.address);
+    expect(cancelled).toMatchObject({ state: 'void', cancel_reason: 'CREATION_REORGED' });
+    expect((await events('market.cancelled', market.address)).map((e) => e.payload)).toEqual([{ reason: 'CREATION_REORGED' }]);
+    const detail = await server.call('GET', `${A}/discover/markets/${market.address}`, { key: creator.key });
+    expect(detail.body.market).toMatchObject({ state: 'void', isTradeable: false, cancelReason: 'CREATION_REORGED' });
+  });
+
+  it('a creation registered by commit-deploy that the indexer never sees on chain is cancelled once it reads past it', async () => {
+    const creator = await funded();
+    await server.runtime.services.indexer.stop();
+    try {
+      const { market } = await createMarket(server, creator.key, creator.account);
+      expect((await row(market.address)).confirmed).toBe(false);
+      await rpc(server.runtime.rpcUrl, 'anvil_reorg', [1, []]);
+      await server.runtime.services.indexer.syncNow();
+      expect(await row(market.address)).toMatchObject({ state: 'void', cancel_reason: 'CREATION_REORGED' });
+      expect(await events('market.cancelled', market.address)).toHaveLength(1);
+    } finally {
+      server.runtime.services.indexer.start();
+    }
+  });
+});
+
+describe('lifecycle and controls', () => {
+  it('closes a market at close time and announces resolution_due 24 h before resolveBy, once', async () => {
+    const creator = await funded();
+    const { market } = await createMarket(server, creator.key, creator.account, { closeTime: new Date(clock.now().getTime() + 2 * 3_600_000).toISOString() });
+    const lifecycle = server.runtime.services.lifecycle;
+    await lifecycle.tick();
+    expect((await row(market.address)).state).toBe('open');
+    clock.advance(2 * 3_600_000);
+    await lifecycle.tick();
+    expect((await row(market.address)).state).toBe('closed');
+    expect((await server.call('GET', `${A}/discover/markets/${market.address}`, { key: creator.key })).body.market.isTradeable).toBe(false);
+    expect(await events('market.resolution_due', market.address)).toHaveLength(0);
+    // resolveBy = close + 72 h: due from close + 48 h.
+    clock.advance(48 * 3_600_000 - 1_000);
+    await lifecycle.tick();
+    expect(await events('market.resolution_due', market.address)).toHaveLength(0);
+    clock.advance(1_000);
+    await lifecycle.tick();
+    await lifecycle.tick();
+    const due = await events('market.resolution_due', market.address);
+    expect(due).toHaveLength(1);
+    expect(due[0]!.payload).toEqual({ question: market.question, resolveBy: market.resolveBy, resolveFrom: market.resolveFrom, creatorAddress: creator.account.address.toLowerCase() });
+  });
+
+  it('halt and unfreeze emit market.controlsChanged with isTradeable recomputed; a halted market refuses quotes', async () => {
+    const creator = await funded();
+    const { market } = await createMarket(server, creator.key, creator.account, { closeTime: new Date(clock.now().getTime() + 10 * 86_400_000).toISOString() });
+    const lifecycle = server.runtime.services.lifecycle;
+    expect(await lifecycle.setControl(8453, market.address, 'halt', 'OPERATOR_REVIEW')).toEqual({ previousState: 'enabled', newState: 'halted', isTradeable: false });
+    const quote = await post(server, creator.key, '/trade/quote', { market: market.address, outcome: 0, side: 'buy', shares: '1000000' });
+    expect(quote.body.code).toBe('MARKET_NOT_TRADEABLE');
+    // Halting again changes nothing and emits nothing.
+    await lifecycle.setControl(8453, market.address, 'halt', 'OPERATOR_REVIEW');
+    expect(await lifecycle.setControl(8453, market.address, 'unfreeze', null)).toEqual({ previousState: 'halted', newState: 'enabled', isTradeable: true });
+    expect((await events('market.controlsChanged', market.address)).map((e) => e.payload)).toEqual([
+      { axis: 'interaction', previousState: 'enabled', newState: 'halted', reasonCode: 'OPERATOR_REVIEW', isTradeable: false },
+      { axis: 'interaction', previousState: 'halted', newState: 'enabled', reasonCode: null, isTradeable: true },
+    ]);
+    expect((await post(server, creator.key, '/trade/quote', { market: market.address, outcome: 0, side: 'buy', shares: '1000000' })).status).toBe(200);
+    await expect(lifecycle.setControl(8453, `0x${'9'.repeat(40)}`, 'halt', null)).rejects.toMatchObject({ code: 'MARKET_NOT_FOUND' });
+  });
+});
