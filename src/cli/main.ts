@@ -1,4 +1,4 @@
-// `svc` command line: start, migrate, keys create|revoke, comment add. Each prints one clear line on failure.
+// `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze. Each prints one clear line on failure.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
@@ -9,6 +9,8 @@ import { migrateToLatest, openConfiguredDatabase } from '../db/index.ts';
 import { createRuntime, type Runtime } from '../runtime/runtime.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createKeyService } from '../services/keys/keys.ts';
+import { createEventBus } from '../services/events/bus.ts';
+import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
 import { addComment, checkComment } from '../services/markets/comments.ts';
 
 const USAGE = `usage:
@@ -18,7 +20,11 @@ const USAGE = `usage:
                                  issue an API key (printed once)
   svc keys revoke <keyId>        revoke an API key
   svc comment add --market <address> --author <address> --body <text> [--chain-id <id>]
-                                 add a human comment to a market (as written through the web)`;
+                                 add a human comment to a market (as written through the web)
+  svc seed                       create demo markets with real trades by dev accounts (embedded chain; stop svc first)
+  svc market halt <address> [--reason CODE]
+  svc market unfreeze <address> [--reason CODE]
+                                 halt or resume trading (emits market.controlsChanged)`;
 
 class UsageError extends Error {}
 
@@ -33,6 +39,10 @@ async function main(argv: string[]): Promise<number> {
       return keys(loadConfig(), rest);
     case 'comment':
       return comment(loadConfig(), rest);
+    case 'seed':
+      return seed(loadConfig(), rest);
+    case 'market':
+      return market(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
@@ -156,6 +166,41 @@ async function comment(config: Config, args: string[]): Promise<number> {
     console.log(`author:     ${added.author}`);
     return 0;
   } finally {
+    await database.close();
+  }
+}
+
+async function seed(config: Config, args: string[]): Promise<number> {
+  if (args.length > 0) throw new UsageError('svc seed takes no arguments');
+  if (config.chain.mode !== 'embedded') throw new UsageError('svc seed funds dev accounts from the embedded anvil; it does not run against CHAIN_RPC_URL');
+  const say = (line: string) => process.stdout.write(`svc: ${line}\n`);
+  const runtime = await createRuntime({ ...config, markets: { ...config.markets, seedDemo: false } }, { progress: say, log: createLogger(config.logLevel) });
+  try {
+    const created = await runtime.seed(true);
+    say(`seed: created ${created} demo markets with trades`);
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function market(config: Config, args: string[]): Promise<number> {
+  const [sub, address, ...rest] = args;
+  if ((sub !== 'halt' && sub !== 'unfreeze') || !address) throw new UsageError('svc market halt|unfreeze <address> [--reason CODE]');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new UsageError(`'${address}' is not a market address (0x + 40 hex digits)`);
+  const { values } = parseArgs({ args: rest, options: { reason: { type: 'string' } }, strict: true });
+  if (values.reason !== undefined && !/^[A-Z][A-Z0-9_]{0,63}$/.test(values.reason)) throw new UsageError('--reason must be an UPPER_SNAKE code (at most 64 characters)');
+  const database = await openConfiguredDatabase(config.database);
+  const log = createLogger(config.logLevel);
+  const events = createEventBus({ db: database.db, log });
+  try {
+    await migrateToLatest(database.db);
+    const lifecycle = createMarketLifecycle({ db: database.db, clock: systemClock, events, log, intervalMs: config.markets.schedulerMs });
+    const r = await lifecycle.setControl(config.chain.id, address, sub, values.reason ?? null);
+    console.log(`market ${address.toLowerCase()}: interaction ${r.previousState} -> ${r.newState}; isTradeable ${r.isTradeable}`);
+    return 0;
+  } finally {
+    await events.close();
     await database.close();
   }
 }

@@ -368,6 +368,8 @@ export interface MarketsTable {
   /** The indexer has seen the creation log on the current chain. */
   confirmed: ColumnType<boolean, boolean | undefined, boolean>;
   updated_at: Timestamp;
+  /** Generated: registered metadata and isListed(controls). */
+  listed: ColumnType<boolean, never, never>;
 }
 
 export interface MarketTradesTable {

@@ -259,7 +259,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
       binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits }),
       profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
-      site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id },
+      site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment },
       restOnlyCapabilities: () => restOnly,
       agentCapabilities: () => capabilities,
       openApi: (surface) => {

@@ -49,7 +49,7 @@ export interface Services {
   binding: BindingService;
   profile: ProfileService;
   /** What handlers publish about this deployment. */
-  site: { publicBaseUrl: string; mcpUrl: string; chainId: number };
+  site: { publicBaseUrl: string; mcpUrl: string; chainId: number; environment: 'live' | 'test' };
   /** Agent capabilities the spec keeps REST-only, with why (GET /mcp-discovery surfacePolicy). */
   restOnlyCapabilities(): { capability: string; reason: string; paths: string[] }[];
   linking: LinkingService;

@@ -205,7 +205,7 @@ describe('the create loop', () => {
     // Nineteen more live markets of this creator, as the projection would hold them.
     const db = server.runtime.database.db;
     const row = await db.selectFrom('markets').selectAll().where('address', '=', first.market.address.toLowerCase()).executeTakeFirstOrThrow();
-    const { id: _id, ...rest } = row;
+    const { id: _id, listed: _listed, ...rest } = row;
     for (let i = 0; i < 19; i++) {
       await db
         .insertInto('markets')

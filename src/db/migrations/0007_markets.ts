@@ -73,11 +73,16 @@ const statements = [
     -- False until the indexer has seen the creation log (commit-deploy registers from the receipt first).
     confirmed boolean NOT NULL DEFAULT false,
     updated_at timestamptz NOT NULL,
+    -- isListed(controls) with registered metadata, stored so listings can use partial indexes.
+    listed boolean GENERATED ALWAYS AS (question IS NOT NULL AND controls->>'policy' = 'active' AND controls->>'discovery' IN ('listed', 'graduated')) STORED,
     PRIMARY KEY (chain_id, address)
   )`,
   sql`CREATE INDEX markets_state_idx ON markets (state, close_time)`,
   sql`CREATE INDEX markets_creator_idx ON markets (creator, state)`,
-  sql`CREATE INDEX markets_category_idx ON markets (category, id)`,
+  // Listings read 20 rows of the newest, per category or closing soonest, never the whole table.
+  sql`CREATE INDEX markets_listed_id_idx ON markets (id DESC) WHERE listed`,
+  sql`CREATE INDEX markets_listed_category_idx ON markets (lower(category), id DESC) WHERE listed`,
+  sql`CREATE INDEX markets_listed_close_idx ON markets (close_time) WHERE listed AND state = 'open'`,
   sql`CREATE UNIQUE INDEX markets_external_id_idx ON markets (chain_id, creator, external_id) WHERE external_id IS NOT NULL`,
 
   sql`CREATE TABLE market_trades (
@@ -163,7 +168,7 @@ export const m0007_markets: Migration = {
     const { rows } = await sql<{ available: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm') AS available`.execute(db);
     if (rows[0]?.available) {
       await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
-      await sql`CREATE INDEX markets_question_trgm_idx ON markets USING gin (lower(question) gin_trgm_ops)`.execute(db);
+      await sql`CREATE INDEX markets_question_trgm_idx ON markets USING gin (lower(question) gin_trgm_ops) WHERE listed`.execute(db);
     }
   },
 };

@@ -5,9 +5,7 @@
  */
 import { erc20Abi } from 'viem';
 import { z } from 'zod';
-import { ProblemError } from '../../../core/errors.ts';
 import type { DeploymentRecord } from '../../../chain/deployer.ts';
-import type { ChainService } from '../../../services/chain/chain-service.ts';
 import { ChainId, DeploymentRecordSchema, EvmAddress, WeiString } from '../schemas.ts';
 import { defineCapability } from '../types.ts';
 
@@ -15,10 +13,6 @@ import { defineCapability } from '../types.ts';
 export const PM_DEPLOYMENT = 'ParticipationToken';
 export const PM_LOGO_PATH = '/assets/pm.svg';
 const TEST_DISCLAIMER = 'Test release on a development chain: this PM has no value and its supply can be reset with the chain.';
-
-/** Chain ids that are test networks whatever node serves them (dev-node defaults, Base Sepolia, Sepolia). */
-const TEST_CHAIN_IDS = new Set([1337, 31337, 84532, 11155111]);
-const DEV_NODE = /^(anvil|hardhat|ganache)/i;
 
 const Representation = DeploymentRecordSchema.extend({
   originChainId: ChainId,
@@ -48,31 +42,6 @@ export const TokenReleaseSchema = z.object({
   distributors: z.array(Distributor),
 });
 
-// The node's identity does not change while the process runs; ask it once per chain service.
-const stages = new WeakMap<ChainService, Promise<'test' | 'production'>>();
-
-/**
- * 'test' on a development node (anvil, as the embedded chain is) or a known test network, else 'production'.
- * The service has no other signal in reach of a handler; a node that will not say what it is counts as production.
- */
-function stageOf(chain: ChainService): Promise<'test' | 'production'> {
-  let stage = stages.get(chain);
-  if (!stage) {
-    stage = chain
-      .guard(() => chain.client.request({ method: 'web3_clientVersion' }))
-      .then(
-        (version) => (TEST_CHAIN_IDS.has(chain.chainId) || DEV_NODE.test(String(version)) ? 'test' : 'production'),
-        (err: unknown) => {
-          stages.delete(chain);
-          if (err instanceof ProblemError) throw err;
-          return TEST_CHAIN_IDS.has(chain.chainId) ? 'test' : 'production';
-        },
-      );
-    stages.set(chain, stage);
-  }
-  return stage;
-}
-
 /** The spec's deployment record: our record without its deployment name. */
 const deploymentRecord = ({ name: _name, ...record }: DeploymentRecord) => record;
 
@@ -83,7 +52,7 @@ export const discoverTokenRelease = defineCapability({
   category: 'discovery',
   summary: 'Participation token release',
   description:
-    'The participation token (PM) release on this chain: profileId, stage (test on a development chain or test network), whether this service deployed it, the token\'s name, symbol, decimals and total supply read from the chain, and its origin deployment record (null when PM was deployed elsewhere). representations (bridged copies) and distributors are empty until those ship.',
+    'The participation token (PM) release on this chain: profileId, stage (test unless SVC_ENVIRONMENT is live), whether this service deployed it, the token\'s name, symbol, decimals and total supply read from the chain, and its origin deployment record (null when PM was deployed elsewhere). representations (bridged copies) and distributors are empty until those ship.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -98,8 +67,9 @@ export const discoverTokenRelease = defineCapability({
     if (!pm) throw new Error('token release: no PM collateral configured');
     const read = <F extends 'name' | 'symbol' | 'decimals' | 'totalSupply'>(functionName: F) =>
       chain.client.readContract({ address: pm.token, abi: erc20Abi, functionName });
-    const [name, symbol, decimals, totalSupply, deployments, stage] = await chain.guard(() =>
-      Promise.all([read('name'), read('symbol'), read('decimals'), read('totalSupply'), chain.deployments(), stageOf(chain)]),
+    const stage = ctx.services.site.environment === 'live' ? ('production' as const) : ('test' as const);
+    const [name, symbol, decimals, totalSupply, deployments] = await chain.guard(() =>
+      Promise.all([read('name'), read('symbol'), read('decimals'), read('totalSupply'), chain.deployments()]),
     );
     const record = deployments.find((d) => d.name === PM_DEPLOYMENT && d.address.toLowerCase() === pm.token.toLowerCase());
     const origin = record ? deploymentRecord(record) : null;

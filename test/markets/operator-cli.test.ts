@@ -1,5 +1,5 @@
-// `svc comment add`, the operator path for human comments, run as the real command against a data folder
-// (or a fresh PostgreSQL database with DATABASE_URL) that holds one projected market.
+// The operator commands `svc comment add` and `svc market halt|unfreeze`, run as the real command against a data
+// folder (or a fresh PostgreSQL database with DATABASE_URL) that holds one projected market.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +97,41 @@ describe('svc comment add', () => {
     ['a malformed author', ['comment', 'add', '--market', market, '--author', 'alice', '--body', 'hi'], 'not a wallet address'],
     ['a body over 2000 characters', ['comment', 'add', '--market', market, '--author', author, '--body', 'x'.repeat(2001)], '1..2000 characters'],
     ['an unknown subcommand', ['comment', 'remove'], 'svc comment add'],
+  ])('refuses %s with one line', async (_label, args, message) => {
+    const res = await runCli(args, vars);
+    expect(res.code).toBe(1);
+    expect(linesOf(res.stderr)).toHaveLength(1);
+    expect(res.stderr).toContain(message);
+  });
+});
+
+describe('svc market halt and unfreeze', () => {
+  const controlsEvents = async () => {
+    const database = await open();
+    try {
+      return (await database.db.selectFrom('events').selectAll().where('type', '=', 'market.controlsChanged').where('market_address', '=', market).orderBy('seq').execute()).map((e) => e.payload);
+    } finally {
+      await database.close();
+    }
+  };
+
+  it('halts and resumes trading, emitting market.controlsChanged with isTradeable', async () => {
+    const halted = await runCli(['market', 'halt', market, '--reason', 'OPERATOR_REVIEW'], vars);
+    expect(halted.stderr, halted.stderr).toBe('');
+    expect(halted.stdout).toContain('interaction enabled -> halted; isTradeable false');
+    const resumed = await runCli(['market', 'unfreeze', market], vars);
+    expect(resumed.stdout).toContain('interaction halted -> enabled; isTradeable true');
+    expect(await controlsEvents()).toEqual([
+      { axis: 'interaction', previousState: 'enabled', newState: 'halted', reasonCode: 'OPERATOR_REVIEW', isTradeable: false },
+      { axis: 'interaction', previousState: 'halted', newState: 'enabled', reasonCode: null, isTradeable: true },
+    ]);
+  });
+
+  it.each([
+    ['an unknown market', ['market', 'halt', hex(20)], 'not known'],
+    ['a malformed address', ['market', 'halt', 'nope'], 'not a market address'],
+    ['a bad reason code', ['market', 'halt', market, '--reason', 'lower case'], 'UPPER_SNAKE'],
+    ['an unknown subcommand', ['market', 'close', market], 'svc market halt|unfreeze'],
   ])('refuses %s with one line', async (_label, args, message) => {
     const res = await runCli(args, vars);
     expect(res.code).toBe(1);

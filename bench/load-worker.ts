@@ -1,0 +1,97 @@
+// The load generator's process (forked by load.ts, so the client never competes with the server for its
+// event loop): a closed loop of N keep-alive connections, each sending its next GET when the last answer ended.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load.ts';
+
+interface Answer {
+  status: number;
+  bytes: number;
+  body: string | null;
+}
+
+/** One GET; the body is read to the end (and kept only when `keepBody`, for a sample of a failure). */
+function get(agent: http.Agent, job: LoadJob, token: string | undefined, keepBody: boolean): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const req = http.request({ agent, host: job.host, port: job.port, path: job.path, method: 'GET', headers }, (res) => {
+      let bytes = 0;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (keepBody) chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, body: keepBody ? Buffer.concat(chunks).toString('utf8') : null }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const percentile = (sorted: Float64Array, p: number): number =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+
+async function runJob(job: LoadJob): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections, maxFreeSockets: job.connections });
+  const start = performance.now();
+  const measureFrom = start + job.warmupMs;
+  const end = measureFrom + job.durationMs;
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let ok = 0;
+  let bytes = 0;
+  let errors = 0;
+  let sample: string | undefined;
+  let next = 0;
+
+  const connection = async (): Promise<void> => {
+    for (;;) {
+      const t0 = performance.now();
+      if (t0 >= end) return;
+      const token = job.tokens.length === 0 ? undefined : job.tokens[next++ % job.tokens.length];
+      try {
+        const answer = await get(agent, job, token, sample === undefined);
+        const t1 = performance.now();
+        // Only answers that both started and ended inside the window count.
+        if (t0 < measureFrom || t1 > end) continue;
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        if (answer.status === 200) {
+          ok++;
+          bytes += answer.bytes;
+          latencies.push(t1 - t0);
+        } else {
+          sample ??= `${answer.status} ${(answer.body ?? '').slice(0, 300)}`;
+        }
+      } catch (err) {
+        errors++;
+        sample ??= `network error: ${(err as Error).message}`;
+        // A refused connection fails at once: do not spin.
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
+
+  await Promise.all(Array.from({ length: job.connections }, connection));
+  agent.destroy();
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    ok,
+    rps: ok / (job.durationMs / 1000),
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    statuses,
+    errors,
+    bytesPerResponse: ok === 0 ? 0 : Math.round(bytes / ok),
+    ...(sample === undefined ? {} : { sample }),
+  };
+}
+
+process.on('message', (msg: WorkerRequest) => {
+  const reply = (r: WorkerReply) => process.send?.(r);
+  runJob(msg.job).then(
+    (result) => reply({ id: msg.id, result }),
+    (err: unknown) => reply({ id: msg.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+  );
+});

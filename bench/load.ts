@@ -1,0 +1,78 @@
+// A small closed-loop HTTP load client. It runs in a forked process (load-worker.ts) so that its own CPU
+// use does not slow the server under test, which shares this process's event loop with the anchor.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface LoadJob {
+  host: string;
+  port: number;
+  /** Path and query string. */
+  path: string;
+  /** Bearer tokens used in turn, one per request; empty: no Authorization header. */
+  tokens: readonly string[];
+  connections: number;
+  /** Requests before the window are sent but not counted. */
+  warmupMs: number;
+  durationMs: number;
+}
+
+export interface LoadResult {
+  /** 200 answers that started and ended inside the measured window. */
+  ok: number;
+  /** ok per second of the window. */
+  rps: number;
+  /** Latency percentiles of the 200 answers, milliseconds (NaN without any). */
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers in the window by HTTP status. */
+  statuses: Record<string, number>;
+  /** Requests that failed below HTTP (refused, reset). */
+  errors: number;
+  bytesPerResponse: number;
+  /** The first failure seen (status and the start of its body), to tell throttling from a bug. */
+  sample?: string;
+}
+
+export interface WorkerRequest {
+  id: number;
+  job: LoadJob;
+}
+
+export type WorkerReply = { id: number; result: LoadResult } | { id: number; error: string };
+
+export interface LoadClient {
+  run(job: LoadJob): Promise<LoadResult>;
+  close(): Promise<void>;
+}
+
+/** Forks the load process; it inherits this process's flags, so the tsx loader that runs the bench runs it too. */
+export function startLoadClient(): LoadClient {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
+  let seq = 0;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.on('message', (msg: WorkerReply) => {
+    const waiter = pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id);
+    if ('error' in msg) waiter.reject(new Error(`load client: ${msg.error}`));
+    else waiter.resolve(msg.result);
+  });
+  child.once('exit', (code) => {
+    for (const w of pending.values()) w.reject(new Error(`load client exited (code ${code}) during a run`));
+    pending.clear();
+  });
+  return {
+    run(job) {
+      const id = ++seq;
+      return new Promise<LoadResult>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        child.send({ id, job } satisfies WorkerRequest);
+      });
+    },
+    async close() {
+      if (child.connected) child.disconnect();
+      if (child.exitCode === null && child.signalCode === null) await exited;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * `npm run bench`: throughput of the market listings next to a bare-Fastify anchor (bench/markets-listing.ts).
+ * Prints a table and exits 0; it never asserts a timing. Tuning: BENCH_SECONDS (measured seconds per
+ * scenario, default 5), BENCH_CONNECTIONS (default 16), BENCH_MARKETS (default 10000), BENCH_KEYS (default
+ * 256); DATABASE_URL runs it on a fresh PostgreSQL database instead of PGlite in memory.
+ */
+import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
+
+function intFromEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new Error(`bench: ${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+  }
+  return Number(raw);
+}
+
+const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+
+/** scenario rps / anchor rps: two decimals, or two significant digits below 0.1 (0.0079×, not 0.01×). */
+const ratio = (rps: number, anchorRps: number): string => {
+  const x = anchorRps > 0 ? rps / anchorRps : 0;
+  return x >= 0.1 || x === 0 ? x.toFixed(2) : x.toPrecision(2);
+};
+
+function table(anchor: ScenarioResult, rows: readonly ScenarioResult[]): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'body B', 'vs anchor', 'non-200'];
+  const line = (r: ScenarioResult): string[] => {
+    const failed = Object.entries(r.statuses)
+      .filter(([status]) => status !== '200')
+      .map(([status, count]) => `${count}×${status}`);
+    if (r.errors > 0) failed.push(`${r.errors}×net`);
+    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), String(r.bytesPerResponse), `${ratio(r.rps, anchor.rps)}× bare Fastify`, failed.join(' ') || '0'];
+  };
+  const cells = [header, ...[anchor, ...rows].map(line)];
+  const widths = header.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
+  const render = (row: string[]) => row.map((cell, c) => (c === 0 || c === 5 || c === 6 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  return [render(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(render)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const log = (line: string) => console.log(line);
+  const report = await benchMarketsListing({
+    seconds: intFromEnv('BENCH_SECONDS', 5, 1, 600),
+    connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
+    markets: intFromEnv('BENCH_MARKETS', 10_000, 100, 1_000_000),
+    keys: intFromEnv('BENCH_KEYS', 256, 1, 100_000),
+    log,
+  });
+  log('');
+  for (const line of report.setup) log(`# ${line}`);
+  log('');
+  log(table(report.anchor, report.scenarios));
+  const failures = [report.anchor, ...report.scenarios].filter((r) => r.sample !== undefined);
+  for (const r of failures) log(`\nfirst failure in "${r.name}": ${r.sample}`);
+}
+
+main().then(
+  () => {
+    process.exitCode = 0;
+  },
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exitCode = 1;
+  },
+);
