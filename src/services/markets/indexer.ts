@@ -16,7 +16,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import type { ProjectionT } from '../../api/catalog/markets/shapes.ts';
 import type { EventBus } from '../events/bus.ts';
 import { appendEvent } from '../events/outbox.ts';
-import { applyCreatorFeesCollected, applyTrade, applyTransfer, registerMarket, rollbackAbove, type CreatedMarket, type TradeLog, type TransferLog } from './projection.ts';
+import { applyCreatorFeesCollected, applyTrade, applyTransfer, createdMarketOf, registerMarket, rollbackAbove, type CreatedMarket, type TradeLog, type TransferLog } from './projection.ts';
 
 export interface MarketIndexer {
   /** Runs batches until the cursor reaches the head it saw when called. */
@@ -196,29 +196,13 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       const symbol = symbolOf.get(a.collateral.toLowerCase());
       if (!symbol) continue;
       const s = await stateAt(a.market, l.blockNumber);
-      created.push({
-        chainId,
-        address: a.market,
-        factory: l.address,
-        creator: a.creator,
-        collateralToken: a.collateral,
-        collateralSymbol: symbol,
-        outcomeCount: a.outcomeCount,
-        questionHash: a.questionHash,
-        closeTime: new Date(Number(a.closeTime) * 1000),
-        resolutionWindowSeconds: a.resolutionWindow,
-        liquidity: a.liquidity,
-        bond: a.bond,
-        subsidy: a.subsidy,
-        protocolFeeBps: a.protocolFeeBps,
-        creatorFeeBps: a.creatorFeeBps,
-        blockNumber: l.blockNumber,
-        blockHash: l.blockHash,
-        txHash: l.transactionHash,
-        blockTime: times.get(l.blockNumber)!.time,
-        prices: s.prices,
-        outstanding: s.outstanding,
-      });
+      created.push(
+        createdMarketOf(
+          a,
+          { chainId, factory: l.address, collateralSymbol: symbol, blockNumber: l.blockNumber, blockHash: l.blockHash, txHash: l.transactionHash, blockTime: times.get(l.blockNumber)!.time },
+          s,
+        ),
+      );
     }
 
     const marketAddresses = [...new Set(logs.filter((l) => l.eventName === 'Trade' || l.eventName === 'CreatorFeesCollected').map((l) => l.address.toLowerCase()))];

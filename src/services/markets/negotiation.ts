@@ -20,7 +20,7 @@ import { appendEvent } from '../events/outbox.ts';
 import type { EventBus } from '../events/bus.ts';
 import { requireAgent } from '../identity/agents.ts';
 import type { MarketIndexer } from './indexer.ts';
-import { registerMarket } from './projection.ts';
+import { createdMarketOf, registerMarket, type MarketCreatedArgs } from './projection.ts';
 import type { MarketRow } from './records.ts';
 
 /** How long a negotiation may wait for accept and deploy. */
@@ -262,7 +262,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
         (l) => l.address.toLowerCase() === factory && (l.args as { creator: string }).creator.toLowerCase() === row.creator && (l.args as { questionHash: string }).questionHash.toLowerCase() === row.question_hash,
       );
       if (!created) throw problem('DEPLOY_TX_MISMATCH', `transaction ${txHash} created no market of this negotiation (factory ${factory}, creator ${row.creator}, questionHash ${row.question_hash})`);
-      const a = created.args as unknown as { market: Address; collateral: Address; outcomeCount: number; questionHash: Hex; closeTime: bigint; resolutionWindow: number; liquidity: bigint; bond: bigint; subsidy: bigint; protocolFeeBps: number; creatorFeeBps: number };
+      const a = created.args as unknown as MarketCreatedArgs & { market: Address };
       const [block, prices, outstanding] = await chain.guard(() =>
         Promise.all([
           chain.client.getBlock({ blockHash: receipt.blockHash }),
@@ -271,34 +271,12 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
         ]),
       );
       const market = await db.transaction().execute(async (trx) => {
-        await registerMarket(
-          trx,
-          clock,
-          {
-            chainId: chain.chainId,
-            address: a.market,
-            factory,
-            creator: row.creator,
-            collateralToken: a.collateral,
-            collateralSymbol: terms.collateral,
-            outcomeCount: a.outcomeCount,
-            questionHash: a.questionHash,
-            closeTime: new Date(Number(a.closeTime) * 1000),
-            resolutionWindowSeconds: a.resolutionWindow,
-            liquidity: a.liquidity,
-            bond: a.bond,
-            subsidy: a.subsidy,
-            protocolFeeBps: a.protocolFeeBps,
-            creatorFeeBps: a.creatorFeeBps,
-            blockNumber: receipt.blockNumber,
-            blockHash: receipt.blockHash,
-            txHash,
-            blockTime: new Date(Number(block.timestamp) * 1000),
-            prices: prices.map(String),
-            outstanding: outstanding.map(String),
-          },
-          { confirmed: false },
+        const created = createdMarketOf(
+          { ...a, creator: row.creator },
+          { chainId: chain.chainId, factory, collateralSymbol: terms.collateral, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, txHash, blockTime: new Date(Number(block.timestamp) * 1000) },
+          { prices: prices.map(String), outstanding: outstanding.map(String) },
         );
+        await registerMarket(trx, clock, created, { confirmed: false });
         await trx.updateTable('negotiations').set({ status: 'deployed', market_address: a.market.toLowerCase(), deploy_tx_hash: txHash, updated_at: clock.now() }).where('id', '=', row.id).execute();
         return trx.selectFrom('markets').selectAll().where('chain_id', '=', chain.chainId).where('address', '=', a.market.toLowerCase()).executeTakeFirstOrThrow();
       });

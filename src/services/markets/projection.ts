@@ -34,6 +34,46 @@ export interface CreatedMarket {
   outstanding: string[];
 }
 
+/** The args of a factory's MarketCreated log (viem-decoded). */
+export interface MarketCreatedArgs {
+  market: string;
+  creator: string;
+  collateral: string;
+  outcomeCount: number;
+  questionHash: string;
+  closeTime: bigint;
+  resolutionWindow: number;
+  liquidity: bigint;
+  bond: bigint;
+  subsidy: bigint;
+  protocolFeeBps: number;
+  creatorFeeBps: number;
+}
+
+/** A CreatedMarket from a MarketCreated log, its block and the market's state read at that block. */
+export function createdMarketOf(
+  a: MarketCreatedArgs,
+  at: { chainId: number; factory: string; collateralSymbol: string; blockNumber: bigint; blockHash: string; txHash: string; blockTime: Date },
+  state: { prices: string[]; outstanding: string[] },
+): CreatedMarket {
+  return {
+    ...at,
+    address: a.market,
+    creator: a.creator,
+    collateralToken: a.collateral,
+    outcomeCount: a.outcomeCount,
+    questionHash: a.questionHash,
+    closeTime: new Date(Number(a.closeTime) * 1000),
+    resolutionWindowSeconds: a.resolutionWindow,
+    liquidity: a.liquidity,
+    bond: a.bond,
+    subsidy: a.subsidy,
+    protocolFeeBps: a.protocolFeeBps,
+    creatorFeeBps: a.creatorFeeBps,
+    ...state,
+  };
+}
+
 export interface RegisterResult {
   /** First registration: market.created and market.live were appended. */
   inserted: boolean;

@@ -4,6 +4,16 @@ import { ChainId, ChainIdQuery, DeploymentRecordSchema, EvmAddress, Hash32, WeiS
 import { defineCapability } from '../types.ts';
 import { routerInterface, tradingApprovals } from '../../../services/markets/approvals.ts';
 
+/** The spec's approval recipe; POST /trade/prepare's 409 APPROVAL_REQUIRED carries the same objects. */
+export const ApprovalRecipeSchema = z.object({
+  kind: z.enum(['erc20_approve', 'erc1155_set_approval_for_all']),
+  reason: z.enum(['buy_collateral', 'sell_outcome_token']),
+  chainId: ChainId,
+  token: EvmAddress,
+  spender: EvmAddress,
+  amount: WeiString.optional(),
+});
+
 const Selector = z.object({ signature: z.string(), selector: z.string().regex(/^0x[0-9a-f]{8}$/) });
 
 export const ContractsPerChain = z.object({
@@ -25,16 +35,7 @@ export const ContractsPerChain = z.object({
   routerInterface: z
     .object({ abiVersion: z.string(), runtimeCodeHash: Hash32, functions: z.object({ executeTradeIntent: Selector, executeBasketIntent: Selector }) })
     .nullable(),
-  approvals: z.array(
-    z.object({
-      kind: z.enum(['erc20_approve', 'erc1155_set_approval_for_all']),
-      reason: z.enum(['buy_collateral', 'sell_outcome_token']),
-      chainId: ChainId,
-      token: EvmAddress,
-      spender: EvmAddress,
-      amount: WeiString.optional(),
-    }),
-  ),
+  approvals: z.array(ApprovalRecipeSchema),
   deployments: z.array(DeploymentRecordSchema.extend({ name: z.string() })),
 });
 

@@ -71,14 +71,6 @@ const IntentSchema = z.object({
   recipient: EvmAddress,
 });
 
-const ApprovalRecipeSchema = z.object({
-  kind: z.enum(['erc20_approve', 'erc1155_set_approval_for_all']),
-  reason: z.enum(['buy_collateral', 'sell_outcome_token']),
-  chainId: ChainId,
-  token: EvmAddress,
-  spender: EvmAddress,
-  amount: WeiString.optional(),
-});
 
 export const tradePrepare = defineCapability({
   surface: 'agent',
@@ -114,6 +106,3 @@ export const tradePrepare = defineCapability({
     return { ...prepared, transaction: { ...prepared.transaction, value: '0' as const } };
   },
 });
-
-/** The approval error's recipe shape, for documentation and tests. */
-export const ApprovalErrorRecipe = ApprovalRecipeSchema;
