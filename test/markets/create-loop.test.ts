@@ -209,7 +209,8 @@ describe('the create loop', () => {
     for (let i = 0; i < 19; i++) {
       await db
         .insertInto('markets')
-        .values({ ...rest, address: `0x${(i + 1).toString(16).padStart(40, 'c')}`, external_id: null, outcomes: JSON.stringify(rest.outcomes), controls: JSON.stringify(rest.controls), prices: JSON.stringify(rest.prices), outstanding: JSON.stringify(rest.outstanding) })
+        // confirmed: the indexer would otherwise cancel them as creations it never saw on chain.
+        .values({ ...rest, confirmed: true, address: `0x${(i + 1).toString(16).padStart(40, 'c')}`, external_id: null, outcomes: JSON.stringify(rest.outcomes), controls: JSON.stringify(rest.controls), prices: JSON.stringify(rest.prices), outstanding: JSON.stringify(rest.outstanding) })
         .execute();
     }
     const pre = await post(server, agent.key, '/negotiate/preflight', terms());
