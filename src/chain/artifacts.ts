@@ -64,6 +64,23 @@ export function loadArtifact(name: ContractName): Artifact {
   return artifact;
 }
 
+let errorsAbi: Abi | undefined;
+
+/**
+ * `name`'s ABI with the custom errors of every contract: routers bubble market and token errors up unchanged,
+ * so a revert anywhere in a call decodes by name whichever contract raised it.
+ */
+export function abiWithAllErrors(name: ContractName): Abi {
+  if (!errorsAbi) {
+    const seen = new Map<string, Abi[number]>();
+    for (const n of CONTRACT_NAMES) {
+      for (const item of loadArtifact(n).abi) if (item.type === 'error') seen.set(`${item.name}(${item.inputs.map((i) => i.type).join(',')})`, item);
+    }
+    errorsAbi = [...seen.values()];
+  }
+  return [...loadArtifact(name).abi.filter((item) => item.type !== 'error'), ...errorsAbi];
+}
+
 /** keccak256 of the sorted runtime code hashes of all artifacts; one value to compare deployments against. */
 export function artifactParityHash(): Hex {
   if (parityHash) return parityHash;

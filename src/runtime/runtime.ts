@@ -137,16 +137,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const resumed = await relayer.resume();
     if (resumed.length > 0) progress(`relayer: settled ${resumed.length} transaction(s) left open by the last run`);
 
+    const deployDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log };
     let deployments: Record<string, DeploymentRecord> = {};
     let collateralAddresses: { symbol: 'USDC' | 'PM'; address: Address }[];
     if (config.chain.mode === 'embedded') {
       deployments = await ensureDeployments({
-        db: database.db,
-        client,
-        relayer,
-        chainId: config.chain.id,
-        clock,
-        log,
+        ...deployDeps,
         specs: [
           { name: 'ParticipationToken', contract: 'ParticipationToken', args: [account.address, PM_INITIAL_SUPPLY] },
           { name: 'TestUSDC', contract: 'TestUSDC', args: [account.address] },
@@ -165,12 +161,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const collateral = await readCollateral(client, config.chain.id, collateralAddresses);
     const tokenOf = (symbol: 'USDC' | 'PM') => collateralAddresses.find((c) => c.symbol === symbol)!.address;
     const { lane, records: laneRecords } = await ensureMarketsLane({
-      db: database.db,
-      client,
-      relayer,
-      chainId: config.chain.id,
-      clock,
-      log,
+      ...deployDeps,
       operator: account.address,
       protocolFeeRecipient: account.address,
       tokens: { USDC: tokenOf('USDC'), PM: tokenOf('PM') },

@@ -14,7 +14,6 @@ import {
   parseUnits,
   stringToHex,
   toFunctionSelector,
-  type Abi,
   type AbiFunction,
   type Address,
   type PrivateKeyAccount,
@@ -24,7 +23,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
-import { CONTRACT_NAMES, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../src/chain/artifacts.ts';
+import { abiWithAllErrors, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../src/chain/artifacts.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 
 const [ownerKey, treasuryKey, creatorKey, aliceKey, bobKey] = anvilDevAccounts() as [`0x${string}`, `0x${string}`, `0x${string}`, `0x${string}`, `0x${string}`];
@@ -107,19 +106,7 @@ function wallet(account: PrivateKeyAccount) {
   return createWalletClient({ chain, transport: http(anvil.rpcUrl), account, pollingInterval: 20 });
 }
 
-// Routers bubble up market and token errors unchanged, so every call decodes with all our errors.
-const ALL_ERRORS: Abi = (() => {
-  const seen = new Map<string, Abi[number]>();
-  for (const name of CONTRACT_NAMES) {
-    for (const item of loadArtifact(name).abi) {
-      if (item.type === 'error') seen.set(`${item.name}(${item.inputs.map((i) => i.type).join(',')})`, item);
-    }
-  }
-  return [...seen.values()];
-})();
-function abiOf(name: ContractName): Abi {
-  return [...loadArtifact(name).abi.filter((item) => item.type !== 'error'), ...ALL_ERRORS];
-}
+const abiOf = abiWithAllErrors;
 
 async function deploy(name: ContractName, args: readonly unknown[]): Promise<Address> {
   const { abi, bytecode } = loadArtifact(name);

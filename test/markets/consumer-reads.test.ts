@@ -6,7 +6,7 @@ import { MARKET_STATES } from '../../src/core/markets/states.ts';
 import { countLiveMarkets } from '../../src/services/markets/listing.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import { startTestServer, type CallOptions, type TestServer } from '../support/harness.ts';
-import { randomAddress, seedMarket, seedTrade, WAD } from '../support/market-rows.ts';
+import { readGetter, randomAddress, seedMarket, seedTrade, WAD } from '../support/market-rows.ts';
 
 let server: TestServer;
 let chainId: number;
@@ -22,12 +22,8 @@ const V1 = '/api/v1';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-let calls = 0;
-let key = '';
-async function get(url: string, opts: CallOptions = {}) {
-  if (calls++ % 100 === 0) key = await server.key('read-only');
-  return server.call('GET', `${V1}${url}`, { key, ...opts });
-}
+let getter: ReturnType<typeof readGetter> | undefined;
+const get = (url: string, opts: CallOptions = {}) => (getter ??= readGetter(server, V1))(url, opts);
 
 const now = () => server.runtime.clock.now();
 const freshCategory = () => `C_${randomBytes(4).toString('hex')}`;

@@ -7,7 +7,8 @@ import { MIN_LIQUIDITY } from '../../src/core/markets/fees.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { approveData, createMarket, fund, gas, post, sendApprovals, sendTx, terms } from '../support/markets.ts';
+import { approvalCalldata } from '../../src/services/markets/approvals.ts';
+import { createMarket, fund, gas, post, sendApprovals, sendTx, terms } from '../support/markets.ts';
 
 let server: TestServer;
 let clock: ManualClock;
@@ -168,7 +169,7 @@ describe('the create loop', () => {
     const reverted = await sendTx(server, agent.account, prepared.body.transaction, { gas: 1_000_000n });
     expect(reverted.status).toBe('reverted');
     expect((await post(server, agent.key, `/negotiate/${id}/commit-deploy`, { txHash: reverted.transactionHash })).body.code).toBe('DEPLOY_TX_REVERTED');
-    const approval = await sendTx(server, agent.account, { to: prepared.body.approvalsMissing[0].token as Address, data: approveData(agent.account.address, 1n) });
+    const approval = await sendTx(server, agent.account, { to: prepared.body.approvalsMissing[0].token as Address, data: approvalCalldata({ kind: 'erc20_approve', spender: agent.account.address, amount: '1' }) });
     expect(approval.status).toBe('success');
     expect((await post(server, agent.key, `/negotiate/${id}/commit-deploy`, { txHash: approval.transactionHash })).body.code).toBe('DEPLOY_TX_MISMATCH');
     expect((await post(server, agent.key, `/negotiate/${id}/commit-deploy`, { txHash: `0x${'ab'.repeat(32)}` })).body.code).toBe('NOT_FOUND');

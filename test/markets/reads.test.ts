@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addComment } from '../../src/services/markets/comments.ts';
 import { openInterestOf, type MarketRow } from '../../src/services/markets/records.ts';
 import { startTestServer, type CallOptions, type TestServer } from '../support/harness.ts';
-import { randomAddress, seedComment, seedMarket, seedPosition, seedTrade, seedTradesBulk, USDC, WAD } from '../support/market-rows.ts';
+import { readGetter, randomAddress, seedComment, seedMarket, seedPosition, seedTrade, seedTradesBulk, USDC, WAD } from '../support/market-rows.ts';
 
 let server: TestServer;
 let chainId: number;
@@ -21,13 +21,8 @@ const V1 = '/api/agent/v1';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-// A fresh read-only key every 100 calls keeps the suite under the per-key read budget.
-let calls = 0;
-let key = '';
-async function get(url: string, opts: CallOptions = {}) {
-  if (calls++ % 100 === 0) key = await server.key('read-only');
-  return server.call('GET', `${V1}${url}`, { key, ...opts });
-}
+let getter: ReturnType<typeof readGetter> | undefined;
+const get = (url: string, opts: CallOptions = {}) => (getter ??= readGetter(server, V1))(url, opts);
 
 const db = () => server.runtime.database.db;
 const now = () => server.runtime.clock.now();

@@ -8,7 +8,7 @@ import { DEFAULT_CONTROLS, type Controls, type MarketState } from '../../src/cor
 import type { DB } from '../../src/db/schema.ts';
 import { applyTrade } from '../../src/services/markets/projection.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
-import type { TestServer } from './harness.ts';
+import type { CallOptions, CallResult, TestServer } from './harness.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -168,4 +168,14 @@ export async function seedComment(db: Kysely<DB>, market: MarketRow, author: str
   const id = randomUUID();
   await db.insertInto('market_comments').values({ id, chain_id: market.chain_id, market: market.address, author_wallet: author.toLowerCase(), body, created_at: at }).execute();
   return id;
+}
+
+/** GET under `prefix` with a read-only key renewed every 100 calls, keeping a suite under the per-key read budget. */
+export function readGetter(server: TestServer, prefix: string): (url: string, opts?: CallOptions) => Promise<CallResult> {
+  let calls = 0;
+  let key = '';
+  return async (url, opts = {}) => {
+    if (calls++ % 100 === 0) key = await server.key('read-only');
+    return server.call('GET', `${prefix}${url}`, { key, ...opts });
+  };
 }

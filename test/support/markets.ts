@@ -1,9 +1,10 @@
 // Test helpers that act as a market creator or trader would: fund a wallet from the operator, sign and send
 // the transactions the API prepares with a real viem wallet, and run the create loop end to end.
-import { createWalletClient, encodeFunctionData, erc20Abi, http, maxUint256, parseUnits, type Address, type Hex, type PrivateKeyAccount, type TransactionReceipt } from 'viem';
+import { createWalletClient, http, parseUnits, type Address, type Hex, type PrivateKeyAccount, type TransactionReceipt } from 'viem';
 import { chainDefinition } from '../../src/chain/clients.ts';
 import { fundFromOperator } from '../../src/chain/dev-funding.ts';
-import { loadArtifact } from '../../src/chain/artifacts.ts';
+import { approvalCalldata } from '../../src/services/markets/approvals.ts';
+import { rpc } from './anvil-rpc.ts';
 import { idemKey } from './agents.ts';
 import type { CallResult, TestServer } from './harness.ts';
 
@@ -23,30 +24,19 @@ export async function fund(server: TestServer, to: Address, amounts = { usdc: pa
 export async function sendTx(server: TestServer, account: PrivateKeyAccount, tx: { to: Address; data: Hex; value?: string | bigint }, opts: { gas?: bigint } = {}): Promise<TransactionReceipt> {
   const chain = chainDefinition(server.config.chain.id, 'test', server.runtime.rpcUrl);
   const wallet = createWalletClient({ chain, account, transport: http(server.runtime.rpcUrl) });
-  // The dev account pays gas: give the fresh account some ETH first.
   const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: BigInt(tx.value ?? 0), ...(opts.gas ? { gas: opts.gas } : {}) });
   return server.runtime.services.chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
 }
 
-/** Gives a fresh account gas money from anvil's first dev account. */
+/** Gives a fresh account gas money (anvil_setBalance). */
 export async function gas(server: TestServer, to: Address): Promise<void> {
-  const { rpc } = await import('./anvil-rpc.ts');
   await rpc(server.runtime.rpcUrl, 'anvil_setBalance', [to, '0x56BC75E2D63100000']); // 100 ETH
 }
 
-export function approveData(spender: Address, amount: bigint = maxUint256): Hex {
-  return encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] });
-}
-
-export function approveAllData(operator: Address): Hex {
-  return encodeFunctionData({ abi: loadArtifact('OutcomeToken').abi, functionName: 'setApprovalForAll', args: [operator, true] });
-}
-
 /** Sends every approval recipe (erc20 or erc1155) the API returned. */
-export async function sendApprovals(server: TestServer, account: PrivateKeyAccount, recipes: { kind: string; token: Address; spender: Address; amount?: string }[]): Promise<void> {
+export async function sendApprovals(server: TestServer, account: PrivateKeyAccount, recipes: { kind: 'erc20_approve' | 'erc1155_set_approval_for_all'; token: Address; spender: Address; amount?: string }[]): Promise<void> {
   for (const r of recipes) {
-    const data = r.kind === 'erc20_approve' ? approveData(r.spender, BigInt(r.amount ?? maxUint256)) : approveAllData(r.spender);
-    const receipt = await sendTx(server, account, { to: r.token, data });
+    const receipt = await sendTx(server, account, { to: r.token, data: approvalCalldata(r) });
     if (receipt.status !== 'success') throw new Error(`approval ${r.kind} on ${r.token} reverted`);
   }
 }

@@ -79,6 +79,8 @@ const statements = [
   )`,
   sql`CREATE INDEX markets_state_idx ON markets (state, close_time)`,
   sql`CREATE INDEX markets_creator_idx ON markets (creator, state)`,
+  // The scheduler's resolution_due scan, every few seconds: only markets not yet announced.
+  sql`CREATE INDEX markets_resolution_due_idx ON markets (resolve_by) WHERE resolution_due_sent_at IS NULL AND state IN ('open', 'closed')`,
   // Listings read 20 rows of the newest, per category or closing soonest, never the whole table.
   sql`CREATE INDEX markets_listed_id_idx ON markets (id DESC) WHERE listed`,
   sql`CREATE INDEX markets_listed_category_idx ON markets (lower(category), id DESC) WHERE listed`,

@@ -57,6 +57,12 @@ export interface ChainService {
   guard<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** The reviewed collaterals a query names by symbol (any case) or token address. */
+export function matchCollateral(tokens: readonly CollateralToken[], value: string): CollateralToken[] {
+  const wanted = value.toLowerCase();
+  return tokens.filter((c) => c.symbol.toLowerCase() === wanted || c.token.toLowerCase() === wanted);
+}
+
 export async function readCollateral(
   client: PublicClient,
   chainId: number,

@@ -3,7 +3,7 @@
  * name the per-collateral router as spender (it pulls collateral on buys and outcome shares on sells); the
  * 409 of POST /trade/prepare carries these same recipes, built by the same functions.
  */
-import { maxUint256, toFunctionSelector, type AbiFunction, type Address } from 'viem';
+import { encodeFunctionData, erc20Abi, maxUint256, toFunctionSelector, type AbiFunction, type Address, type Hex } from 'viem';
 import { loadArtifact } from '../../chain/artifacts.ts';
 import type { CollateralSymbol, MarketsLane } from '../../chain/markets-lane.ts';
 
@@ -66,4 +66,11 @@ export function outcomeTokenApproval(chainId: number, outcomeToken: Address, rou
 /** Both recipes for every collateral given (trading is enabled for all reviewed collaterals). */
 export function tradingApprovals(chainId: number, lane: MarketsLane, collaterals: readonly { symbol: CollateralSymbol; token: Address }[]): ApprovalRecipe[] {
   return collaterals.flatMap((c) => [collateralApproval(chainId, c.token, lane.routers[c.symbol]), outcomeTokenApproval(chainId, lane.outcomeToken, lane.routers[c.symbol])]);
+}
+
+/** The calldata a wallet sends to `recipe.token` to grant an approval recipe (trading or creation). */
+export function approvalCalldata(recipe: { kind: 'erc20_approve' | 'erc1155_set_approval_for_all'; spender: Address; amount?: string }): Hex {
+  return recipe.kind === 'erc20_approve'
+    ? encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [recipe.spender, BigInt(recipe.amount ?? maxUint256)] })
+    : encodeFunctionData({ abi: loadArtifact('OutcomeToken').abi, functionName: 'setApprovalForAll', args: [recipe.spender, true] });
 }

@@ -7,14 +7,14 @@
  * creation is gone from the chain is cancelled with reason CREATION_REORGED (docs/markets.md, "Indexer").
  */
 import { getAddress, parseAbi, type Address, type Hex, type Log, type PublicClient } from 'viem';
-import type { Kysely } from 'kysely';
-import { loadArtifact } from '../../chain/artifacts.ts';
+import type { Kysely, Transaction } from 'kysely';
 import type { CollateralSymbol, MarketsLane } from '../../chain/markets-lane.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { ProjectionT } from '../../api/catalog/markets/shapes.ts';
 import type { EventBus } from '../events/bus.ts';
+import { readMarketState, type MarketChainState } from './market-state.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { applyCreatorFeesCollected, applyTrade, applyTransfer, createdMarketOf, registerMarket, rollbackAbove, type CreatedMarket, type TradeLog, type TransferLog } from './projection.ts';
 
@@ -71,7 +71,6 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
   const factories = new Set([lane.factories.binary, lane.factories.ternary].map((a) => a.toLowerCase()));
   const outcomeToken = lane.outcomeToken.toLowerCase();
   const symbolOf = new Map(o.collateral.map((c) => [c.token.toLowerCase(), c.symbol]));
-  const marketAbi = loadArtifact('LmsrMarket').abi;
 
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -80,15 +79,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
 
   const readCursor = () => db.selectFrom('indexer_cursors').selectAll().where('chain_id', '=', chainId).executeTakeFirst();
 
-  async function stateAt(market: Address, blockNumber: bigint) {
-    const read = (functionName: 'prices' | 'outstandingShares') => client.readContract({ address: market, abi: marketAbi, functionName, blockNumber }) as Promise<readonly bigint[]>;
-    const [prices, outstanding, creatorFees] = await Promise.all([
-      read('prices'),
-      read('outstandingShares'),
-      client.readContract({ address: market, abi: marketAbi, functionName: 'creatorFees', blockNumber }) as Promise<bigint>,
-    ]);
-    return { prices: prices.map(String), outstanding: outstanding.map(String), creatorFees };
-  }
+  const stateAt = (market: Address, blockNumber: bigint) => readMarketState(client, market, blockNumber);
 
   /** Finds the newest stored block the chain still has, rolls back above it, and cancels creations that are gone. */
   async function handleReorg(cursorNumber: bigint): Promise<void> {
@@ -118,7 +109,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       .where('chain_id', '=', chainId)
       .where('block_number', '>', ancestor.toString())
       .execute();
-    const refresh = new Map<string, Awaited<ReturnType<typeof stateAt>>>();
+    const refresh = new Map<string, MarketChainState>();
     for (const { market } of touchedBefore) {
       if (orphaned.some((m) => m.address === market)) continue;
       refresh.set(market, await stateAt(getAddress(market), ancestor));
@@ -147,7 +138,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
     log.warn({ chainId, from: cursorNumber.toString(), ancestor: ancestor.toString(), cancelled: gone.length }, 'indexer: reorg rolled back');
   }
 
-  async function cancelReorged(trx: Parameters<Parameters<ReturnType<Kysely<DB>['transaction']>['execute']>[0]>[0], address: string): Promise<void> {
+  async function cancelReorged(trx: Transaction<DB>, address: string): Promise<void> {
     const updated = await trx
       .updateTable('markets')
       .set({ state: 'void', cancel_reason: 'CREATION_REORGED', confirmed: false, updated_at: clock.now() })

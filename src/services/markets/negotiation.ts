@@ -10,7 +10,7 @@ import { encodeFunctionData, erc20Abi, getAddress, parseEventLogs, type Address,
 import { loadArtifact } from '../../chain/artifacts.ts';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
-import { LMSR_FEES, MIN_LIQUIDITY, RESOLUTION_WINDOW_SECONDS } from '../../core/markets/fees.ts';
+import { LMSR_FEES, MAX_LIVE_MARKETS_PER_CREATOR, MIN_LIQUIDITY, RESOLUTION_WINDOW_SECONDS } from '../../core/markets/fees.ts';
 import { checkTerms, counterTerms, questionHash, type CounterChange, type MarketTerms, type TermsProblem } from '../../core/markets/terms.ts';
 import type { DB, NegotiationsTable } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/index.ts';
@@ -18,8 +18,9 @@ import type { Principal } from '../../api/catalog/types.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { EventBus } from '../events/bus.ts';
-import { requireAgent } from '../identity/agents.ts';
+import { requireAgent, type AgentRow } from '../identity/agents.ts';
 import type { MarketIndexer } from './indexer.ts';
+import { readMarketState } from './market-state.ts';
 import { createdMarketOf, registerMarket, type MarketCreatedArgs } from './projection.ts';
 import type { MarketRow } from './records.ts';
 
@@ -70,13 +71,14 @@ export interface NegotiationService {
 export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; chain: ChainService; indexer: MarketIndexer; events: EventBus; countLive: (creator: string) => Promise<number> }): NegotiationService {
   const { db, clock, chain, indexer } = deps;
   const factoryAbi = loadArtifact('LmsrMarketFactory').abi;
-  const marketAbi = loadArtifact('LmsrMarket').abi;
-  const pm = () => chain.collateral().find((c) => c.symbol === 'PM')!.token;
   const tokenOf = (symbol: 'USDC' | 'PM') => chain.collateral().find((c) => c.symbol === symbol)!.token;
   const factoryFor = (outcomes: number): Address => (outcomes === 3 ? chain.lane().factories.ternary : chain.lane().factories.binary);
 
   async function wallet(principal: Principal): Promise<{ agentId: string; wallet: Address }> {
-    const agent = await requireAgent(db, principal);
+    return walletOf(await requireAgent(db, principal));
+  }
+
+  function walletOf(agent: AgentRow): { agentId: string; wallet: Address } {
     if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'creating markets needs a bound wallet: it signs the factory transaction (POST /keys/bind-wallet)');
     return { agentId: agent.id, wallet: getAddress(agent.wallet_address) };
   }
@@ -88,7 +90,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       outcomeCount: terms.outcomes.length,
       factory,
       subsidy: { token: tokenOf(terms.collateral), symbol: terms.collateral, amount: subsidy.toString() },
-      bond: { token: pm(), symbol: 'PM', amount: bond.toString() },
+      bond: { token: tokenOf('PM'), symbol: 'PM', amount: bond.toString() },
     };
   }
 
@@ -128,13 +130,15 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
     return { market: market ?? null, negotiation: negotiation ?? null };
   }
 
-  async function load(principal: Principal, id: string): Promise<NegotiationRow> {
+  /** The agent's own negotiation (another agent's is as unknown as a missing one), with the agent. */
+  async function loadWithAgent(principal: Principal, id: string): Promise<{ row: NegotiationRow; agent: AgentRow }> {
     const agent = await requireAgent(db, principal);
     const row = await db.selectFrom('negotiations').selectAll().where('id', '=', id).executeTakeFirst();
-    // Another agent's negotiation is as unknown as a missing one.
     if (!row || row.agent_id !== agent.id) throw problem('NEGOTIATION_NOT_FOUND', `negotiation ${id} not found`);
-    return row;
+    return { row, agent };
   }
+
+  const load = async (principal: Principal, id: string): Promise<NegotiationRow> => (await loadWithAgent(principal, id)).row;
 
   const expired = (row: NegotiationRow) => row.status !== 'deployed' && row.expires_at.getTime() <= clock.now().getTime();
 
@@ -162,7 +166,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
         charges: c,
         approvalsMissing,
         balancesShort,
-        liveMarkets: { count: live, max: 20 },
+        liveMarkets: { count: live, max: MAX_LIVE_MARKETS_PER_CREATOR },
         existingMarket: existing.market,
         existingNegotiationId: existing.negotiation?.id ?? null,
       };
@@ -217,10 +221,10 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
     get: load,
 
     async prepareDeploy(principal, id) {
-      const row = await load(principal, id);
+      const { row, agent } = await loadWithAgent(principal, id);
       if (expired(row)) throw problem('NEGOTIATION_EXPIRED', `negotiation ${id} expired at ${row.expires_at.toISOString()}; propose again`);
       if (row.status !== 'accepted') throw problem('NEGOTIATION_STATE', `negotiation ${id} is ${row.status}; prepare-deploy needs accepted`);
-      const { wallet: creator } = await wallet(principal);
+      const { wallet: creator } = walletOf(agent);
       if (creator.toLowerCase() !== row.creator) throw problem('NEGOTIATION_STATE', `the agent's wallet changed since the proposal (was ${row.creator}); propose again`);
       const terms = row.terms as unknown as MarketTerms;
       // Time has passed since the proposal: the close time or the cap may no longer hold.
@@ -263,18 +267,12 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       );
       if (!created) throw problem('DEPLOY_TX_MISMATCH', `transaction ${txHash} created no market of this negotiation (factory ${factory}, creator ${row.creator}, questionHash ${row.question_hash})`);
       const a = created.args as unknown as MarketCreatedArgs & { market: Address };
-      const [block, prices, outstanding] = await chain.guard(() =>
-        Promise.all([
-          chain.client.getBlock({ blockHash: receipt.blockHash }),
-          chain.client.readContract({ address: a.market, abi: marketAbi, functionName: 'prices', blockNumber: receipt.blockNumber }) as Promise<readonly bigint[]>,
-          chain.client.readContract({ address: a.market, abi: marketAbi, functionName: 'outstandingShares', blockNumber: receipt.blockNumber }) as Promise<readonly bigint[]>,
-        ]),
-      );
+      const [block, state] = await chain.guard(() => Promise.all([chain.client.getBlock({ blockHash: receipt.blockHash }), readMarketState(chain.client, a.market, receipt.blockNumber)]));
       const market = await db.transaction().execute(async (trx) => {
         const created = createdMarketOf(
           { ...a, creator: row.creator },
           { chainId: chain.chainId, factory, collateralSymbol: terms.collateral, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, txHash, blockTime: new Date(Number(block.timestamp) * 1000) },
-          { prices: prices.map(String), outstanding: outstanding.map(String) },
+          state,
         );
         await registerMarket(trx, clock, created, { confirmed: false });
         await trx.updateTable('negotiations').set({ status: 'deployed', market_address: a.market.toLowerCase(), deploy_tx_hash: txHash, updated_at: clock.now() }).where('id', '=', row.id).execute();

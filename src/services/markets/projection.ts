@@ -70,7 +70,8 @@ export function createdMarketOf(
     subsidy: a.subsidy,
     protocolFeeBps: a.protocolFeeBps,
     creatorFeeBps: a.creatorFeeBps,
-    ...state,
+    prices: state.prices,
+    outstanding: state.outstanding,
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { createWalletClient, http, maxUint256, parseUnits, type Address, type Chain, type Hex, type PrivateKeyAccount, type PublicClient } from 'viem';
+import { createWalletClient, http, parseUnits, type Address, type Chain, type Hex, type PrivateKeyAccount, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvilDevAccounts } from '../../chain/anvil.ts';
 import { fundFromOperator } from '../../chain/dev-funding.ts';
@@ -18,9 +18,7 @@ import type { ChainService } from '../chain/chain-service.ts';
 import type { MarketIndexer } from './indexer.ts';
 import type { NegotiationService } from './negotiation.ts';
 import type { TradingService } from './trading.ts';
-import { collateralApproval, outcomeTokenApproval } from './approvals.ts';
-import { encodeFunctionData, erc20Abi } from 'viem';
-import { loadArtifact } from '../../chain/artifacts.ts';
+import { approvalCalldata, collateralApproval, outcomeTokenApproval } from './approvals.ts';
 import type { MarketTerms } from '../../core/markets/terms.ts';
 
 const SEED_FLAG = 'seed:demo-markets';
@@ -96,10 +94,9 @@ export async function seedDemoMarkets(deps: SeedDeps, opts: { force?: boolean } 
   const lane = chain.lane();
   for (const t of traders) {
     for (const symbol of ['USDC', 'PM'] as const) {
-      const buy = collateralApproval(chain.chainId, tokens[symbol], lane.routers[symbol]);
-      await send(t, buy.token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [buy.spender, maxUint256] }));
-      const sell = outcomeTokenApproval(chain.chainId, lane.outcomeToken, lane.routers[symbol]);
-      await send(t, sell.token, encodeFunctionData({ abi: loadArtifact('OutcomeToken').abi, functionName: 'setApprovalForAll', args: [sell.spender, true] }));
+      for (const recipe of [collateralApproval(chain.chainId, tokens[symbol], lane.routers[symbol]), outcomeTokenApproval(chain.chainId, lane.outcomeToken, lane.routers[symbol])]) {
+        await send(t, recipe.token, approvalCalldata(recipe));
+      }
     }
   }
 
@@ -112,7 +109,7 @@ export async function seedDemoMarkets(deps: SeedDeps, opts: { force?: boolean } 
     const { negotiation } = await deps.negotiations.propose(principal, terms);
     await deps.negotiations.accept(principal, negotiation.id);
     const prepared = await deps.negotiations.prepareDeploy(principal, negotiation.id);
-    for (const a of prepared.approvalsMissing) await send(creator, a.token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a.spender, maxUint256] }));
+    for (const a of prepared.approvalsMissing) await send(creator, a.token, approvalCalldata(a));
     const hash = await send(creator, prepared.transaction.to, prepared.transaction.data);
     const { market } = await deps.negotiations.commitDeploy(principal, negotiation.id, hash);
     created++;

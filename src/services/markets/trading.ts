@@ -4,9 +4,9 @@
  * after checking that the market is tradeable and that the approvals and balance the router needs are in place.
  * A missing approval answers 409 APPROVAL_REQUIRED carrying the same recipe GET /discover/contracts publishes.
  */
-import { BaseError, ContractFunctionRevertedError, encodeFunctionData, erc20Abi, getAddress, type Abi, type Address, type Hex } from 'viem';
+import { BaseError, ContractFunctionRevertedError, encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import type { Kysely } from 'kysely';
-import { CONTRACT_NAMES, loadArtifact } from '../../chain/artifacts.ts';
+import { abiWithAllErrors, loadArtifact } from '../../chain/artifacts.ts';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
@@ -69,16 +69,10 @@ export interface TradingService {
   prepare(principal: Principal, req: TradeRequest & { limit?: string; deadlineSeconds?: number; recipient?: string }): Promise<PreparedTrade>;
 }
 
-// Routers bubble market and token errors up unchanged: decode with every error of our contracts.
-const ALL_ERRORS: Abi = (() => {
-  const seen = new Map<string, Abi[number]>();
-  for (const name of CONTRACT_NAMES) for (const item of loadArtifact(name).abi) if (item.type === 'error') seen.set(JSON.stringify(item), item);
-  return [...seen.values()];
-})();
 
 export function createTradingService(deps: { db: Kysely<DB>; clock: Clock; chain: ChainService }): TradingService {
   const { db, clock, chain } = deps;
-  const marketAbi: Abi = [...loadArtifact('LmsrMarket').abi.filter((i) => i.type !== 'error'), ...ALL_ERRORS];
+  const marketAbi = abiWithAllErrors('LmsrMarket');
   const routerAbi = loadArtifact('TradeRouter').abi;
   const outcomeAbi = loadArtifact('OutcomeToken').abi;
 
@@ -96,8 +90,8 @@ export function createTradingService(deps: { db: Kysely<DB>; clock: Clock; chain
     return row;
   }
 
-  async function quote(req: TradeRequest): Promise<Quote> {
-    const row = await tradeableMarket(req.market, req.outcome);
+  /** The quote for a market already checked tradeable (prepare reuses its row). */
+  async function quoteFor(row: MarketRow, req: TradeRequest): Promise<Quote> {
     const shares = BigInt(req.shares);
     const slippageBps = req.slippageBps ?? TRADE_DEFAULTS.slippageBpsDefault;
     const market = getAddress(row.address);
@@ -147,7 +141,7 @@ export function createTradingService(deps: { db: Kysely<DB>; clock: Clock; chain
   }
 
   return {
-    quote,
+    quote: async (req) => quoteFor(await tradeableMarket(req.market, req.outcome), req),
     async prepare(principal, req) {
       const agent = await requireAgent(db, principal);
       if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'trading needs a bound wallet: it signs the router transaction (POST /keys/bind-wallet)');
@@ -169,7 +163,7 @@ export function createTradingService(deps: { db: Kysely<DB>; clock: Clock; chain
         if (!approved) throw approvalRequired(outcomeTokenApproval(chain.chainId, lane.outcomeToken, router), `sells pull your outcome shares: approve the router ${router} on the outcome token`);
         if (held < shares) throw problem('INSUFFICIENT_BALANCE', `wallet ${trader} holds ${held} shares of outcome ${req.outcome}; this sell needs ${shares}`, { extensions: { token: lane.outcomeToken, required: shares.toString(), balance: held.toString() } });
       }
-      const q = await quote(req);
+      const q = await quoteFor(row, req);
       const isBuy = req.side === 'buy';
       const limit = req.limit ?? q.limit;
       if (isBuy) {

@@ -3,6 +3,7 @@ import { problem } from '../../../core/error-codes.ts';
 import { ChainId, ChainIdQuery, DeploymentRecordSchema, EvmAddress, Hash32, WeiString } from '../schemas.ts';
 import { defineCapability } from '../types.ts';
 import { routerInterface, tradingApprovals } from '../../../services/markets/approvals.ts';
+import { matchCollateral } from '../../../services/chain/chain-service.ts';
 
 /** The spec's approval recipe; POST /trade/prepare's 409 APPROVAL_REQUIRED carries the same objects. */
 export const ApprovalRecipeSchema = z.object({
@@ -63,11 +64,8 @@ export const discoverContracts = defineCapability({
   handler: async (ctx, { query }) => {
     const chain = ctx.services.chain;
     chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
-    const wanted = query.collateral?.toLowerCase();
-    const collaterals = chain
-      .collateral()
-      .filter((c) => wanted === undefined || c.symbol.toLowerCase() === wanted || c.token.toLowerCase() === wanted);
-    if (wanted !== undefined && collaterals.length === 0) {
+    const collaterals = query.collateral === undefined ? chain.collateral() : matchCollateral(chain.collateral(), query.collateral);
+    if (collaterals.length === 0) {
       throw problem('INVALID_QUERY', `collateral '${query.collateral}' is not a reviewed collateral symbol or token address`, {
         errors: [{ path: 'query.collateral', message: 'unknown collateral' }],
       });

@@ -3,6 +3,7 @@
 import { problem } from '../../../core/error-codes.ts';
 import { marketKey } from '../../../services/markets/listing.ts';
 import { toMarketRecord, type MarketRow } from '../../../services/markets/records.ts';
+import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { HandlerContext } from '../types.ts';
 import type { MarketRecordT } from './shapes.ts';
 
@@ -35,11 +36,7 @@ export async function marketFor(ctx: HandlerContext, address: string, chainId: n
 /** Collateral token addresses for a symbol or token address; an unknown one is 400 INVALID_QUERY. */
 export function collateralTokens(ctx: HandlerContext, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const wanted = value.toLowerCase();
-  const tokens = ctx.services.chain
-    .collateral()
-    .filter((c) => c.symbol.toLowerCase() === wanted || c.token.toLowerCase() === wanted)
-    .map((c) => c.token.toLowerCase());
+  const tokens = matchCollateral(ctx.services.chain.collateral(), value).map((c) => c.token.toLowerCase());
   if (tokens.length === 0) {
     throw problem('INVALID_QUERY', `collateral '${value}' is not a reviewed collateral symbol or token address`, {
       errors: [{ path: 'query.collateral', message: 'unknown collateral' }],

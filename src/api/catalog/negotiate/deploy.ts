@@ -5,7 +5,7 @@ import type { Hex } from 'viem';
 import { MarketRecord } from '../markets/shapes.ts';
 import { ChainId, EvmAddress, TxHash } from '../schemas.ts';
 import { defineCapability } from '../types.ts';
-import { marketBody } from './market-body.ts';
+import { toRecords } from '../markets/read-context.ts';
 import { BalanceShortSchema, ChargesSchema, CreationApprovalSchema, NegotiationParams, NegotiationSchema, negotiationBody } from './shapes.ts';
 
 export const negotiatePrepareDeploy = defineCapability({
@@ -66,6 +66,6 @@ export const negotiateCommitDeploy = defineCapability({
   errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NOT_FOUND', 'DEPLOY_TX_PENDING', 'DEPLOY_TX_REVERTED', 'DEPLOY_TX_MISMATCH'],
   handler: async (ctx, { params, body }) => {
     const { negotiation, market } = await ctx.services.negotiations.commitDeploy(ctx.principal!, params.id, body.txHash.toLowerCase() as Hex);
-    return { negotiation: negotiationBody(negotiation), market: marketBody(ctx, market) };
+    return { negotiation: negotiationBody(negotiation), market: toRecords(ctx, [market])[0]! };
   },
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { MarketRecord } from '../markets/shapes.ts';
 import { defineCapability } from '../types.ts';
-import { marketBody } from './market-body.ts';
+import { toRecords } from '../markets/read-context.ts';
 import { BalanceShortSchema, ChargesSchema, CreationApprovalSchema, TermsBody, termsFromBody } from './shapes.ts';
 import { TxHash } from '../schemas.ts';
 
@@ -36,6 +36,6 @@ export const negotiatePreflight = defineCapability({
   errors: ['INVALID_PAYLOAD', 'UNSUPPORTED_CHAIN', 'WALLET_NOT_BOUND'],
   handler: async (ctx, { body }) => {
     const result = await ctx.services.negotiations.preflight(ctx.principal!, termsFromBody(ctx, body));
-    return { ...result, existingMarket: result.existingMarket ? marketBody(ctx, result.existingMarket) : null };
+    return { ...result, existingMarket: result.existingMarket ? toRecords(ctx, [result.existingMarket])[0]! : null };
   },
 });

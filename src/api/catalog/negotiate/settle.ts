@@ -5,41 +5,38 @@ import { NegotiationParams, NegotiationSchema, negotiationBody } from './shapes.
 
 const REST_ONLY = 'the spec keeps accepting and rejecting negotiations on REST (a deliberate human-auditable step)';
 
-export const negotiateAccept = defineCapability({
-  surface: 'agent',
-  method: 'POST',
-  path: '/negotiate/:id/accept',
-  category: 'markets',
-  summary: 'Accept a negotiation',
-  description: 'Accepts the terms in force (the counter, if the protocol countered). Accepting an accepted negotiation answers it unchanged. Next: POST /negotiate/{id}/prepare-deploy.',
-  tier: 'propose',
-  scopes: ['markets:propose'],
-  rateClass: 'write',
-  idempotent: true,
-  mcp: { restOnly: REST_ONLY },
-  input: { params: NegotiationParams, body: z.strictObject({}).optional() },
-  output: z.object({ negotiation: NegotiationSchema }),
-  errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
-  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.accept(ctx.principal!, params.id)) }),
-});
+/** accept and reject differ only in the step and its words; both settle on the terms in force. */
+function settleStep(step: 'accept' | 'reject', summary: string, description: string) {
+  return defineCapability({
+    surface: 'agent',
+    method: 'POST',
+    path: `/negotiate/:id/${step}`,
+    category: 'markets',
+    summary,
+    description,
+    tier: 'propose',
+    scopes: ['markets:propose'],
+    rateClass: 'write',
+    idempotent: true,
+    mcp: { restOnly: REST_ONLY },
+    input: { params: NegotiationParams, body: z.strictObject({}).optional() },
+    output: z.object({ negotiation: NegotiationSchema }),
+    errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
+    handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations[step](ctx.principal!, params.id)) }),
+  });
+}
 
-export const negotiateReject = defineCapability({
-  surface: 'agent',
-  method: 'POST',
-  path: '/negotiate/:id/reject',
-  category: 'markets',
-  summary: 'Reject a negotiation',
-  description: 'Rejects the terms in force; the negotiation ends and its externalId is free again. Rejecting a rejected negotiation answers it unchanged.',
-  tier: 'propose',
-  scopes: ['markets:propose'],
-  rateClass: 'write',
-  idempotent: true,
-  mcp: { restOnly: REST_ONLY },
-  input: { params: NegotiationParams, body: z.strictObject({}).optional() },
-  output: z.object({ negotiation: NegotiationSchema }),
-  errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
-  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.reject(ctx.principal!, params.id)) }),
-});
+export const negotiateAccept = settleStep(
+  'accept',
+  'Accept a negotiation',
+  'Accepts the terms in force (the counter, if the protocol countered). Accepting an accepted negotiation answers it unchanged. Next: POST /negotiate/{id}/prepare-deploy.',
+);
+
+export const negotiateReject = settleStep(
+  'reject',
+  'Reject a negotiation',
+  'Rejects the terms in force; the negotiation ends and its externalId is free again. Rejecting a rejected negotiation answers it unchanged.',
+);
 
 export const getNegotiation = defineCapability({
   surface: 'agent',

@@ -1,6 +1,7 @@
 // Wire shapes of the create loop (docs/markets.md, "The create loop").
 import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
+import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { MarketTerms } from '../../../core/markets/terms.ts';
 import type { HandlerContext } from '../types.ts';
 import type { NegotiationRow } from '../../../services/markets/negotiation.ts';
@@ -88,8 +89,7 @@ export const NegotiationParams = z.strictObject({ id: z.uuid() });
 /** Resolves the body's collateral (symbol or address) and normalises the terms. */
 export function termsFromBody(ctx: HandlerContext, body: z.output<typeof TermsBody>): MarketTerms {
   ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-  const wanted = body.collateral.toLowerCase();
-  const collateral = ctx.services.chain.collateral().find((c) => c.symbol.toLowerCase() === wanted || c.token.toLowerCase() === wanted);
+  const [collateral] = matchCollateral(ctx.services.chain.collateral(), body.collateral);
   if (!collateral) {
     throw problem('INVALID_PAYLOAD', `collateral '${body.collateral}' cannot create markets here`, { errors: [{ path: 'body.collateral', message: 'not a collateral with creation=true' }] });
   }
