@@ -17,6 +17,7 @@ import type { Principal } from '../../api/catalog/types.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { collateralApproval, outcomeTokenApproval } from './approvals.ts';
+import { findMarket } from './market-reads.ts';
 import type { MarketRow } from './records.ts';
 
 /** How long a quote is good for: after it, re-quote (prices move with every trade). */
@@ -77,8 +78,7 @@ export function createTradingService(deps: { db: Kysely<DB>; clock: Clock; chain
   const outcomeAbi = loadArtifact('OutcomeToken').abi;
 
   async function tradeableMarket(address: string, outcome: number): Promise<MarketRow> {
-    const row = await db.selectFrom('markets').selectAll().where('chain_id', '=', chain.chainId).where('address', '=', address.toLowerCase()).executeTakeFirst();
-    if (!row) throw problem('MARKET_NOT_FOUND', `market ${address} is not known on chain ${chain.chainId}`);
+    const row = await findMarket(db, { address, chainId: chain.chainId });
     if (row.pricing_model !== 'automated') throw problem('MARKET_NOT_TRADEABLE', `market ${address} is an order-book market: use the order-book loop`);
     if (outcome >= row.outcome_count) throw problem('INVALID_PAYLOAD', `outcome ${outcome} does not exist: this market has outcomes 0..${row.outcome_count - 1}`, { errors: [{ path: 'body.outcome', message: 'no such outcome' }] });
     const controls = row.controls as unknown as Controls;
