@@ -121,8 +121,9 @@ async function metadataFor(trx: Transaction<DB>, creator: string, questionHash: 
 export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: CreatedMarket, opts: { confirmed: boolean }): Promise<RegisterResult> {
   const address = m.address.toLowerCase();
   const creator = m.creator.toLowerCase();
-  const existing = await trx.selectFrom('markets').select(['state', 'cancel_reason']).where('chain_id', '=', m.chainId).where('address', '=', address).forUpdate().executeTakeFirst();
-  if (existing) {
+  // The receipt (commit-deploy) and the indexer (logs) may register the same market at once: the
+  // loser of the insert race waits for the winner's commit and then takes the update path.
+  const touchExisting = async (): Promise<RegisterResult> => {
     await trx
       .updateTable('markets')
       .set({
@@ -137,9 +138,11 @@ export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: Crea
       .where('address', '=', address)
       .execute();
     return { inserted: false };
-  }
+  };
+  const existing = await trx.selectFrom('markets').select('address').where('chain_id', '=', m.chainId).where('address', '=', address).forUpdate().executeTakeFirst();
+  if (existing) return touchExisting();
   const meta = await metadataFor(trx, creator, m.questionHash.toLowerCase(), m.chainId);
-  await trx
+  const inserted = await trx
     .insertInto('markets')
     .values({
       chain_id: m.chainId,
@@ -177,7 +180,10 @@ export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: Crea
       confirmed: opts.confirmed,
       updated_at: clock.now(),
     })
-    .execute();
+    .onConflict((oc) => oc.columns(['chain_id', 'address']).doNothing())
+    .returning('address')
+    .executeTakeFirst();
+  if (!inserted) return touchExisting();
   if (meta) {
     await trx.updateTable('negotiations').set({ status: 'deployed', market_address: address, deploy_tx_hash: m.txHash, updated_at: clock.now() }).where('id', '=', meta.negotiationId).execute();
   }
