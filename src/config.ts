@@ -38,6 +38,12 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_BASE_URL: url.optional(),
   MCP_URL: url.optional(),
+  /** Browser origins allowed on the MCP endpoint besides the service's own (comma list). */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   CHAIN_RPC_URL: url.optional(),
@@ -87,6 +93,7 @@ export interface Config {
   host: string;
   publicBaseUrl: string;
   mcpUrl: string;
+  mcpAllowedOrigins: string[];
   dataDir: string;
   database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string };
   chain: {
@@ -168,6 +175,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     publicBaseUrl,
     mcpUrl: e.MCP_URL ?? `${publicBaseUrl}/mcp`,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     dataDir,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }

@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   FEATURE_DISABLED: { status: 403, title: 'Feature disabled' },
   HUMAN_CHECK_FAILED: { status: 403, title: 'Human check failed' },
+  ORIGIN_NOT_ALLOWED: { status: 403, title: 'Origin not allowed' },
+  MCP_SESSION_FORBIDDEN: { status: 403, title: 'MCP session belongs to another credential' },
   // 404 / 405 / 409 / 413 / 415 / 422 / 429
   NOT_FOUND: { status: 404, title: 'Not found' },
   MARKET_NOT_FOUND: { status: 404, title: 'Market not found' },

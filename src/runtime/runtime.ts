@@ -36,6 +36,7 @@ import { createKeyService } from '../services/keys/keys.ts';
 import { createNonceService } from '../services/identity/nonces.ts';
 import { createSessionService } from '../services/identity/sessions.ts';
 import { createWalletProofVerifier } from '../services/identity/wallet-proof.ts';
+import { createElevationService } from '../services/identity/elevation.ts';
 import { createRegistrationService } from '../services/identity/registration.ts';
 import { createAgentKeyService } from '../services/identity/agent-keys.ts';
 import { createBindingService } from '../services/identity/binding.ts';
@@ -232,6 +233,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       nonces,
       sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),
       walletProofs,
+      elevation: createElevationService({ db: database.db, walletProofs }),
       mailer,
       emailLinks,
       humanCheck,
@@ -293,6 +295,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       log,
       publicBaseUrl: config.publicBaseUrl,
+      mcpUrl: config.mcpUrl,
+      mcpAllowedOrigins: config.mcpAllowedOrigins,
       bodyLimitBytes: config.bodyLimitBytes,
       trustProxy: config.trustProxy,
     });

@@ -15,6 +15,7 @@ import type { KeyService } from '../services/keys/keys.ts';
 import type { NonceService } from '../services/identity/nonces.ts';
 import type { SessionService } from '../services/identity/sessions.ts';
 import type { WalletProofVerifier } from '../services/identity/wallet-proof.ts';
+import type { ElevationService } from '../services/identity/elevation.ts';
 import type { RegistrationService } from '../services/identity/registration.ts';
 import type { AgentKeyService } from '../services/identity/agent-keys.ts';
 import type { BindingService } from '../services/identity/binding.ts';
@@ -41,6 +42,8 @@ export interface Services {
   nonces: NonceService;
   sessions: SessionService;
   walletProofs: WalletProofVerifier;
+  /** Wallet-proof elevation of MCP tool calls. */
+  elevation: ElevationService;
   mailer: Mailer;
   emailLinks: EmailLinkService;
   humanCheck: HumanCheck;

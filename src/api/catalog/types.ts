@@ -9,6 +9,7 @@ import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { WalletSession } from '../../services/identity/sessions.ts';
+import { toolNameOf } from '../mcp/tool-names.ts';
 
 export const AGENT_TIERS = ['read-only', 'propose', 'execute'] as const;
 export type AgentTier = (typeof AGENT_TIERS)[number];
@@ -42,6 +43,8 @@ export interface HandlerContext {
   walletSession: WalletSession | null;
   /** The caller's address (per-path registration budgets, human checks). */
   clientIp: string;
+  /** The wallet an MCP call of an elevated tool proved control of (mcpElevation); null otherwise. */
+  provenWallet: string | null;
 }
 
 /** A handler may return a plain body (status 200) or a Reply with status and headers. */
@@ -87,6 +90,15 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
   walletAuth?: 'required';
   /** Agent capabilities are MCP tools unless REST-only by the spec; consumer capabilities are never tools. */
   mcp?: { tool: string } | { restOnly: string };
+  /**
+   * Wallet-proof elevation of the MCP tool (spec "Wallet-proof elevation"): its input adds
+   * walletAddress (optional when the agent has a bound wallet), walletSignature,
+   * signatureTimestamp and proofNonce; the proof is bound to this scope and resource, and the
+   * proven wallet reaches the handler as ctx.provenWallet. REST calls act for the key's own agent.
+   */
+  mcpElevation?: { scope: string; resourceId?: (input: HandlerInput<P, Q, B>) => string | null };
+  /** The call removes or replaces something (MCP destructiveHint), e.g. rotating a key revokes the old one. */
+  destructive?: boolean;
   input?: CapabilityInputSchemas<P, Q, B>;
   /** Problem code for a request that fails input validation. Default: INVALID_QUERY for GET, INVALID_PAYLOAD otherwise. */
   invalidInputCode?: ErrorCode;
@@ -130,6 +142,9 @@ export function defineCapability<
 >(def: CapabilityDef<P, Q, B, O>): Capability {
   if (def.surface === 'agent' && !def.mcp) throw new Error(`capability ${def.method} ${def.path}: agent capabilities declare mcp`);
   if (def.surface === 'consumer' && def.mcp) throw new Error(`capability ${def.method} ${def.path}: consumer capabilities are not MCP tools`);
+  if (def.mcp && 'tool' in def.mcp && def.mcp.tool !== toolNameOf(def.method, def.path)) {
+    throw new Error(`capability ${def.method} ${def.path}: its tool is named ${toolNameOf(def.method, def.path)} (docs/mcp.md "Tool names"), not ${def.mcp.tool}`);
+  }
   const absolute = def.path.startsWith('/api/') || def.path.startsWith('/.well-known/');
   const mutating = def.method !== 'GET';
   return {

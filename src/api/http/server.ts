@@ -16,6 +16,8 @@ import type { Capability } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { resolveVersion } from './versions.ts';
+import { registerMcpEndpoint } from '../mcp/endpoint.ts';
+import { originPolicy } from '../mcp/policy.ts';
 
 export interface HttpDeps {
   catalog: readonly Capability[];
@@ -23,6 +25,8 @@ export interface HttpDeps {
   clock: Clock;
   log: Logger;
   publicBaseUrl: string;
+  mcpUrl: string;
+  mcpAllowedOrigins: readonly string[];
   bodyLimitBytes: number;
   trustProxy: boolean;
 }
@@ -106,6 +110,19 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       },
     });
   }
+
+  const mcp = registerMcpEndpoint(app, {
+    catalog: deps.catalog,
+    services: deps.services,
+    clock: deps.clock,
+    log: deps.log,
+    publicBaseUrl: deps.publicBaseUrl,
+    mcpUrl: deps.mcpUrl,
+    origins: originPolicy(deps.mcpUrl, deps.publicBaseUrl, deps.mcpAllowedOrigins),
+    credentialOf,
+  });
+  // Before the listener stops: open SSE streams would otherwise hold close() forever.
+  app.addHook('preClose', () => mcp.close());
 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).
   app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));

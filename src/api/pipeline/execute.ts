@@ -10,6 +10,7 @@ import { isProblemError } from '../../core/errors.ts';
 import { IDEMPOTENCY_KEY_PATTERN, isStorable } from '../../services/idempotency/idempotency.ts';
 import { chargeBudget } from '../../services/rate-limit/charge.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
+import { WalletProofArgumentsSchema, type WalletProofArguments } from '../../services/identity/elevation.ts';
 import { Reply, tierRank, type Capability, type HandlerContext, type Principal } from '../catalog/types.ts';
 import { parseInput } from './validate.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
@@ -18,6 +19,8 @@ export interface CallRequest {
   capability: Capability;
   /** Raw API key from the transport, if any. */
   credential: string | undefined;
+  /** The principal of `credential` when the transport already authenticated it (MCP does, per HTTP request). */
+  authenticated?: Principal | null;
   /** Caller address, for keyless rate limits. */
   ip: string;
   idempotencyKey: string | undefined;
@@ -26,6 +29,8 @@ export interface CallRequest {
   params: unknown;
   query: unknown;
   body: unknown;
+  /** MCP calls of an elevated tool: the wallet-proof arguments and the tool-intent payload they sign. */
+  elevation?: { proof: unknown; intent: Record<string, unknown> };
 }
 
 export interface CallResult {
@@ -35,11 +40,14 @@ export interface CallResult {
   headers: Record<string, string>;
 }
 
-export type BaseContext = Omit<HandlerContext, 'principal' | 'clientIp' | 'walletSession'> & { problemTypeBase: string };
+type RawInput = { params: unknown; query: unknown; body: unknown };
+
+export type BaseContext = Omit<HandlerContext, 'principal' | 'clientIp' | 'walletSession' | 'provenWallet'> & { problemTypeBase: string };
 
 export async function executeCall(base: BaseContext, req: CallRequest, headers: Record<string, string>): Promise<CallResult> {
   const { capability: cap } = req;
-  const principal = req.credential === undefined ? null : await base.services.keys.authenticate(req.credential);
+  const principal =
+    req.authenticated !== undefined ? req.authenticated : req.credential === undefined ? null : await base.services.keys.authenticate(req.credential);
   authorize(cap, principal);
   const walletSession = cap.walletAuth ? await base.services.sessions.resolve(req.walletCredential) : null;
   await chargeRateLimit(base, cap, principal, req.ip, headers);
@@ -49,9 +57,11 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
     body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.invalidInputCode),
   };
-  const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession };
+  const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession, provenWallet: null };
+  // The wallet proof is checked after an idempotent replay is answered (a replay repeats the same proof).
+  const call = async () => run({ ...ctx, provenWallet: await proveWallet(ctx, cap, req, input) }, cap, input);
 
-  if (!cap.requiresIdempotencyKey) return withRequestHeaders(await run(ctx, cap, input), headers);
+  if (!cap.requiresIdempotencyKey) return withRequestHeaders(await call(), headers);
 
   const key = req.idempotencyKey;
   if (key === undefined) {
@@ -71,7 +81,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     return { ...claim.response, headers: { ...headers, ...claim.response.headers, 'Idempotent-Replayed': 'true' } };
   }
   try {
-    const result = await run(ctx, cap, input);
+    const result = await call();
     if (isStorable(result.status)) {
       const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
       // Only the handler's own headers are kept: rate-limit and version headers belong to each request.
@@ -89,8 +99,26 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   }
 }
 
+/** Elevated MCP tools: verifies the wallet proof (consuming its nonce) and returns the proven wallet. */
+async function proveWallet(ctx: HandlerContext, cap: Capability, req: CallRequest, input: RawInput): Promise<string | null> {
+  if (!cap.mcpElevation || ctx.via !== 'mcp' || !req.elevation || !ctx.principal) return null;
+  const proof = parseInput(WalletProofArgumentsSchema, req.elevation.proof, 'arguments', cap.invalidInputCode);
+  const tool = cap.mcp && 'tool' in cap.mcp ? cap.mcp.tool : cap.name;
+  return ctx.services.elevation.prove(
+    {
+      principal: ctx.principal,
+      tool,
+      scope: cap.mcpElevation.scope,
+      chainId: ctx.services.site.chainId,
+      resourceId: cap.mcpElevation.resourceId?.(input as never) ?? null,
+      payload: req.elevation.intent,
+    },
+    proof as WalletProofArguments,
+  );
+}
+
 /** Runs the handler; `headers` of the result are only the ones the handler set itself. */
-async function run(ctx: HandlerContext, cap: Capability, input: { params: unknown; query: unknown; body: unknown }): Promise<CallResult> {
+async function run(ctx: HandlerContext, cap: Capability, input: RawInput): Promise<CallResult> {
   const out = await cap.handler(ctx, input as never);
   if (out instanceof Reply) return { status: out.status, body: out.body, headers: out.headers };
   return { status: cap.successStatus ?? 200, body: out, headers: {} };

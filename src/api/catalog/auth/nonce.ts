@@ -13,7 +13,7 @@ export const createAuthNonce = defineCapability({
   rateClass: 'write',
   idempotent: false,
   idempotencyExempt: 'each call issues a fresh nonce; a retry just issues another, and unused nonces expire after 300 s',
-  mcp: { tool: 'svc_create_auth_nonce' },
+  mcp: { tool: 'svc_auth_nonce' },
   input: { body: z.strictObject({}).optional() },
   output: z.object({ nonce: z.string().regex(/^[0-9a-f]{32}$/), signedNonce: z.string().regex(/^[0-9a-f]{64}$/) }),
   errors: ['INVALID_PAYLOAD'],

@@ -18,7 +18,7 @@ export const confirmEmailLink = defineCapability({
   rateClass: 'write',
   idempotent: true,
   idempotencyExempt: 'a link applies once; confirming it again answers the same outcome with firstUse false',
-  mcp: { tool: 'svc_confirm_email_link' },
+  mcp: { tool: 'svc_email_links_confirm' },
   input: { body: z.strictObject({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the token of a mailed link') }) },
   output: z.object({
     outcome: z.enum(['email-verified', 'email-bound', 'claimed']),

@@ -1,5 +1,4 @@
 // GET /mcp-discovery: how an agent reaches the MCP surface, authenticates, and registers.
-// The MCP endpoint itself lands with the MCP issue; until then endpoints.remote.status reads 'unavailable'.
 import { z } from 'zod';
 import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../../core/entitlement.ts';
 import { EMAIL_LINK_TTL_MS, OWNER_AGENT_LIMIT } from '../../../services/identity/email-links.ts';
@@ -40,7 +39,7 @@ export const mcpDiscovery = defineCapability({
         transport: z.literal('streamable-http'),
         auth: z.literal('api-key-bearer'),
         protectedResourceMetadata: z.string(),
-        status: z.enum(['live', 'unavailable']),
+        status: z.literal('live'),
       }),
     }),
     authentication: z.object({ scheme: z.literal('bearer'), header: z.string(), alias: z.string(), keylessTools: z.string() }),
@@ -82,7 +81,7 @@ export const mcpDiscovery = defineCapability({
           transport: 'streamable-http' as const,
           auth: 'api-key-bearer' as const,
           protectedResourceMetadata: `${site.mcpUrl}/.well-known/oauth-protected-resource`,
-          status: 'unavailable' as const,
+          status: 'live' as const,
         },
       },
       authentication: {

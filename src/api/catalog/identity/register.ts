@@ -53,7 +53,7 @@ export const register = defineCapability({
   tier: null,
   rateClass: 'write',
   idempotent: false,
-  mcp: { tool: 'svc_register_agent' },
+  mcp: { tool: 'svc_register' },
   input: { body: RegisterBody },
   output: RegisterResponse,
   outputName: 'AgentRegistrationResponse',

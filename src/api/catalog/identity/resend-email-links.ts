@@ -14,7 +14,7 @@ export const resendEmailLinks = defineCapability({
   tier: null,
   rateClass: 'write',
   idempotent: false,
-  mcp: { tool: 'svc_resend_email_links' },
+  mcp: { tool: 'svc_email_links_resend' },
   input: { body: z.strictObject({ email: z.email().max(254) }) },
   output: z.object({ status: z.literal('accepted'), detail: z.string() }),
   outputName: 'ResendEmailLinksResponse',

@@ -14,7 +14,7 @@ export const rotateKey = defineCapability({
   tier: 'read-only',
   rateClass: 'write',
   idempotent: false,
-  mcp: { tool: 'svc_rotate_api_key' },
+  mcp: { tool: 'svc_keys_rotate' },
   input: { params: z.strictObject({ keyId: z.uuid() }), body: z.strictObject({}).optional() },
   invalidInputCode: 'INVALID_PAYLOAD',
   output: z.object({ apiKey: ApiKeyIssued, revokedKeyId: z.uuid() }),

@@ -17,7 +17,7 @@ export const getMarket = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_market' },
+  mcp: { tool: 'svc_discover_markets_by_address' },
   input: { params: MarketPathParams, query: MarketChainQuery },
   output: z.object({ market: MarketRecord, projection: ProjectionSchema }),
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND'],

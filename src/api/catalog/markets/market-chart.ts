@@ -21,7 +21,7 @@ export const getMarketChart = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_market_chart' },
+  mcp: { tool: 'svc_discover_markets_chart' },
   input: { params: MarketPathParams, query: z.strictObject({ window: ChartWindowSchema.default('ALL'), chainId: ChainIdQuery.optional() }) },
   output: MarketChart,
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND'],

@@ -17,7 +17,7 @@ export const getMarketComments = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_market_comments' },
+  mcp: { tool: 'svc_discover_markets_comments' },
   input: {
     params: MarketPathParams,
     query: z.strictObject({

@@ -17,7 +17,7 @@ export const getMarketDepth = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_market_depth' },
+  mcp: { tool: 'svc_discover_markets_depth' },
   input: { params: MarketPathParams, query: MarketChainQuery },
   output: MarketDepth,
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],

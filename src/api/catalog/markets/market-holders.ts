@@ -15,7 +15,7 @@ export const getMarketHolders = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_market_holders' },
+  mcp: { tool: 'svc_discover_markets_holders' },
   input: { params: MarketPathParams, query: MarketChainQuery },
   output: MarketHolders,
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND'],

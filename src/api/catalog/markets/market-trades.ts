@@ -16,7 +16,7 @@ export const getMarketTrades = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_market_trades' },
+  mcp: { tool: 'svc_discover_markets_trades' },
   input: {
     params: MarketPathParams,
     query: z.strictObject({

@@ -18,7 +18,7 @@ export const getRelatedMarkets = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_related_markets' },
+  mcp: { tool: 'svc_discover_markets_related' },
   input: { params: MarketPathParams, query: MarketChainQuery },
   output: z.object({ markets: z.array(MarketRecord) }),
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND'],

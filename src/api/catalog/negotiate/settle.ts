@@ -49,7 +49,7 @@ export const getNegotiation = defineCapability({
   scopes: ['markets:propose'],
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_negotiation' },
+  mcp: { tool: 'svc_get_negotiate_by_id' },
   input: { params: NegotiationParams },
   invalidInputCode: 'INVALID_ID',
   output: z.object({ negotiation: NegotiationSchema }),

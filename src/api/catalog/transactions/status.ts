@@ -79,7 +79,7 @@ export const getTransactionAgent = defineCapability({
   tier: null,
   rateClass: 'read',
   idempotent: true,
-  mcp: { tool: 'svc_get_transaction_status' },
+  mcp: { tool: 'svc_get_transactions_status' },
   input: { query: StatusQuery.extend({ hash: TxHash }) },
   invalidInputCode: 'INVALID_PAYLOAD',
   output: TransactionStatusResponse,
