@@ -91,7 +91,7 @@ async function start(config: Config): Promise<number> {
   say(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
   say(`  agent REST     ${base}/api/agent/v1   (OpenAPI ${base}/api/agent/v1/openapi.json)`);
   say(`  consumer REST  ${base}/api/v1         (OpenAPI ${base}/api/v1/openapi.json)`);
-  say(`  MCP            ${config.mcpUrl}   (arrives with the MCP issue)`);
+  say(`  MCP            ${config.mcpUrl}   (Streamable HTTP; discovery ${base}/api/agent/v1/mcp-discovery)`);
   say(`  health         ${base}/api/agent/v1/health`);
   say(`  chain          ${runtime.rpcUrl} (chain id ${config.chain.id}, ${runtime.anvil ? 'embedded anvil' : 'external node'})`);
   say(`  database       ${config.database.kind === 'postgres' ? 'PostgreSQL' : `PGlite ${config.database.dir}`}`);

@@ -11,6 +11,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { agentCapabilities, CATALOG, restOnlyCapabilities } from '../api/catalog/index.ts';
 import type { Capability } from '../api/catalog/types.ts';
 import { buildOpenApi } from '../api/docs/openapi.ts';
+import { buildCatalogDocument, type CatalogDocument } from '../api/docs/catalog-document.ts';
+import { buildSkill, type Skill } from '../api/docs/skill.ts';
 import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
@@ -208,6 +210,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, publicBaseUrl: config.publicBaseUrl });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const openApiCache = new Map<string, Record<string, unknown>>();
+    let catalogDoc: CatalogDocument | undefined;
+    let skill: Skill | undefined;
     // Derived from the catalog once: GET /me and the discovery documents read them on every call.
     const capabilities = agentCapabilities(catalog);
     const restOnly = restOnlyCapabilities(catalog);
@@ -260,6 +264,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         if (!doc) openApiCache.set(surface, (doc = buildOpenApi(catalog, surface, config.publicBaseUrl)));
         return doc;
       },
+      catalogDocument: () => (catalogDoc ??= buildCatalogDocument(catalog)),
+      skill: () => (skill ??= buildSkill(catalog, services.site)),
     };
 
     const purge = setInterval(() => {

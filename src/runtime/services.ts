@@ -2,6 +2,8 @@
 import type { z } from 'zod';
 import type { AgentCapabilitySchema } from '../api/catalog/schemas.ts';
 import type { Surface } from '../api/catalog/types.ts';
+import type { CatalogDocument } from '../api/docs/catalog-document.ts';
+import type { Skill } from '../api/docs/skill.ts';
 import type { ChainService } from '../services/chain/chain-service.ts';
 import type { EventBus } from '../services/events/bus.ts';
 import type { MarketIndexer } from '../services/markets/indexer.ts';
@@ -58,4 +60,8 @@ export interface Services {
   linking: LinkingService;
   agentCapabilities(): z.output<typeof AgentCapabilitySchema>[];
   openApi(surface: Surface): Record<string, unknown>;
+  /** GET /catalog.json, built once from the catalog (src/api/docs/catalog-document.ts). */
+  catalogDocument(): CatalogDocument;
+  /** The skill every agent-facing document renders (src/api/docs/skill.ts), built once. */
+  skill(): Skill;
 }

@@ -7,9 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CATALOG } from '../../src/api/catalog/index.ts';
 import { walletProofMessage } from '../../src/core/wallet-proof.ts';
-import { registerWallet, idemKey } from '../support/agents.ts';
+import { registerWallet, idemKey, keyless } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { terms } from '../support/markets.ts';
+import { createMarket, fund, gas, terms } from '../support/markets.ts';
 
 let server: TestServer;
 let base: string;
@@ -52,6 +52,7 @@ describe('MCP endpoint', () => {
     const { tools } = await client.listTools();
     const expected = CATALOG.filter((c) => c.surface === 'agent' && c.mcp && 'tool' in c.mcp).map((c) => (c.mcp as { tool: string }).tool);
     expect(tools.map((t) => t.name).sort()).toEqual(expected.sort());
+    expect(tools.find((t) => t.name === 'svc_keys_rotate')?.annotations?.destructiveHint).toBe(true);
     const restOnly = CATALOG.filter((c) => c.surface === 'agent' && c.mcp && 'restOnly' in c.mcp);
     expect(restOnly.length).toBeGreaterThan(0);
     for (const t of tools) {
@@ -59,7 +60,7 @@ describe('MCP endpoint', () => {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
       const cap = CATALOG.find((c) => c.mcp && 'tool' in c.mcp && c.mcp.tool === t.name)!;
-      expect(t.annotations).toMatchObject({ readOnlyHint: cap.method === 'GET', idempotentHint: cap.idempotent });
+      expect(t.annotations).toMatchObject({ readOnlyHint: cap.method === 'GET', idempotentHint: cap.idempotent, destructiveHint: cap.destructive === true });
       if (cap.requiresIdempotencyKey) expect((t.inputSchema as { required?: string[] }).required ?? JSON.stringify(t.inputSchema)).toContain('idempotencyKey');
     }
     await client.close();
@@ -161,4 +162,113 @@ describe('MCP endpoint', () => {
   });
 });
 
-export { walletProofMessage };
+/** Reads an SSE body until `count` events arrived (or it ends); returns them parsed. */
+async function readEvents(res: Response, count: number): Promise<{ id?: string; retry?: string; data: string }[]> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const events: { id?: string; retry?: string; data: string }[] = [];
+  while (events.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      if (block.startsWith(':')) continue; // keep-alive comment
+      events.push({ id: field('id'), retry: field('retry'), data: field('data') ?? '' });
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe('MCP SSE streams', () => {
+  it('primes every stream with an event id and a retry hint, and replays what a client missed after Last-Event-ID', async () => {
+    const init = await rpc(INIT);
+    const session = init.headers.get('mcp-session-id')!;
+    const h = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    expect((await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, h)).status).toBe(202);
+
+    const standalone = await fetch(mcpUrl, { headers: { ...h, accept: 'text/event-stream' } });
+    expect(standalone.status).toBe(200);
+    expect(standalone.headers.get('content-type')).toContain('text/event-stream');
+    const [priming] = await readEvents(standalone, 1);
+    expect(priming).toMatchObject({ data: '', retry: '1000' });
+    expect(priming!.id).toBeTruthy();
+
+    // A tool call answered on its own POST stream: priming event first, then the result.
+    const post = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { ...h, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'svc_get_time', arguments: {} } }),
+    });
+    const [postPriming, result] = await readEvents(post, 2);
+    expect(postPriming!.data).toBe('');
+    expect(JSON.parse(result!.data)).toMatchObject({ id: 7, result: { structuredContent: { serverTime: expect.any(Number) } } });
+
+    // A client that lost that stream right after the priming event resumes it and gets the result.
+    const resumed = await fetch(mcpUrl, { headers: { ...h, accept: 'text/event-stream', 'last-event-id': postPriming!.id! } });
+    expect(resumed.status).toBe(200);
+    const [replayed] = await readEvents(resumed, 1);
+    expect(replayed!.id).toBe(result!.id);
+    expect(JSON.parse(replayed!.data)).toMatchObject({ id: 7, result: { structuredContent: { serverTime: expect.any(Number) } } });
+  });
+});
+
+describe('MCP wallet-proof elevation (svc_get_trade_creator_funds)', () => {
+  it('answers with a real EIP-191 proof (bound wallet, walletAddress omitted) and refuses replays, foreign payloads and missing proofs', async () => {
+    const agent = await registerWallet(server);
+    await gas(server, agent.account.address);
+    await fund(server, agent.account.address);
+    const { market } = await createMarket(server, agent.key, agent.account);
+    const client = await connect(agent.key);
+    const tool = 'svc_get_trade_creator_funds';
+    const chainId = server.config.chain.id;
+
+    const proofFor = async (payload: Record<string, unknown>, over: { tool?: string; scope?: string } = {}) => {
+      const { nonce } = (await keyless(server, '/api/auth/nonce')).body as { nonce: string };
+      const timestamp = Math.floor(Date.now() / 1000);
+      const message = walletProofMessage({
+        agentId: agent.agentId,
+        apiKeyId: agent.keyId,
+        tool: over.tool ?? tool,
+        scope: over.scope ?? 'portfolio:read',
+        chainId,
+        walletAddress: agent.account.address,
+        resourceId: null,
+        payload,
+        nonce,
+        timestamp,
+      });
+      return { walletSignature: await agent.account.signMessage({ message }), signatureTimestamp: timestamp, proofNonce: nonce };
+    };
+
+    const proof = await proofFor({ chainId });
+    const ok = await call(client, tool, { chainId, ...proof });
+    expect(ok.isError).toBeFalsy();
+    const funds = ok.structuredContent as { walletAddress: string; chainId: number; creatorFunds: { markets: { marketAddress: string; marketBalance: { status: string } }[] } };
+    expect(funds.walletAddress).toBe(agent.account.address.toLowerCase());
+    expect(funds.chainId).toBe(chainId);
+    expect(funds.creatorFunds.markets.map((m) => m.marketAddress)).toEqual([market.address.toLowerCase()]);
+    expect(funds.creatorFunds.markets[0]!.marketBalance.status).toBe('zero');
+
+    // REST answers the same for the key's bound wallet.
+    const rest = await server.call('GET', `/api/agent/v1/trade/creator-funds?chainId=${chainId}`, { key: agent.key });
+    expect(rest.status).toBe(200);
+    expect(rest.body.creatorFunds).toEqual(funds.creatorFunds);
+
+    const replay = await call(client, tool, { chainId, ...proof });
+    expect(problemOf(replay)).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'NONCE_USED' });
+    const otherPayload = await call(client, tool, { ...(await proofFor({})), chainId });
+    expect(problemOf(otherPayload)).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'SIGNATURE_MISMATCH' });
+    const otherTool = await call(client, tool, { ...(await proofFor({ chainId }, { tool: 'svc_get_me' })), chainId });
+    expect(problemOf(otherTool).reason).toBe('SIGNATURE_MISMATCH');
+    const stranger = await call(client, tool, { ...(await proofFor({ chainId })), chainId, walletAddress: '0x000000000000000000000000000000000000dEaD' });
+    expect(problemOf(stranger).reason).toBe('SIGNATURE_MISMATCH');
+    const noProof = await call(client, tool, { chainId });
+    expect(problemOf(noProof).code).toBe('INVALID_QUERY');
+    await client.close();
+  });
+});

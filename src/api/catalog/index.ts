@@ -15,6 +15,8 @@ import { discoverRenderers } from './discovery/renderers.ts';
 import { MARKET_READ_CAPABILITIES } from './markets/reads.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
+import { catalogJson } from './docs/catalog-json.ts';
+import { skillJson } from './docs/skill-json.ts';
 import { createAuthNonce } from './auth/nonce.ts';
 import { verifySiwe } from './auth/verify.ts';
 import { getWalletSession } from './auth/session.ts';
@@ -36,6 +38,7 @@ import { negotiatePropose } from './negotiate/propose.ts';
 import { getNegotiation, negotiateAccept, negotiateReject } from './negotiate/settle.ts';
 import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deploy.ts';
 import { tradePrepare, tradeQuote } from './trade/trade.ts';
+import { getCreatorFunds } from './trade/creator-funds.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -55,6 +58,8 @@ export const CATALOG: readonly Capability[] = [
   getTransactionConsumer,
   agentOpenApi,
   consumerOpenApi,
+  catalogJson,
+  skillJson,
   createAuthNonce,
   verifySiwe,
   getWalletSession,
@@ -80,6 +85,7 @@ export const CATALOG: readonly Capability[] = [
   negotiateCommitDeploy,
   tradeQuote,
   tradePrepare,
+  getCreatorFunds,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

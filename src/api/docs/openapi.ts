@@ -156,7 +156,7 @@ function securityOf(cap: Capability): Record<string, string[]>[] {
 }
 
 /** Codes the pipeline itself can answer for this capability, so definitions list only their own. */
-function pipelineErrors(cap: Capability): ErrorCode[] {
+export function pipelineErrors(cap: Capability): ErrorCode[] {
   const codes: ErrorCode[] = ['INVALID_API_KEY', 'API_KEY_REVOKED', 'API_KEY_EXPIRED', 'API_KEY_DORMANT'];
   if (cap.tier !== null) codes.push('API_KEY_REQUIRED', 'INSUFFICIENT_TIER', 'INSUFFICIENT_SCOPE');
   if (cap.walletAuth) codes.push('WALLET_AUTH_REQUIRED');

@@ -11,6 +11,7 @@ import { isProblemError, type ProblemError } from '../../core/errors.ts';
 import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './confirm-page.ts';
+import { discoveryDocuments } from '../docs/documents.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { Capability } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
@@ -126,9 +127,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).
   app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));
+  // The discovery documents that are not capabilities (landing and contract pages, skill.md, agent card).
+  const documents = discoveryDocuments(deps.services.skill(), deps.services.site);
+  for (const doc of documents) app.get(doc.path, async (_req, reply) => reply.headers(doc.headers).send(doc.body));
 
   // Known path, other method → 405 with Allow; otherwise 404.
-  const routes = deps.catalog.map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));
+  const routes = [...deps.catalog, ...documents.map((d) => ({ method: 'GET', fullPath: d.path }))].map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];

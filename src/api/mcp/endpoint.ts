@@ -6,11 +6,12 @@
  * metadata, session lookup and its binding to the credential that opened it.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
@@ -33,6 +34,8 @@ export const MCP_MAX_SESSIONS = 1000;
 const EVENTS_PER_SESSION = 500;
 /** SSE retry hint (ms) sent in the priming event. */
 const SSE_RETRY_MS = 1000;
+/** The SDK's stream id for the standalone GET stream (its messages are stored under it). */
+const STANDALONE_STREAM_ID = '_GET_stream';
 /** JSON-RPC methods a client may send without an API key (plus notifications). */
 const KEYLESS_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
 
@@ -49,6 +52,7 @@ export interface McpEndpointDeps {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  events: EventStore;
   server: Server;
   /** SHA-256 of the credential that initialized the session ('' for none). */
   credentialHash: Buffer;
@@ -165,12 +169,13 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
       if (oldest) await closeSession(oldest[0]);
     }
     const server = newServer();
-    const session: Session = { server, credentialHash, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport };
+    const events = createSessionEventStore(EVENTS_PER_SESSION);
+    const session: Session = { server, events, credentialHash, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport };
     session.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, session),
       onsessionclosed: (id) => void sessions.delete(id),
-      eventStore: createSessionEventStore(EVENTS_PER_SESSION),
+      eventStore: events,
       retryInterval: SSE_RETRY_MS,
     });
     await server.connect(session.transport);
@@ -241,6 +246,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
         const auth: AuthInfo = { token: credential ?? '', clientId: principal?.keyId ?? 'anonymous', scopes: [...(principal?.scopes ?? [])], extra: { caller } };
         reply.hijack();
         reply.raw.setHeader('X-Request-Id', req.id);
+        if (req.method === 'GET' && header(req, 'last-event-id') === undefined) await primeStandaloneStream(session, reply.raw);
         await session.transport.handleRequest(Object.assign(req.raw, { auth }), reply.raw, parsed);
       },
     });
@@ -273,6 +279,21 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
       await Promise.all([...sessions.keys()].map(closeSession));
     },
   };
+}
+
+/**
+ * The SDK primes POST streams but not the standalone GET stream: prime it the same way (an event id
+ * in the session's store, a retry hint, empty data) as soon as its 200 head goes out, so a client
+ * that loses it resumes with Last-Event-ID from the very start.
+ */
+async function primeStandaloneStream(session: Session, res: ServerResponse): Promise<void> {
+  const id = await session.events.storeEvent(STANDALONE_STREAM_ID, {} as JSONRPCMessage);
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const out = writeHead(...args);
+    if (res.statusCode === 200) res.write(`id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
+    return out;
+  }) as ServerResponse['writeHead'];
 }
 
 const errorResult = (body: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });

@@ -6,6 +6,10 @@ import type { ChainService } from '../chain/chain-service.ts';
 import { countLiveMarkets, countMarkets, listMarkets, listSitemap, volume24hOf, type ListingFilter, type ListingRequest } from './listing.ts';
 import { findMarket, marketChart, marketComments, marketDepth, marketHolders, marketTrades, relatedMarkets, type ChartWindow } from './market-reads.ts';
 import type { MarketRow } from './records.ts';
+import { readCreatorFunds, type CreatorFunds } from './creator-funds.ts';
+import { requireAgent } from '../identity/agents.ts';
+import { problem } from '../../core/error-codes.ts';
+import type { Principal } from '../../api/catalog/types.ts';
 
 export interface MarketReadService {
   list(req: ListingRequest): ReturnType<typeof listMarkets>;
@@ -20,6 +24,8 @@ export interface MarketReadService {
   related(m: MarketRow, p: { limit: number }): Promise<MarketRow[]>;
   comments(m: MarketRow, p: { limit: number; cursor?: string }): ReturnType<typeof marketComments>;
   depth(m: MarketRow, p: { tradeable: boolean }): ReturnType<typeof marketDepth>;
+  /** Creator funds of the proven wallet (MCP elevation) or else of the caller's bound wallet. */
+  creatorFunds(p: { principal: Principal; provenWallet: string | null; chainId?: number }): Promise<CreatorFunds>;
 }
 
 export function createMarketReadService(deps: { db: Kysely<DB>; chain: ChainService }): MarketReadService {
@@ -37,5 +43,13 @@ export function createMarketReadService(deps: { db: Kysely<DB>; chain: ChainServ
     related: (m, p) => relatedMarkets(db, m, p),
     comments: (m, p) => marketComments(db, m, p),
     depth: (m, p) => marketDepth({ client: chain.client, guard: chain.guard }, m, p),
+    async creatorFunds(p) {
+      let wallet = p.provenWallet;
+      if (wallet === null) {
+        wallet = (await requireAgent(db, p.principal)).wallet_address;
+        if (!wallet) throw problem('WALLET_NOT_BOUND', 'creator funds belong to a wallet: bind one (POST /agents/me/bind-wallet) or, over MCP, prove one');
+      }
+      return readCreatorFunds(db, chain.collateral(), { walletAddress: wallet, chainId: p.chainId, servedChainId: chain.chainId });
+    },
   };
 }

@@ -15,6 +15,7 @@ export const unlinkIdentityWallets = defineCapability({
   tier: 'read-only',
   rateClass: 'write',
   idempotent: false,
+  destructive: true,
   mcp: { tool: 'svc_unlink_identity_wallets' },
   input: {
     body: z.strictObject({

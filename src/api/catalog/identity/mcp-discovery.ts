@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../../core/entitlement.ts';
 import { EMAIL_LINK_TTL_MS, OWNER_AGENT_LIMIT } from '../../../services/identity/email-links.ts';
 import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_SECONDS } from '../../../core/wallet-proof.ts';
+import { INSTALL_CLIENTS } from '../../docs/install-snippets.ts';
+import { DOC_PATHS } from '../../docs/links.ts';
 import { defineCapability } from '../types.ts';
 import { AGENT_LINKS } from './keys-shared.ts';
 
@@ -26,7 +28,7 @@ export const mcpDiscovery = defineCapability({
   category: 'discovery',
   summary: 'MCP and registration discovery',
   description:
-    'The MCP surface (specification revision, endpoint, authentication, wallet-proof elevation, REST-only capabilities) and self-serve registration: each path with what it requires, the scopes it grants, its key lifetime and whether the operator has opened it, the claim path, the human-check site key and the upgrade URLs.',
+    'The MCP surface (specification revision, endpoint, authentication, wallet-proof elevation, install snippets for common MCP clients, the canonical workflows as tool sequences, REST-only capabilities), self-serve registration (each path with what it requires, the scopes it grants, its key lifetime and whether the operator has opened it, the claim path, the human-check site key and the upgrade URLs), and links to every other discovery document.',
   tier: null,
   rateClass: 'uncharged',
   idempotent: true,
@@ -44,6 +46,15 @@ export const mcpDiscovery = defineCapability({
     }),
     authentication: z.object({ scheme: z.literal('bearer'), header: z.string(), alias: z.string(), keylessTools: z.string() }),
     toolElevation: z.object({ walletProof: z.object({ template: z.string(), fields: z.array(z.string()), windowSeconds: z.number().int(), nonceEndpoint: z.string(), authDiscovery: z.string() }) }),
+    installSnippets: z.array(z.object({ client: z.enum(INSTALL_CLIENTS), description: z.string(), format: z.enum(['json', 'shell', 'toml']), snippet: z.string() })),
+    workflows: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        status: z.enum(['available', 'partial', 'not-yet-available']),
+        steps: z.array(z.object({ tool: z.string().nullable(), rest: z.string(), note: z.string() })),
+      }),
+    ),
     registration: z.object({
       registerUrl: z.string(),
       paths: z.array(PathSchema),
@@ -66,6 +77,16 @@ export const mcpDiscovery = defineCapability({
       note: z.string(),
     }),
     referenceUrl: z.string(),
+    links: z.object({
+      landing: z.string(),
+      skill: z.string(),
+      skillJson: z.string(),
+      catalog: z.string(),
+      openapi: z.string(),
+      agentCard: z.string(),
+      agentContract: z.string(),
+      authDiscovery: z.string(),
+    }),
   }),
   outputName: 'McpDiscovery',
   errors: [],
@@ -73,6 +94,7 @@ export const mcpDiscovery = defineCapability({
     const { registration, humanCheck, site } = ctx.services;
     const status = (path: 'anonymous' | 'email' | 'wallet' | 'claim') => (registration.isOpen(path) ? ('open' as const) : ('closed' as const));
     const restOnly = ctx.services.restOnlyCapabilities();
+    const skill = ctx.services.skill();
     return {
       spec: { name: 'model-context-protocol' as const, version: '2025-11-25' as const, specUrl: 'https://modelcontextprotocol.io/specification/2025-11-25' },
       endpoints: {
@@ -99,6 +121,13 @@ export const mcpDiscovery = defineCapability({
           authDiscovery: `${V1}/auth-discovery`,
         },
       },
+      installSnippets: skill.mcp.install,
+      workflows: skill.loops.map((loop) => ({
+        name: loop.id,
+        description: loop.description,
+        status: loop.status,
+        steps: loop.steps.map((step) => ({ tool: step.tool, rest: step.rest, note: step.note })),
+      })),
       registration: {
         registerUrl: `${V1}/register`,
         paths: [
@@ -146,6 +175,16 @@ export const mcpDiscovery = defineCapability({
         note: 'Every agent capability is an MCP tool except these, which the spec keeps REST-only by design.',
       },
       referenceUrl: `${V1}/openapi.json`,
+      links: {
+        landing: DOC_PATHS.landing,
+        skill: DOC_PATHS.skillMarkdown,
+        skillJson: DOC_PATHS.skillJson,
+        catalog: DOC_PATHS.catalog,
+        openapi: DOC_PATHS.openapi,
+        agentCard: DOC_PATHS.agentCard,
+        agentContract: DOC_PATHS.agentContract,
+        authDiscovery: DOC_PATHS.authDiscovery,
+      },
     };
   },
 });

@@ -15,6 +15,7 @@ export const recoverKey = defineCapability({
   tier: null,
   rateClass: 'write',
   idempotent: false,
+  destructive: true,
   mcp: { tool: 'svc_keys_recover' },
   input: { body: z.strictObject(WalletProofFields) },
   output: z.object({ agentId: z.uuid(), apiKey: ApiKeyIssued, revokedKeyIds: z.array(z.uuid()) }),

@@ -14,6 +14,7 @@ export const rotateKey = defineCapability({
   tier: 'read-only',
   rateClass: 'write',
   idempotent: false,
+  destructive: true,
   mcp: { tool: 'svc_keys_rotate' },
   input: { params: z.strictObject({ keyId: z.uuid() }), body: z.strictObject({}).optional() },
   invalidInputCode: 'INVALID_PAYLOAD',

@@ -1,0 +1,100 @@
+/**
+ * GET /catalog.json: the agent capability catalog as one document — every agent capability with
+ * its tier, scopes, rate class, idempotency, errors, MCP mapping and JSON Schemas, plus the MCP
+ * tool definitions exactly as tools/list serves them and the REST-only list. Generated, never
+ * hand-written.
+ */
+import { z } from 'zod';
+import { AgentTierSchema } from '../catalog/schemas.ts';
+import type { Capability } from '../catalog/types.ts';
+import { CURRENT_VERSION } from '../http/versions.ts';
+import { buildTools } from '../mcp/tools.ts';
+import { jsonSchema, pipelineErrors } from './openapi.ts';
+
+const Json = z.record(z.string(), z.unknown());
+
+export const CatalogEntrySchema = z.object({
+  name: z.string(),
+  method: z.string(),
+  /** Absolute URL path (Fastify syntax: `:param`). */
+  path: z.string(),
+  category: z.string(),
+  summary: z.string(),
+  description: z.string(),
+  /** null: public, no API key. */
+  requiredTier: AgentTierSchema.nullable(),
+  scopes: z.array(z.string()),
+  rateClass: z.enum(['read', 'write', 'uncharged']),
+  idempotent: z.boolean(),
+  requiresIdempotencyKey: z.boolean(),
+  /** Every problem code the REST route can answer: the capability's own and the pipeline's. */
+  errors: z.array(z.string()),
+  mcp: z.object({ tool: z.string().nullable(), restOnly: z.string().nullable(), elevation: z.object({ scope: z.string() }).nullable() }),
+  /** JSON Schema (2020-12) of each input part; null when the capability takes none. */
+  inputSchema: z.object({ params: Json.nullable(), query: Json.nullable(), body: Json.nullable() }),
+  outputSchema: Json,
+});
+
+export const CatalogDocumentSchema = z.object({
+  version: z.string(),
+  generatedFrom: z.literal('capability catalog'),
+  capabilities: z.array(CatalogEntrySchema),
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      title: z.string(),
+      description: z.string(),
+      inputSchema: Json,
+      outputSchema: Json,
+      annotations: z.object({ title: z.string(), readOnlyHint: z.boolean(), idempotentHint: z.boolean(), destructiveHint: z.boolean(), openWorldHint: z.boolean() }),
+    }),
+  ),
+  restOnly: z.array(z.object({ capability: z.string(), reason: z.string(), paths: z.array(z.string()) })),
+});
+
+export type CatalogDocument = z.output<typeof CatalogDocumentSchema>;
+
+const schemaOrNull = (schema: z.ZodType | undefined) => (schema ? jsonSchema(schema, 'input') : null);
+
+export function buildCatalogDocument(catalog: readonly Capability[]): CatalogDocument {
+  const capabilities = catalog.filter((c) => c.surface === 'agent').map(entryOf);
+  return {
+    version: CURRENT_VERSION,
+    generatedFrom: 'capability catalog',
+    capabilities,
+    tools: buildTools(catalog).map(({ definition: d }) => ({
+      name: d.name,
+      title: d.title,
+      description: d.description,
+      inputSchema: d.inputSchema,
+      outputSchema: d.outputSchema,
+      annotations: d.annotations,
+    })),
+    // The same list as GET /mcp-discovery surfacePolicy.intentionalRestOnly.
+    restOnly: capabilities.flatMap((e) => (e.mcp.restOnly === null ? [] : [{ capability: e.name, reason: e.mcp.restOnly, paths: [e.path] }])),
+  };
+}
+
+function entryOf(cap: Capability): CatalogDocument['capabilities'][number] {
+  return {
+    name: cap.name,
+    method: cap.method,
+    path: cap.fullPath,
+    category: cap.category,
+    summary: cap.summary,
+    description: cap.description,
+    requiredTier: cap.tier,
+    scopes: [...cap.scopes],
+    rateClass: cap.rateClass,
+    idempotent: cap.idempotent,
+    requiresIdempotencyKey: cap.requiresIdempotencyKey,
+    errors: [...new Set([...cap.errors, ...pipelineErrors(cap)])],
+    mcp: {
+      tool: cap.mcp && 'tool' in cap.mcp ? cap.mcp.tool : null,
+      restOnly: cap.mcp && 'restOnly' in cap.mcp ? cap.mcp.restOnly : null,
+      elevation: cap.mcpElevation ? { scope: cap.mcpElevation.scope } : null,
+    },
+    inputSchema: { params: schemaOrNull(cap.input?.params), query: schemaOrNull(cap.input?.query), body: schemaOrNull(cap.input?.body) },
+    outputSchema: jsonSchema(cap.output, 'output'),
+  };
+}

@@ -1,0 +1,407 @@
+/**
+ * The skill: one structured object that says how an agent uses svc — the canonical loops, auth,
+ * limits, errors and guarantees. GET /skill.json serves it, and skill.md, the landing page, the
+ * agent-contract page, the agent card and the workflows of GET /mcp-discovery are rendered from
+ * it. Every name, number and path comes from the catalog or the constants that enforce it, so no
+ * document can drift from the service.
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from '../../core/error-codes.ts';
+import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../core/entitlement.ts';
+import { TIER_DEFAULT_SCOPES } from '../../core/scopes.ts';
+import { TRADE_DEFAULTS } from '../../core/trade-defaults.ts';
+import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_SECONDS } from '../../core/wallet-proof.ts';
+import { WalletProofArgumentsSchema } from '../../services/identity/elevation.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../services/idempotency/idempotency.ts';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
+import { AgentTierSchema } from '../catalog/schemas.ts';
+import { AGENT_TIERS, type Capability } from '../catalog/types.ts';
+import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../http/versions.ts';
+import { MCP_PROTOCOL_REVISION } from '../mcp/endpoint.ts';
+import { isTool } from '../mcp/tools.ts';
+import { installSnippets, INSTALL_CLIENTS } from './install-snippets.ts';
+import { documentLinks, type Site } from './links.ts';
+import { jsonSchema } from './openapi.ts';
+
+const StepSchema = z.object({
+  /** 'METHOD /path' as in AgentCapability. */
+  capability: z.string(),
+  /** 'METHOD /full/path' to call over REST. */
+  rest: z.string(),
+  method: z.string(),
+  path: z.string(),
+  /** The MCP tool of this step; null when the spec keeps it REST-only. */
+  tool: z.string().nullable(),
+  restOnly: z.string().nullable(),
+  requiredTier: AgentTierSchema.nullable(),
+  scopes: z.array(z.string()),
+  summary: z.string(),
+  note: z.string(),
+});
+
+const LoopSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** available: every step is served; partial: some are; not-yet-available: none is. */
+  status: z.enum(['available', 'partial', 'not-yet-available']),
+  steps: z.array(StepSchema),
+  /** Steps the spec names that this server does not serve yet ('METHOD /path'). */
+  pending: z.array(z.string()),
+  tags: z.array(z.string()),
+  examples: z.array(z.string()),
+});
+
+const Bounds = z.object({ minLength: z.number().int(), maxLength: z.number().int() });
+
+export const SkillSchema = z.object({
+  name: z.literal('svc'),
+  title: z.string(),
+  description: z.string(),
+  /** The agent API date-version these documents describe. */
+  version: z.string(),
+  chainId: z.number().int(),
+  environment: z.enum(['live', 'test']),
+  links: z.object({
+    apiBase: z.string(),
+    mcp: z.string(),
+    protectedResourceMetadata: z.string(),
+    landing: z.string(),
+    mcpDiscovery: z.string(),
+    authDiscovery: z.string(),
+    openapi: z.string(),
+    catalog: z.string(),
+    skillMarkdown: z.string(),
+    skillJson: z.string(),
+    agentContract: z.string(),
+    agentCard: z.string(),
+  }),
+  loops: z.array(LoopSchema),
+  mcp: z.object({
+    url: z.string(),
+    transport: z.literal('streamable-http'),
+    specVersion: z.string(),
+    toolCount: z.number().int(),
+    restOnlyCount: z.number().int(),
+    install: z.array(z.object({ client: z.enum(INSTALL_CLIENTS), description: z.string(), format: z.enum(['json', 'shell', 'toml']), snippet: z.string() })),
+  }),
+  auth: z.object({
+    scheme: z.literal('bearer'),
+    header: z.string(),
+    alias: z.string(),
+    publicCapabilities: z.array(z.string()),
+    tiers: z.array(z.object({ tier: AgentTierSchema, includes: z.array(AgentTierSchema), defaultScopes: z.array(z.string()) })),
+    registration: z.object({
+      url: z.string(),
+      statusUrl: z.string(),
+      note: z.string(),
+      paths: z.array(z.object({ kind: z.enum(['anonymous', 'email', 'wallet', 'claim']), requires: z.array(z.string()), grantsScopes: z.array(z.string()), summary: z.string() })),
+    }),
+    walletProof: z.object({
+      template: z.string(),
+      fields: z.array(z.string()),
+      signing: z.string(),
+      payloadHash: z.string(),
+      nonceEndpoint: z.string(),
+      windowSeconds: z.number().int(),
+      elevatedTools: z.array(z.object({ tool: z.string(), scope: z.string() })),
+    }),
+    idempotency: z.object({ header: z.literal('Idempotency-Key'), toolArgument: z.literal('idempotencyKey'), ...Bounds.shape, semantics: z.string() }),
+  }),
+  limits: z.object({
+    rateWindowSeconds: z.number().int(),
+    rateLimits: z.array(z.object({ caller: z.string(), read: z.number().int(), write: z.number().int() })),
+    rateHeaders: z.array(z.string()),
+    uncharged: z.array(z.string()),
+    paging: z.array(z.object({ capability: z.string(), parameter: z.string(), minimum: z.number().nullable(), maximum: z.number().nullable(), default: z.number().nullable() })),
+    idempotencyKey: Bounds,
+    proofNonce: Bounds,
+    walletProofWindowSeconds: z.number().int(),
+    anonymousKeyTtlHours: z.number(),
+    tradeDefaults: z.object({ slippageBpsDefault: z.number().int(), slippageBpsMax: z.number().int(), recommendedRefreshMs: z.number().int() }),
+  }),
+  errors: z.object({
+    contentType: z.literal('application/problem+json'),
+    shape: z.record(z.string(), z.string()),
+    typeBase: z.string(),
+    mcp: z.string(),
+    retry: z.string(),
+    codes: z.array(z.object({ code: z.string(), status: z.number().int(), title: z.string() })),
+  }),
+  versioning: z.object({ header: z.literal('Svc-Version'), current: z.string(), supported: z.array(z.string()), whenOmitted: z.string(), mcpSpecVersion: z.string(), agentCardVersion: z.string() }),
+  guarantees: z.array(z.object({ id: z.string(), title: z.string(), text: z.string() })),
+});
+
+export type Skill = z.output<typeof SkillSchema>;
+export type SkillLoop = Skill['loops'][number];
+export type SkillStep = SkillLoop['steps'][number];
+
+/** The agent card's own version (spec Versioning). */
+export const AGENT_CARD_VERSION = '1.0.0';
+
+interface LoopPlan {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples: string[];
+  /** The spec's steps, in order, by capability name; a step the catalog lacks is left out. */
+  steps: { capability: string; note: string }[];
+}
+
+/** The spec's canonical agent loops ("What the service does"), then its order-book loop. */
+const LOOPS: LoopPlan[] = [
+  {
+    id: 'discover',
+    name: 'Discover markets',
+    description: 'Find markets: filter by category, state, chain, creator, pricing model or text, and page through them.',
+    tags: ['prediction-markets', 'discovery', 'read'],
+    examples: ['List the newest open markets about elections.', 'Which markets close soonest on chain 8453?'],
+    steps: [{ capability: 'GET /discover/markets', note: 'With sort=new, pass nextCursor back as cursor for the next page; other sorts return one page.' }],
+  },
+  {
+    id: 'create',
+    name: 'Create a market',
+    description: 'Negotiate market terms with the protocol, accept them, then deploy the market from your own wallet and register it.',
+    tags: ['prediction-markets', 'market-creation', 'negotiation'],
+    examples: ['Create a binary market on whether ETH closes above 5000 USD on 31 December.', 'Check whether these market terms would be accepted.'],
+    steps: [
+      { capability: 'POST /negotiate/preflight', note: 'Checks the terms and reports every problem at once; changes nothing.' },
+      { capability: 'POST /negotiate/propose', note: 'Records the terms as a negotiation; the protocol may counter.' },
+      { capability: 'POST /negotiate/:id/accept', note: 'Accepts the terms in force (the counter, if the protocol countered). REST only, by the spec.' },
+      { capability: 'POST /negotiate/:id/prepare-deploy', note: 'Returns the missing approvals and the factory transaction; your wallet signs and sends it.' },
+      { capability: 'POST /negotiate/:id/commit-deploy', note: 'Send the mined transaction hash; the market is registered from its receipt.' },
+    ],
+  },
+  {
+    id: 'trade',
+    name: 'Trade',
+    description: 'Quote a buy or sell from the market contract, then get the transaction to sign and send from your own wallet.',
+    tags: ['prediction-markets', 'trading'],
+    examples: ['Buy 10 USDC of YES on market 0x….', 'What would selling my NO shares pay?'],
+    steps: [
+      { capability: 'POST /trade/quote', note: 'Exact cost or proceeds at the latest block, with the slippage bound; short-lived.' },
+      { capability: 'POST /trade/prepare', note: 'Returns the transaction {chainId, to, data, value} and any approvals needed; you sign and send it.' },
+    ],
+  },
+  {
+    id: 'listen',
+    name: 'Listen to events',
+    description: 'Read the event catalog and reconnect protocol, subscribe over WebSocket, or receive webhooks as a fallback.',
+    tags: ['prediction-markets', 'events'],
+    examples: ['Tell me when a market I hold resolves.'],
+    steps: [
+      { capability: 'GET /events/discovery', note: 'The event catalog and reconnect protocol; then subscribe over WebSocket.' },
+      { capability: 'GET /webhooks/discovery', note: 'Webhook fallback: how deliveries are signed and verified (Standard Webhooks).' },
+    ],
+  },
+  {
+    id: 'orderbook',
+    name: 'Trade on an order book',
+    description: 'Discover order-book markets, place and cancel orders, and reconcile fills from the order event log.',
+    tags: ['prediction-markets', 'order-book', 'trading'],
+    examples: ['Place a limit order for YES at 0.42 on market 0x….'],
+    steps: [
+      { capability: 'GET /discover/markets', note: 'With pricingModel=ORDERBOOK.' },
+      { capability: 'POST /orderbook/place-order', note: 'Places an order.' },
+      { capability: 'POST /orderbook/cancel-order', note: 'Starts a cancellation.' },
+      { capability: 'POST /orderbook/confirm-cancel', note: 'Completes the cancellation from its receipt.' },
+      { capability: 'POST /orderbook/events', note: 'Lists order events; close every gap in pushed execution reports from here.' },
+    ],
+  },
+];
+
+const HOURS = (ms: number) => ms / 3_600_000;
+
+/** Min and max length of a `{m,n}` quantifier, read from the pattern that enforces them. */
+function lengthsOf(pattern: RegExp): { minLength: number; maxLength: number } {
+  const m = /\{(\d+),(\d+)\}/.exec(pattern.source);
+  if (!m) throw new Error(`no length bounds in ${pattern.source}`);
+  return { minLength: Number(m[1]), maxLength: Number(m[2]) };
+}
+
+const stepOf = (cap: Capability, note: string): SkillStep => ({
+  capability: cap.name,
+  rest: `${cap.method} ${cap.fullPath}`,
+  method: cap.method,
+  path: cap.fullPath,
+  tool: cap.mcp && 'tool' in cap.mcp ? cap.mcp.tool : null,
+  restOnly: cap.mcp && 'restOnly' in cap.mcp ? cap.mcp.restOnly : null,
+  requiredTier: cap.tier,
+  scopes: [...cap.scopes],
+  summary: cap.summary,
+  note,
+});
+
+function loopsOf(agent: readonly Capability[]): SkillLoop[] {
+  const byName = new Map(agent.map((c) => [c.name, c]));
+  return LOOPS.map((plan) => {
+    const steps: SkillStep[] = [];
+    const pending: string[] = [];
+    for (const s of plan.steps) {
+      const cap = byName.get(s.capability);
+      if (cap) steps.push(stepOf(cap, s.note));
+      else pending.push(s.capability);
+    }
+    const status: SkillLoop['status'] = pending.length === 0 ? 'available' : steps.length === 0 ? 'not-yet-available' : 'partial';
+    const description = status === 'available' ? plan.description : `${plan.description} Not yet available on this server: ${pending.join(', ')}.`;
+    return { id: plan.id, name: plan.name, description, status, steps, pending, tags: plan.tags, examples: plan.examples };
+  });
+}
+
+/** Page-size and limit parameters of every agent capability, read from their query schemas. */
+function pagingOf(agent: readonly Capability[]): Skill['limits']['paging'] {
+  return agent.flatMap((cap) => {
+    if (!cap.input?.query) return [];
+    const props = (jsonSchema(cap.input.query, 'input').properties ?? {}) as Record<string, { minimum?: number; maximum?: number; default?: unknown }>;
+    return ['pageSize', 'limit', 'offset'].flatMap((parameter) => {
+      const p = props[parameter];
+      if (!p) return [];
+      return [{ capability: cap.name, parameter, minimum: p.minimum ?? null, maximum: p.maximum ?? null, default: typeof p.default === 'number' ? p.default : null }];
+    });
+  });
+}
+
+export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
+  const agent = catalog.filter((c) => c.surface === 'agent');
+  const links = documentLinks(site);
+  const base = site.publicBaseUrl.replace(/\/+$/, '');
+  const toolCount = agent.filter(isTool).length;
+  const restOnlyCount = agent.length - toolCount;
+  const idempotencyKey = lengthsOf(IDEMPOTENCY_KEY_PATTERN);
+  const nonce = WalletProofArgumentsSchema.shape.proofNonce;
+  const proofNonce = { minLength: nonce.minLength ?? 1, maxLength: nonce.maxLength ?? 256 };
+
+  const loops = loopsOf(agent);
+  const served = loops.filter((l) => l.status === 'available').map((l) => l.name.toLowerCase());
+  return {
+    name: 'svc',
+    title: 'svc: an agent-native prediction-market protocol',
+    description: `svc is an agent-native prediction-market protocol on chain ${site.chainId}: agents use it through scoped capabilities over REST (${links.apiBase}) or MCP (${links.mcp}), and sign their own transactions, which the service prepares. Loops served here: ${served.join(', ') || 'none yet'}.`,
+    version: CURRENT_VERSION,
+    chainId: site.chainId,
+    environment: site.environment,
+    links,
+    loops,
+    mcp: {
+      url: links.mcp,
+      transport: 'streamable-http',
+      specVersion: MCP_PROTOCOL_REVISION,
+      toolCount,
+      restOnlyCount,
+      install: installSnippets(links.mcp),
+    },
+    auth: {
+      scheme: 'bearer',
+      header: 'Authorization: Bearer <API_KEY>',
+      alias: 'X-API-Key: <API_KEY>',
+      publicCapabilities: agent.filter((c) => c.tier === null).map((c) => c.name),
+      tiers: AGENT_TIERS.map((tier, i) => ({ tier, includes: AGENT_TIERS.slice(0, i).reverse(), defaultScopes: [...TIER_DEFAULT_SCOPES[tier]] })),
+      registration: {
+        url: `${links.apiBase}/register`,
+        statusUrl: links.mcpDiscovery,
+        note: 'Self-serve registration is closed by default: read registration.paths[].status and registration.claim.status from GET /mcp-discovery before registering. A closed path answers 403 FEATURE_DISABLED with reason AGENT_REGISTRATION_CLOSED.',
+        paths: [
+          { kind: 'anonymous', requires: ['humanCheckToken'], grantsScopes: [...ANONYMOUS_SCOPES], summary: `An active read-only key that expires after ${HOURS(ANONYMOUS_KEY_TTL_MS)} hours; bind an email or a wallet to keep the agent.` },
+          { kind: 'email', requires: ['email'], grantsScopes: [...EMAIL_SCOPES], summary: 'A dormant key until the mailed magic link is opened.' },
+          { kind: 'wallet', requires: ['walletProof'], grantsScopes: [...WALLET_SCOPES], summary: "An active execute key with no expiry; the wallet's own balance and allowances are the spend budget." },
+          { kind: 'claim', requires: ['walletProof', 'ownerEmail'], grantsScopes: [...CLAIM_PENDING_SCOPES], summary: 'Reads and quotes at once; gains the trading scopes when the owner opens the claim link.' },
+        ],
+      },
+      walletProof: {
+        template: WALLET_PROOF_TEMPLATE,
+        fields: [...WALLET_PROOF_INPUT_FIELDS],
+        signing: 'EIP-191 personal_sign of the filled template; optional scalar fields collapse to "-".',
+        payloadHash: 'SHA-256 (0x-hex) of the canonical JSON of the tool arguments without the proof fields and idempotencyKey (keys sorted recursively; absent payload hashes as {}).',
+        nonceEndpoint: `${base}/api/auth/nonce`,
+        windowSeconds: WALLET_PROOF_WINDOW_SECONDS,
+        elevatedTools: agent.flatMap((c) => (c.mcpElevation && c.mcp && 'tool' in c.mcp ? [{ tool: c.mcp.tool, scope: c.mcpElevation.scope }] : [])),
+      },
+      idempotency: {
+        header: 'Idempotency-Key',
+        toolArgument: 'idempotencyKey',
+        ...idempotencyKey,
+        semantics:
+          'Mutating REST writes require the Idempotency-Key header unless documented exempt; mutating MCP tools take idempotencyKey. The same key with the same request returns the stored response (Idempotent-Replayed: true); with a different request it is refused (422 IDEMPOTENCY_KEY_REUSED); while the first is still running, 409 IDEMPOTENCY_IN_PROGRESS.',
+      },
+    },
+    limits: {
+      rateWindowSeconds: RATE_WINDOW_MS / 1000,
+      rateLimits: Object.entries(RATE_LIMITS).map(([caller, l]) => ({ caller: caller === 'anonymous' ? 'no key (per address)' : caller, read: l.read, write: l.write })),
+      rateHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+      uncharged: agent.filter((c) => c.rateClass === 'uncharged').map((c) => c.name),
+      paging: pagingOf(agent),
+      idempotencyKey,
+      proofNonce,
+      walletProofWindowSeconds: WALLET_PROOF_WINDOW_SECONDS,
+      anonymousKeyTtlHours: HOURS(ANONYMOUS_KEY_TTL_MS),
+      tradeDefaults: { ...TRADE_DEFAULTS },
+    },
+    errors: {
+      contentType: 'application/problem+json',
+      shape: {
+        type: `URI ${base}/errors/<CODE>`,
+        title: 'short title of the code',
+        status: 'HTTP status',
+        detail: 'what went wrong and what to do next',
+        code: 'stable machine-readable code (the table below)',
+        errors: 'optional: [{path, message}] for each invalid field (body.x, query.y, params.z)',
+        requestId: 'equals the X-Request-Id response header',
+      },
+      typeBase: `${base}/errors/`,
+      mcp: 'A failing MCP tool call answers isError: true with the same problem body as JSON text content.',
+      retry: 'A 429 carries Retry-After (seconds): honour it before anything else. 409 IDEMPOTENCY_IN_PROGRESS and 503 SERVICE_UNAVAILABLE also carry Retry-After.',
+      codes: Object.entries(ERROR_CODES).map(([code, e]) => ({ code, status: e.status, title: e.title })),
+    },
+    versioning: {
+      header: 'Svc-Version',
+      current: CURRENT_VERSION,
+      supported: [...SUPPORTED_VERSIONS],
+      whenOmitted: 'the current version; agent responses name the version in force in their Svc-Version header, and an unsupported one is 400 INVALID_VERSION',
+      mcpSpecVersion: MCP_PROTOCOL_REVISION,
+      agentCardVersion: AGENT_CARD_VERSION,
+    },
+    guarantees: [
+      {
+        id: 'idempotency',
+        title: 'Retries are safe',
+        text: `Every mutating write takes a retry key (Idempotency-Key header on REST, idempotencyKey argument on MCP, ${idempotencyKey.minLength}..${idempotencyKey.maxLength} visible ASCII characters). The same key with the same request answers the stored response again and changes nothing more; the same key with a different request is refused with 422 IDEMPOTENCY_KEY_REUSED.`,
+      },
+      {
+        id: 'errors',
+        title: 'Errors are problem+json with stable codes',
+        text: `Every failure, including unknown routes, bad JSON, validation, auth and rate limits, answers application/problem+json {type, title, status, detail, code}. Codes are stable strings (${Object.keys(ERROR_CODES).length} today, listed below); branch on code, not on detail text. MCP tool errors carry the same body with isError: true.`,
+      },
+      {
+        id: 'money',
+        title: 'Money is exact',
+        text: 'Amounts are decimal strings of non-negative integers in the token\'s smallest unit (WeiString, e.g. 6 decimals for USDC). No balance, cost, fee or payout passes through floating point; only displayed probabilities may be floats.',
+      },
+      {
+        id: 'wallet-proof',
+        title: 'Wallet proofs are bound',
+        text: `An elevated tool call carries an EIP-191 signature of ${WALLET_PROOF_TEMPLATE}. It binds agent, key, tool, scope, chain, wallet, resource and the payload hash, uses a single-use nonce from POST /api/auth/nonce, and is valid for ${WALLET_PROOF_WINDOW_SECONDS} s: it cannot be replayed or reused for another agent, tool or resource.`,
+      },
+      {
+        id: 'self-custody',
+        title: 'Agents sign their own transactions',
+        text: 'prepare endpoints return {chainId, to, data, value} and the approvals still needed; the agent signs and sends from its own wallet and the service reads the receipt. The operator key pays gas only for what the protocol itself submits (claims, creator-fund collections, sweeps, ledger commits).',
+      },
+      {
+        id: 'surfaces',
+        title: 'MCP mirrors REST',
+        text: `The MCP tool list is the agent capability catalog minus the REST-only capabilities the spec names: ${toolCount} tools = ${agent.length} agent capabilities - ${restOnlyCount} REST-only. A tool runs the same handler, validation, idempotency and rate limit as its REST twin. GET /catalog.json lists both.`,
+      },
+      {
+        id: 'versioning',
+        title: 'Versions are pinned',
+        text: `The agent REST API is versioned by date: send Svc-Version: ${CURRENT_VERSION} to pin it; without it you get the current version, which every agent response names in its Svc-Version header. The MCP endpoint speaks specification revision ${MCP_PROTOCOL_REVISION}.`,
+      },
+      {
+        id: 'generated',
+        title: 'Documents cannot drift',
+        text: 'openapi.json, catalog.json, the MCP tool list, this skill and the agent card are generated from the one capability catalog and the constants the service enforces.',
+      },
+    ],
+  };
+}
