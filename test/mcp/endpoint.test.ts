@@ -223,6 +223,8 @@ describe('MCP wallet-proof elevation (svc_get_trade_creator_funds)', () => {
     await gas(server, agent.account.address);
     await fund(server, agent.account.address);
     const { market } = await createMarket(server, agent.key, agent.account);
+    // The indexer confirms the creation (bond status syncing → pending); settle it so both reads below agree.
+    await server.runtime.services.indexer.syncNow();
     const client = await connect(agent.key);
     const tool = 'svc_get_trade_creator_funds';
     const chainId = server.config.chain.id;

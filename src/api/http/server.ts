@@ -8,7 +8,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Clock } from '../../core/clock.ts';
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
-import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './confirm-page.ts';
 import { discoveryDocuments } from '../docs/documents.ts';
@@ -17,6 +16,7 @@ import type { Capability } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { resolveVersion } from './versions.ts';
+import { credentialOf, header, walletCredentialOf } from './request.ts';
 import { registerMcpEndpoint } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
 
@@ -120,7 +120,6 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     publicBaseUrl: deps.publicBaseUrl,
     mcpUrl: deps.mcpUrl,
     origins: originPolicy(deps.mcpUrl, deps.publicBaseUrl, deps.mcpAllowedOrigins),
-    credentialOf,
   });
   // Before the listener stops: open SSE streams would otherwise hold close() forever.
   app.addHook('preClose', () => mcp.close());
@@ -156,29 +155,6 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   return app;
-}
-
-function header(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** The wallet session: developerAuthHeader (Svc-Wallet-Session) wins over cookieAuth (svc_session) when both are sent. */
-function walletCredentialOf(req: FastifyRequest): string | undefined {
-  const fromHeader = header(req, WALLET_SESSION_HEADER.toLowerCase())?.trim();
-  return fromHeader ? fromHeader : readCookie(header(req, 'cookie'), WALLET_SESSION_COOKIE);
-}
-
-/** Authorization: Bearer <key> is canonical; X-API-Key is the accepted alias. */
-function credentialOf(req: FastifyRequest): string | undefined {
-  const auth = header(req, 'authorization');
-  if (auth !== undefined) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!m) throw problem('INVALID_API_KEY', 'Authorization must be "Bearer <API key>"', { headers: { 'WWW-Authenticate': 'Bearer realm="svc"' } });
-    return m[1];
-  }
-  const alias = header(req, 'x-api-key');
-  return alias === undefined || alias === '' ? undefined : alias.trim();
 }
 
 function pathRegex(fullPath: string): RegExp {

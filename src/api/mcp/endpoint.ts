@@ -12,15 +12,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
-import type { Logger } from '../../runtime/logger.ts';
-import type { Services } from '../../runtime/services.ts';
 import { authorize, executeCall } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
-import type { Capability, Principal } from '../catalog/types.ts';
+import type { Principal } from '../catalog/types.ts';
 import { resolveVersion } from '../http/versions.ts';
+import { credentialOf, header } from '../http/request.ts';
+import type { HttpDeps } from '../http/server.ts';
 import { createSessionEventStore } from './event-store.ts';
 import { buildTools, splitArguments, type McpTool } from './tools.ts';
 import { isLoopbackHost, originAllowed, protectedResourceMetadata, type OriginPolicy } from './policy.ts';
@@ -39,16 +38,7 @@ const STANDALONE_STREAM_ID = '_GET_stream';
 /** JSON-RPC methods a client may send without an API key (plus notifications). */
 const KEYLESS_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
 
-export interface McpEndpointDeps {
-  catalog: readonly Capability[];
-  services: Services;
-  clock: Clock;
-  log: Logger;
-  publicBaseUrl: string;
-  mcpUrl: string;
-  origins: OriginPolicy;
-  credentialOf: (req: FastifyRequest) => string | undefined;
-}
+export type McpEndpointDeps = Pick<HttpDeps, 'catalog' | 'services' | 'clock' | 'log' | 'publicBaseUrl' | 'mcpUrl'> & { origins: OriginPolicy };
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -209,7 +199,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
         let credential: string | undefined;
         let principal: Principal | null = null;
         try {
-          credential = deps.credentialOf(req);
+          credential = credentialOf(req);
           if (credential !== undefined) principal = await deps.services.keys.authenticate(credential);
         } catch (err) {
           if (isProblemError(err)) return sendProblem(req, reply, err);
@@ -301,8 +291,3 @@ const errorResult = (body: unknown): CallToolResult => ({ isError: true, content
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const isInitialize = (body: unknown): boolean => (Array.isArray(body) ? body : [body]).some((m) => isRecord(m) && m.method === 'initialize');
-
-function header(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}

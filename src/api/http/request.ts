@@ -1,0 +1,28 @@
+// What the HTTP adapters (REST and MCP) read from a request: a header, the API key, the wallet session.
+import type { FastifyRequest } from 'fastify';
+import { problem } from '../../core/error-codes.ts';
+import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
+
+/** The first value of a request header. */
+export function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The wallet session: developerAuthHeader (Svc-Wallet-Session) wins over cookieAuth (svc_session) when both are sent. */
+export function walletCredentialOf(req: FastifyRequest): string | undefined {
+  const fromHeader = header(req, WALLET_SESSION_HEADER.toLowerCase())?.trim();
+  return fromHeader ? fromHeader : readCookie(header(req, 'cookie'), WALLET_SESSION_COOKIE);
+}
+
+/** Authorization: Bearer <key> is canonical; X-API-Key is the accepted alias. */
+export function credentialOf(req: FastifyRequest): string | undefined {
+  const auth = header(req, 'authorization');
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw problem('INVALID_API_KEY', 'Authorization must be "Bearer <API key>"', { headers: { 'WWW-Authenticate': 'Bearer realm="svc"' } });
+    return m[1];
+  }
+  const alias = header(req, 'x-api-key');
+  return alias === undefined || alias === '' ? undefined : alias.trim();
+}
