@@ -3,8 +3,11 @@
  * Prints a table and exits 0; it never asserts a timing. Tuning: BENCH_SECONDS (measured seconds per
  * scenario, default 5), BENCH_CONNECTIONS (default 16), BENCH_MARKETS (default 10000), BENCH_KEYS (default
  * 256); DATABASE_URL runs it on a fresh PostgreSQL database instead of PGlite in memory.
+ * Then the ledger Merkle root build next to OpenZeppelin's StandardMerkleTree and bare keccak (bench/merkle.ts);
+ * BENCH_MERKLE_MAX caps its leaf count (default 1000000; OpenZeppelin takes minutes at 10^6).
  */
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
+import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 
 function intFromEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -40,6 +43,7 @@ function table(anchor: ScenarioResult, rows: readonly ScenarioResult[]): string 
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
+  const merkleMax = merkleMaxFromEnv();
   const report = await benchMarketsListing({
     seconds: intFromEnv('BENCH_SECONDS', 5, 1, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
@@ -53,6 +57,10 @@ async function main(): Promise<void> {
   log(table(report.anchor, report.scenarios));
   const failures = [report.anchor, ...report.scenarios].filter((r) => r.sample !== undefined);
   for (const r of failures) log(`\nfirst failure in "${r.name}": ${r.sample}`);
+  log('');
+  const merkle = await benchMerkle({ max: merkleMax, changes: 100, log });
+  log('');
+  log(formatMerkleReport(merkle));
 }
 
 main().then(
