@@ -66,6 +66,9 @@ const EnvSchema = z.object({
   INDEXER_POLL_MS: int(z.number().int().min(50).max(60_000)).default(1000),
   MARKET_SCHEDULER_MS: int(z.number().int().min(50).max(60_000)).default(5000),
   SEED_DEMO_MARKETS: bool.default(true),
+  LEDGER_MODE: z.enum(['journal', 'legacy']).default('journal'),
+  LEDGER_BATCH_MAX_OPS: int(z.number().int().min(1).max(10_000)).default(256),
+  LEDGER_BATCH_INTERVAL_MS: int(z.number().int().min(100).max(3_600_000)).default(10_000),
   REGISTRATION_PATHS: z
     .string()
     .default('')
@@ -121,6 +124,8 @@ export interface Config {
   /** Lifetime of a consumer wallet session (SIWE sign-in), hours. */
   sessionTtlHours: number;
   markets: { indexerPollMs: number; schedulerMs: number; seedDemo: boolean };
+  /** The play-money ledger's batcher: commit mode and when a batch closes (by size or by age). */
+  ledger: { mode: 'journal' | 'legacy'; batchMaxOps: number; batchIntervalMs: number };
   registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
   /** Outgoing mail; without SMTP the mail stays in the outbox table and its text is logged. */
   mail: { smtpUrl?: string; from: string };
@@ -203,6 +208,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     sessionTtlHours: e.SESSION_TTL_HOURS,
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
+    ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS },
     registrationPaths: e.REGISTRATION_PATHS,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     humanCheck:

@@ -1,4 +1,4 @@
-// `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze. Each prints one clear line on failure.
+// `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze, ledger verify. Each prints one clear line on failure.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
@@ -12,6 +12,9 @@ import { createKeyService } from '../services/keys/keys.ts';
 import { createEventBus } from '../services/events/bus.ts';
 import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
 import { addComment, checkComment } from '../services/markets/comments.ts';
+import { verifyLedger } from '../services/ledger/verify.ts';
+import { chainDefinition, createChainClient } from '../chain/clients.ts';
+import type { Address } from 'viem';
 
 const USAGE = `usage:
   svc start                      run the service (embedded PGlite + anvil unless DATABASE_URL / CHAIN_RPC_URL)
@@ -24,7 +27,10 @@ const USAGE = `usage:
   svc seed                       create demo markets with real trades by dev accounts (embedded chain; stop svc first)
   svc market halt <address> [--reason CODE]
   svc market unfreeze <address> [--reason CODE]
-                                 halt or resume trading (emits market.controlsChanged)`;
+                                 halt or resume trading (emits market.controlsChanged)
+  svc ledger verify --contract <address> [--rpc URL] [--from-block N]
+                                 replay the play-money ledger from chain data alone and check every committed root
+                                 (default RPC: CHAIN_RPC_URL, else the embedded anvil on ANVIL_PORT)`;
 
 class UsageError extends Error {}
 
@@ -43,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
       return seed(loadConfig(), rest);
     case 'market':
       return market(loadConfig(), rest);
+    case 'ledger':
+      return ledger(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
@@ -203,6 +211,31 @@ async function market(config: Config, args: string[]): Promise<number> {
     await events.close();
     await database.close();
   }
+}
+
+async function ledger(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'verify') throw new UsageError('svc ledger verify --contract <address> [--rpc URL] [--from-block N]');
+  const { values } = parseArgs({ args: rest, options: { rpc: { type: 'string' }, contract: { type: 'string' }, 'from-block': { type: 'string' } }, strict: true });
+  if (!values.contract || !/^0x[0-9a-fA-F]{40}$/.test(values.contract)) {
+    throw new UsageError('--contract <address> is required: the LedgerCommitment address (GET /api/v1/ledger/proof/<any address> shows it)');
+  }
+  if (values['from-block'] !== undefined && !/^[0-9]+$/.test(values['from-block'])) throw new UsageError('--from-block must be a block number');
+  const rpc = values.rpc ?? config.chain.rpcUrl ?? `http://127.0.0.1:${config.chain.anvilPort}`;
+  const say = (line: string) => process.stdout.write(`ledger verify: ${line}\n`);
+  say(`replaying ${values.contract} from block ${values['from-block'] ?? 0} via ${rpc}`);
+  const report = await verifyLedger({
+    client: createChainClient(chainDefinition(config.chain.id, config.chain.name, rpc), rpc),
+    contract: values.contract as Address,
+    fromBlock: values['from-block'] === undefined ? 0n : BigInt(values['from-block']),
+    progress: say,
+  });
+  if (!report.ok) {
+    say(`DIVERGENCE after ${report.batches} verified batches: ${report.divergence}`);
+    return 1;
+  }
+  say(`ok: ${report.batches} batches up to block ${report.toBlock}; batchNonce ${report.nonce}, root ${report.root}, journal commitment ${report.journalCommitment} equal the contract's`);
+  return 0;
 }
 
 async function withKeyService(config: Config, fn: (service: ReturnType<typeof createKeyService>) => Promise<number>): Promise<number> {

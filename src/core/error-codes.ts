@@ -76,6 +76,10 @@ export const ERROR_CODES = {
   APPROVAL_REQUIRED: { status: 409, title: 'Token approval required' },
   INSUFFICIENT_BALANCE: { status: 409, title: 'Insufficient balance' },
   TRADE_REJECTED: { status: 422, title: 'The market refuses this trade' },
+  // The play-money ledger (docs/ledger.md).
+  INVALID_LEDGER_OPERATION: { status: 400, title: 'Invalid ledger operation' },
+  LEDGER_INSUFFICIENT_BALANCE: { status: 409, title: 'Ledger balance too low' },
+  INVALID_ADDRESS: { status: 400, title: 'Invalid address' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -148,6 +148,10 @@ export interface DB {
   indexer_cursors: IndexerCursorsTable;
   indexed_blocks: IndexedBlocksTable;
   market_comments: MarketCommentsTable;
+  ledger_operations: LedgerOperationsTable;
+  ledger_balances: LedgerBalancesTable;
+  ledger_committed_balances: LedgerBalancesTable;
+  ledger_batches: LedgerBatchesTable;
 }
 
 export interface AuthNoncesTable {
@@ -434,4 +438,41 @@ export interface MarketCommentsTable {
   author_wallet: string;
   body: string;
   created_at: Timestamp;
+}
+
+export interface LedgerOperationsTable {
+  seq: ColumnType<string, never, never>;
+  kind: 'credit' | 'match';
+  /** The operation with bigints as decimal strings (src/services/ledger/rows.ts). */
+  op: ColumnType<unknown, string, string>;
+  batch_nonce: string | null;
+  source: string | null;
+  created_at: Timestamp;
+}
+
+export interface LedgerBalancesTable {
+  account: string;
+  asset_id: string;
+  balance: string;
+}
+
+export interface LedgerBatchesTable {
+  nonce: string;
+  chain_id: number;
+  contract: string;
+  mode: 'legacy' | 'journal';
+  first_seq: string;
+  last_seq: string;
+  op_count: number;
+  prev_root: string;
+  new_root: string;
+  prev_journal_commitment: string;
+  journal_commitment: string;
+  payload_hash: string | null;
+  calldata: string;
+  status: 'closed' | 'confirmed';
+  tx_hash: string | null;
+  block_number: string | null;
+  closed_at: Timestamp;
+  confirmed_at: NullableTimestamp;
 }

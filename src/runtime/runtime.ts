@@ -20,7 +20,10 @@ import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
 import { ensureMarketsLane } from '../chain/markets-lane.ts';
 import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-key.ts';
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
+import { createLedgerService } from '../services/ledger/ledger.ts';
+import { createLedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
 import type { Config } from '../config.ts';
+import type { Account } from '../core/ledger/types.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/index.ts';
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
@@ -59,6 +62,8 @@ export interface RuntimeOptions {
   log?: Logger;
   catalog?: readonly Capability[];
   relayerFaults?: RelayerFaults;
+  /** Test hooks that simulate a crash at a point of a ledger batch's life. */
+  ledgerFaults?: LedgerFaults;
   /** Progress lines for people watching start-up. */
   progress?: (line: string) => void;
 }
@@ -171,6 +176,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       progress,
     });
     for (const record of Object.values(laneRecords)) deployments[record.name] = record;
+    // The play-money ledger commitment, operated by our operator key (docs/ledger.md).
+    Object.assign(deployments, await ensureDeployments({ ...deployDeps, specs: [{ name: 'LedgerCommitment', contract: 'LedgerCommitment', args: [account.address] }] }));
 
     const rateLimits = config.redisUrl ? createRedisStore(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : createMemoryStore();
     cleanups.push(() => rateLimits.close());
@@ -215,6 +222,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // Derived from the catalog once: GET /me and the discovery documents read them on every call.
     const capabilities = agentCapabilities(catalog);
     const restOnly = restOnlyCapabilities(catalog);
+    const feeAccount = account.address.toLowerCase() as Account;
+    const ledgerBatcher = createLedgerBatcher({
+      db: database.db,
+      client,
+      relayer,
+      clock,
+      log,
+      chainId: config.chain.id,
+      contract: deployments.LedgerCommitment!.address,
+      feeAccount,
+      mode: config.ledger.mode,
+      maxOps: config.ledger.batchMaxOps,
+      intervalMs: config.ledger.batchIntervalMs,
+      faults: options.ledgerFaults,
+    });
     const services: Services = {
       keys,
       idempotency: createIdempotencyService({ db: database.db, clock }),
@@ -238,6 +260,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),
       walletProofs,
       elevation: createElevationService({ db: database.db, walletProofs }),
+      ledger: createLedgerService({ db: database.db, clock, feeAccount }),
+      ledgerBatcher,
       mailer,
       emailLinks,
       humanCheck,
@@ -284,6 +308,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => indexer.stop());
     services.lifecycle.start();
     cleanups.push(() => services.lifecycle.stop());
+    progress('ledger: loading committed balances');
+    await ledgerBatcher.start();
+    cleanups.push(() => ledgerBatcher.stop());
     const seed = (force: boolean) =>
       seedDemoMarkets(
         { db: database.db, clock, chain: chainService, chainDefinition: chain, rpcUrl, relayer, negotiations: services.negotiations, trading: services.trading, indexer, progress },

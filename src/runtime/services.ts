@@ -18,6 +18,8 @@ import type { NonceService } from '../services/identity/nonces.ts';
 import type { SessionService } from '../services/identity/sessions.ts';
 import type { WalletProofVerifier } from '../services/identity/wallet-proof.ts';
 import type { ElevationService } from '../services/identity/elevation.ts';
+import type { LedgerService } from '../services/ledger/ledger.ts';
+import type { LedgerBatcher } from '../services/ledger/batcher.ts';
 import type { RegistrationService } from '../services/identity/registration.ts';
 import type { AgentKeyService } from '../services/identity/agent-keys.ts';
 import type { BindingService } from '../services/identity/binding.ts';
@@ -44,6 +46,10 @@ export interface Services {
   nonces: NonceService;
   sessions: SessionService;
   walletProofs: WalletProofVerifier;
+  /** The play-money ledger: appending operations (docs/ledger.md). */
+  ledger: LedgerService;
+  /** Batches ledger operations onto the chain; the committed root and proofs. */
+  ledgerBatcher: LedgerBatcher;
   /** Wallet-proof elevation of MCP tool calls. */
   elevation: ElevationService;
   mailer: Mailer;

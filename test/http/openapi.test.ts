@@ -107,6 +107,7 @@ describe('discovery reads with real chain data', () => {
     const [chain] = res.body.chains;
     expect(chain.stable).toBe(true);
     expect(chain.deployments.map((d: { name: string }) => d.name).sort()).toEqual([
+      'LedgerCommitment',
       'LmsrMarket',
       'LmsrMarketFactory.binary',
       'LmsrMarketFactory.ternary',

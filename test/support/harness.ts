@@ -14,6 +14,7 @@ import type { Clock } from '../../src/core/clock.ts';
 import { TIER_DEFAULT_SCOPES } from '../../src/core/scopes.ts';
 import type { Capability } from '../../src/api/catalog/types.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
+import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { OpenApiChecker } from './openapi-check.ts';
@@ -52,6 +53,7 @@ export interface StartOptions {
   clock?: Clock;
   catalog?: readonly Capability[];
   relayerFaults?: RelayerFaults;
+  ledgerFaults?: LedgerFaults;
   /** Reuse a data folder (restart tests); default: a new temporary one. */
   dataDir?: string;
   /** PGlite on disk in dataDir instead of memory (restart tests). */
@@ -113,6 +115,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     clock: opts.clock,
     catalog: opts.catalog,
     relayerFaults: opts.relayerFaults,
+    ledgerFaults: opts.ledgerFaults,
     log: opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     progress: () => undefined,
   });

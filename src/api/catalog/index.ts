@@ -39,6 +39,7 @@ import { getNegotiation, negotiateAccept, negotiateReject } from './negotiate/se
 import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deploy.ts';
 import { tradePrepare, tradeQuote } from './trade/trade.ts';
 import { getCreatorFunds } from './trade/creator-funds.ts';
+import { getLedgerProof } from './ledger/proof.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -86,6 +87,7 @@ export const CATALOG: readonly Capability[] = [
   tradeQuote,
   tradePrepare,
   getCreatorFunds,
+  getLedgerProof,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -1,0 +1,79 @@
+// GET /api/v1/ledger/proof/{account}: an account's committed play-money balances, each with its Merkle proof
+// against the root of the last batch accepted on chain (never an uncommitted one). docs/ledger.md "Proofs".
+import { z } from 'zod';
+import { problem } from '../../../core/error-codes.ts';
+import { COLLATERAL_DECIMALS, parseAsset, type Account } from '../../../core/ledger/types.ts';
+import { LEAF_ENCODING } from '../../../core/ledger/merkle.ts';
+import { ChainId, EvmAddress, Hash32, IsoTimestamp } from '../schemas.ts';
+import { defineCapability } from '../types.ts';
+
+const Digits = z.string().regex(/^[0-9]+$/);
+
+const LedgerProofResponse = z.object({
+  account: EvmAddress.describe('lowercase'),
+  chainId: ChainId,
+  contract: EvmAddress.describe('the LedgerCommitment contract the proofs verify against'),
+  batchNonce: z.number().int().nonnegative().describe('batchNonce() of the contract for this root; 0 before the first batch'),
+  root: Hash32.describe('ledgerRoot() after that batch; 32 zero bytes before the first batch'),
+  committedAt: IsoTimestamp.nullable(),
+  txHash: Hash32.nullable(),
+  blockNumber: Digits.nullable(),
+  leafEncoding: z.string(),
+  balances: z.array(
+    z.object({
+      assetId: Digits.describe('uint256: 0 is the play-money collateral, (marketId << 8) | side an outcome'),
+      asset: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('collateral'), decimals: z.number().int() }),
+        z.object({ kind: z.literal('outcome'), marketId: Digits, side: z.union([z.literal(0), z.literal(1)]) }),
+      ]),
+      balance: z.string().regex(/^-?[0-9]+$/).describe('int256, base units (collateral) or whole shares (outcome)'),
+      leaf: Hash32,
+      proof: z.array(Hash32).describe('sibling hashes bottom-up; verify with OpenZeppelin MerkleProof.verify(proof, root, leaf)'),
+    }),
+  ),
+});
+
+export const getLedgerProof = defineCapability({
+  surface: 'consumer',
+  method: 'GET',
+  path: '/ledger/proof/:account',
+  category: 'ledger',
+  summary: 'Ledger balances with Merkle proofs',
+  description:
+    'Every non-zero committed play-money balance of the account (collateral and outcome shares), each with its leaf and Merkle proof against the root of the last batch the LedgerCommitment contract accepted, plus that root, its batch nonce, the chain and the contract. Operations not yet in a committed batch are not included. An account with nothing committed answers an empty list.',
+  tier: null,
+  rateClass: 'read',
+  idempotent: true,
+  input: { params: z.strictObject({ account: z.string() }) },
+  invalidInputCode: 'INVALID_ADDRESS',
+  output: LedgerProofResponse,
+  outputName: 'LedgerProofResponse',
+  errors: ['INVALID_ADDRESS'],
+  handler: async (ctx, { params }) => {
+    if (!/^0x[a-fA-F0-9]{40}$/.test(params.account)) throw problem('INVALID_ADDRESS', 'account must be an EVM address (0x + 40 hex digits)');
+    const batcher = ctx.services.ledgerBatcher;
+    const account = params.account.toLowerCase() as Account;
+    const c = batcher.committed();
+    return {
+      account,
+      chainId: batcher.chainId,
+      contract: batcher.contract,
+      batchNonce: Number(c.nonce),
+      root: c.root,
+      committedAt: c.confirmedAt?.toISOString() ?? null,
+      txHash: c.txHash,
+      blockNumber: c.blockNumber?.toString() ?? null,
+      leafEncoding: LEAF_ENCODING,
+      balances: batcher.proof(account).map((p) => {
+        const outcome = parseAsset(p.assetId);
+        return {
+          assetId: p.assetId.toString(),
+          asset: outcome ? { kind: 'outcome' as const, marketId: outcome.marketId.toString(), side: outcome.side } : { kind: 'collateral' as const, decimals: COLLATERAL_DECIMALS },
+          balance: p.balance.toString(),
+          leaf: p.leaf,
+          proof: p.proof,
+        };
+      }),
+    };
+  },
+});

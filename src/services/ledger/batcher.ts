@@ -1,0 +1,288 @@
+/**
+ * The ledger batcher: closes a batch of appended operations by size or age, computes the new Merkle
+ * root, commits it through the relayer (legacy commitBatch with transfer events, or journal
+ * commitJournalBatch with a PMJ5 payload) and, once the receipt is in, moves the committed balances
+ * and the proof tree forward. One batch is in flight at a time.
+ *
+ * Crash safety (docs/ledger.md "Batcher"): closing a batch is one transaction (batch row with its
+ * exact calldata + the batch nonce on its operations); sending goes through the relayer under the
+ * fixed operation id ledger:<chain>:<contract>:batch:<nonce>, which never sends twice and settles
+ * after a restart; confirming is one transaction. A crash between any two of these resumes at the
+ * next step with the same nonce and the same bytes.
+ */
+import { sql, type Kysely } from 'kysely';
+import { encodeFunctionData, type Address, type Hex, type PublicClient } from 'viem';
+import type { Clock } from '../../core/clock.ts';
+import { LedgerBalances } from '../../core/ledger/engine.ts';
+import { encodeJournal, journalPayloadHash, nextJournalCommitment } from '../../core/ledger/journal.ts';
+import { LedgerMerkleTree } from '../../core/ledger/merkle.ts';
+import { SUPPLY_ACCOUNT, type Account, type BalanceEntry, type LedgerOperation } from '../../core/ledger/types.ts';
+import { loadArtifact } from '../../chain/artifacts.ts';
+import type { Relayer } from '../../chain/relayer.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Executor } from '../../db/index.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { allBalances, balanceKeysOf, readBalances, rowToOp, upsertBalances } from './rows.ts';
+
+export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
+export type LedgerMode = 'legacy' | 'journal';
+
+/** Test hooks that simulate a crash at a point of a batch's life. */
+export interface LedgerFaults {
+  /** The batch is closed (row and calldata stored), nothing sent yet. */
+  beforeSend?: (nonce: bigint) => void;
+  /** The receipt is in, the confirmation not yet written. */
+  afterReceipt?: (nonce: bigint) => void;
+}
+
+export interface LedgerCommitted {
+  nonce: bigint;
+  root: Hex;
+  journalCommitment: Hex;
+  txHash: Hex | null;
+  blockNumber: bigint | null;
+  confirmedAt: Date | null;
+}
+
+export interface BatchOutcome {
+  nonce: bigint;
+  opCount: number;
+  root: Hex;
+  txHash: Hex;
+}
+
+export interface LedgerBatcher {
+  readonly contract: Address;
+  readonly chainId: number;
+  readonly mode: LedgerMode;
+  /** Loads the committed state, finishes a batch a previous run left in flight, starts the timer. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Closes a batch when one is due (or `force` and any operation waits), commits it, and waits for it. */
+  flush(opts?: { force?: boolean }): Promise<BatchOutcome | null>;
+  /** The last batch accepted on chain. */
+  committed(): LedgerCommitted;
+  /** Every committed non-zero balance of an account with its proof against committed().root. */
+  proof(account: Account): { assetId: bigint; balance: bigint; leaf: Hex; proof: Hex[] }[];
+}
+
+export interface LedgerBatcherDeps {
+  db: Kysely<DB>;
+  client: PublicClient;
+  relayer: Relayer;
+  clock: Clock;
+  log: Logger;
+  chainId: number;
+  contract: Address;
+  feeAccount: Account;
+  mode: LedgerMode;
+  maxOps: number;
+  intervalMs: number;
+  faults?: LedgerFaults;
+}
+
+interface BatchRow {
+  nonce: bigint;
+  calldata: Hex;
+  firstSeq: string;
+  lastSeq: string;
+  opCount: number;
+  newRoot: Hex;
+}
+
+export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
+  const { db, relayer, clock, log, chainId, contract, feeAccount, mode } = deps;
+  const abi = loadArtifact('LedgerCommitment').abi;
+  let tree = LedgerMerkleTree.fromBalances([]);
+  let committed: LedgerCommitted = { nonce: 0n, root: ZERO_HASH, journalCommitment: ZERO_HASH, txHash: null, blockNumber: null, confirmedAt: null };
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<BatchOutcome | null> | null = null;
+  const operationId = (nonce: bigint) => `ledger:${chainId}:${contract.toLowerCase()}:batch:${nonce}`;
+  const userEntries = (entries: readonly BalanceEntry[]) => entries.filter((e) => e.account !== SUPPLY_ACCOUNT);
+
+  const opsOf = async (first: string, last: string): Promise<LedgerOperation[]> =>
+    (await db.selectFrom('ledger_operations').select(['kind', 'op']).where('seq', '>=', first).where('seq', '<=', last).orderBy('seq').execute()).map(rowToOp);
+
+  /** The absolute balances the operations leave, starting from the committed balances. */
+  const changesOf = async (executor: Executor, ops: readonly LedgerOperation[]): Promise<BalanceEntry[]> => {
+    const keys = ops.flatMap((op) => balanceKeysOf(op, feeAccount));
+    const ledger = new LedgerBalances(await readBalances(executor, 'ledger_committed_balances', keys));
+    const touched = new Map<string, BalanceEntry>();
+    // Replayed in their accepted order, so no check can fail here that passed when they were written.
+    for (const op of ops) for (const e of ledger.apply(op, feeAccount)) touched.set(`${e.account}:${e.assetId}`, e);
+    for (const k of keys) {
+      const id = `${k.account}:${k.assetId}`;
+      if (!touched.has(id)) touched.set(id, { ...k, balance: ledger.get(k.account, k.assetId) });
+    }
+    return [...touched.values()];
+  };
+
+  /** The root the tree would have with `changes` applied, leaving the tree as it was. */
+  const rootWith = (changes: readonly BalanceEntry[]): Hex => {
+    const users = userEntries(changes);
+    const before = users.map((e) => ({ ...e, balance: tree.balanceOf(e.account, e.assetId) }));
+    tree.apply(users);
+    const root = tree.root();
+    tree.apply(before);
+    return root;
+  };
+
+  const close = async (force: boolean): Promise<BatchRow | null> =>
+    db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${0x1ed9e7})`.execute(trx);
+      const open = await trx.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
+      if (open) return toBatch(open);
+      const pending = await trx.selectFrom('ledger_operations').select(['seq', 'kind', 'op', 'created_at']).where('batch_nonce', 'is', null).orderBy('seq').limit(deps.maxOps).execute();
+      if (pending.length === 0) return null;
+      const oldest = pending[0]!.created_at.getTime();
+      if (!force && pending.length < deps.maxOps && clock.now().getTime() - oldest < deps.intervalMs) return null;
+
+      const nonce = committed.nonce + 1n;
+      const ops = pending.map(rowToOp);
+      const newRoot = rootWith(await changesOf(trx, ops));
+      let calldata: Hex;
+      let payloadHash: Hex | null = null;
+      let journalCommitment = committed.journalCommitment;
+      if (mode === 'journal') {
+        const payload = encodeJournal({ nonce, operations: ops.map((op) => (op.type === 'credit' ? { type: 'credit', credit: op.credit } : { type: 'match', match: op.match })) });
+        payloadHash = journalPayloadHash(payload);
+        journalCommitment = nextJournalCommitment(committed.journalCommitment, nonce, payloadHash);
+        calldata = encodeFunctionData({
+          abi,
+          functionName: 'commitJournalBatch',
+          args: [nonce, committed.root, newRoot, committed.journalCommitment, payloadHash, bytesToHex(payload)],
+        });
+      } else {
+        calldata = encodeFunctionData({
+          abi,
+          functionName: 'commitBatch',
+          args: [
+            nonce,
+            committed.root,
+            newRoot,
+            ops.flatMap((op) => (op.type === 'match' ? [op.match] : [])),
+            ops.flatMap((op) => (op.type === 'credit' ? [op.credit] : [])),
+            true,
+          ],
+        });
+      }
+      const first = String(pending[0]!.seq);
+      const last = String(pending[pending.length - 1]!.seq);
+      await trx
+        .insertInto('ledger_batches')
+        .values({
+          nonce: nonce.toString(),
+          chain_id: chainId,
+          contract: contract.toLowerCase(),
+          mode,
+          first_seq: first,
+          last_seq: last,
+          op_count: pending.length,
+          prev_root: committed.root,
+          new_root: newRoot,
+          prev_journal_commitment: committed.journalCommitment,
+          journal_commitment: journalCommitment,
+          payload_hash: payloadHash,
+          calldata,
+          status: 'closed',
+          closed_at: clock.now(),
+        })
+        .execute();
+      await trx.updateTable('ledger_operations').set({ batch_nonce: nonce.toString() }).where('seq', '>=', first).where('seq', '<=', last).where('batch_nonce', 'is', null).execute();
+      log.info({ nonce: nonce.toString(), ops: pending.length, mode }, 'ledger: batch closed');
+      return { nonce, calldata, firstSeq: first, lastSeq: last, opCount: pending.length, newRoot };
+    });
+
+  const commit = async (batch: BatchRow): Promise<BatchOutcome> => {
+    deps.faults?.beforeSend?.(batch.nonce);
+    const id = operationId(batch.nonce);
+    const tx = await relayer.send({ operationId: id, idempotencyKey: id, to: contract, data: batch.calldata });
+    if (tx.state !== 'confirmed') {
+      // A revert is only acceptable when the chain already holds this very batch (sent by an earlier run).
+      const [chainNonce, chainRoot] = await Promise.all([readView('batchNonce') as Promise<bigint>, readView('ledgerRoot') as Promise<Hex>]);
+      if (!(chainNonce === batch.nonce && chainRoot.toLowerCase() === batch.newRoot.toLowerCase())) {
+        throw new Error(`ledger batch ${batch.nonce} was not accepted on chain (${tx.state}, tx ${tx.txHash}); chain batchNonce ${chainNonce}, ledgerRoot ${chainRoot}`);
+      }
+    }
+    deps.faults?.afterReceipt?.(batch.nonce);
+    const changes = await changesOf(db, await opsOf(batch.firstSeq, batch.lastSeq));
+    const confirmedAt = clock.now();
+    const row = await db.transaction().execute(async (trx) => {
+      await upsertBalances(trx, 'ledger_committed_balances', changes);
+      return trx
+        .updateTable('ledger_batches')
+        .set({ status: 'confirmed', tx_hash: tx.txHash, block_number: tx.blockNumber?.toString() ?? null, confirmed_at: confirmedAt })
+        .where('nonce', '=', batch.nonce.toString())
+        .where('status', '=', 'closed')
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+    tree.apply(userEntries(changes));
+    committed = { nonce: batch.nonce, root: tree.root(), journalCommitment: row.journal_commitment as Hex, txHash: tx.txHash, blockNumber: tx.blockNumber, confirmedAt };
+    if (committed.root !== batch.newRoot) log.error({ nonce: batch.nonce.toString(), tree: committed.root, batch: batch.newRoot }, 'ledger: committed tree differs from the batch root');
+    log.info({ nonce: batch.nonce.toString(), ops: batch.opCount, tx: tx.txHash }, 'ledger: batch committed on chain');
+    return { nonce: batch.nonce, opCount: batch.opCount, root: batch.newRoot, txHash: tx.txHash };
+  };
+
+  const readView = (functionName: 'batchNonce' | 'ledgerRoot' | 'journalCommitment') => deps.client.readContract({ address: contract, abi, functionName });
+
+  const flush = (opts: { force?: boolean } = {}): Promise<BatchOutcome | null> => {
+    // One flush at a time; a caller arriving mid-flush waits for it and then runs its own.
+    const previous = running ?? Promise.resolve(null);
+    const next = previous.catch(() => null).then(async () => {
+      const batch = await close(opts.force === true);
+      return batch ? commit(batch) : null;
+    });
+    running = next;
+    return next.finally(() => {
+      if (running === next) running = null;
+    });
+  };
+
+  return {
+    contract,
+    chainId,
+    mode,
+    async start() {
+      const last = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'confirmed').orderBy('nonce', 'desc').limit(1).executeTakeFirst();
+      tree = LedgerMerkleTree.fromBalances(userEntries(await allBalances(db, 'ledger_committed_balances')));
+      if (last) {
+        committed = {
+          nonce: BigInt(last.nonce),
+          root: tree.root(),
+          journalCommitment: last.journal_commitment as Hex,
+          txHash: last.tx_hash as Hex,
+          blockNumber: last.block_number === null ? null : BigInt(last.block_number),
+          confirmedAt: last.confirmed_at,
+        };
+        if (committed.root !== last.new_root) throw new Error(`ledger: committed balances give root ${committed.root}, batch ${last.nonce} committed ${last.new_root}`);
+      }
+      const open = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
+      if (open) {
+        log.info({ nonce: open.nonce }, 'ledger: finishing the batch a previous run left in flight');
+        await commit(toBatch(open));
+      }
+      timer = setInterval(() => {
+        flush().catch((err: unknown) => log.error({ err }, 'ledger: batch failed; retrying on the next tick'));
+      }, Math.max(250, Math.min(deps.intervalMs, 5_000)));
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => undefined);
+    },
+    flush,
+    committed: () => committed,
+    proof(account) {
+      const lower = account.toLowerCase() as Account;
+      return tree.entriesOf(lower).map((e) => ({ assetId: e.assetId, balance: e.balance, leaf: tree.leafOf(e.account, e.assetId)!, proof: tree.proof(e.account, e.assetId)! }));
+    },
+  };
+}
+
+function toBatch(r: { nonce: string; calldata: string; first_seq: string; last_seq: string; op_count: number; new_root: string }): BatchRow {
+  return { nonce: BigInt(r.nonce), calldata: r.calldata as Hex, firstSeq: String(r.first_seq), lastSeq: String(r.last_seq), opCount: r.op_count, newRoot: r.new_root as Hex };
+}
+
+const bytesToHex = (bytes: Uint8Array): Hex => `0x${Buffer.from(bytes).toString('hex')}`;

@@ -1,0 +1,79 @@
+// Ledger rows: operations as jsonb (bigints as decimal strings) and balance tables read and written by key.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { movementsOf } from '../../core/ledger/engine.ts';
+import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/types.ts';
+import type { DB } from '../../db/schema.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+export type BalanceTable = 'ledger_balances' | 'ledger_committed_balances';
+
+export function opToRow(op: LedgerOperation): { kind: 'credit' | 'match'; op: string } {
+  const body =
+    op.type === 'credit'
+      ? { ...op.credit, id: op.credit.id.toString(), delta: op.credit.delta.toString() }
+      : { ...op.match, marketId: op.match.marketId.toString(), shares: op.match.shares.toString(), fee: op.match.fee.toString() };
+  return { kind: op.type, op: JSON.stringify(body) };
+}
+
+export function rowToOp(row: { kind: 'credit' | 'match'; op: unknown }): LedgerOperation {
+  const o = (typeof row.op === 'string' ? JSON.parse(row.op) : row.op) as Record<string, string | number>;
+  if (row.kind === 'credit') {
+    return { type: 'credit', credit: { account: o.account as Account, id: BigInt(o.id!), delta: BigInt(o.delta!), reason: Number(o.reason) as never } };
+  }
+  return {
+    type: 'match',
+    match: {
+      maker: o.maker as Account,
+      taker: o.taker as Account,
+      marketId: BigInt(o.marketId!),
+      side: Number(o.side) as 0 | 1,
+      kind: Number(o.kind) as never,
+      shares: BigInt(o.shares!),
+      priceBps: Number(o.priceBps),
+      fee: BigInt(o.fee!),
+    },
+  };
+}
+
+/** The (account, asset) balances an operation touches. */
+export function balanceKeysOf(op: LedgerOperation, feeAccount: Account): { account: Account; assetId: bigint }[] {
+  return movementsOf(op, feeAccount).flatMap((m) => [
+    { account: m.from, assetId: m.id },
+    { account: m.to, assetId: m.id },
+  ]);
+}
+
+/** The stored balances of the given keys (missing keys are zero and not returned). */
+export async function readBalances(db: Db, table: BalanceTable, keys: readonly { account: Account; assetId: bigint }[]): Promise<BalanceEntry[]> {
+  const unique = [...new Map(keys.map((k) => [`${k.account}:${k.assetId}`, k])).values()];
+  const out: BalanceEntry[] = [];
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    const rows = await db
+      .selectFrom(table)
+      .selectAll()
+      .where((eb) => eb.or(chunk.map((k) => eb.and([eb('account', '=', k.account), eb('asset_id', '=', k.assetId.toString())]))))
+      .execute();
+    for (const r of rows) out.push({ account: r.account as Account, assetId: BigInt(r.asset_id), balance: BigInt(r.balance) });
+  }
+  return out;
+}
+
+/** Writes absolute balances; a zero balance deletes its row. */
+export async function upsertBalances(db: Db, table: BalanceTable, entries: readonly BalanceEntry[]): Promise<void> {
+  const zero = entries.filter((e) => e.balance === 0n);
+  const set = entries.filter((e) => e.balance !== 0n);
+  for (let i = 0; i < set.length; i += 500) {
+    await db
+      .insertInto(table)
+      .values(set.slice(i, i + 500).map((e) => ({ account: e.account, asset_id: e.assetId.toString(), balance: e.balance.toString() })))
+      .onConflict((oc) => oc.columns(['account', 'asset_id']).doUpdateSet({ balance: sql`excluded.balance` }))
+      .execute();
+  }
+  for (const e of zero) await db.deleteFrom(table).where('account', '=', e.account).where('asset_id', '=', e.assetId.toString()).execute();
+}
+
+/** Every stored balance of a table (the supply account included). */
+export async function allBalances(db: Db, table: BalanceTable): Promise<BalanceEntry[]> {
+  return (await db.selectFrom(table).selectAll().execute()).map((r) => ({ account: r.account as Account, assetId: BigInt(r.asset_id), balance: BigInt(r.balance) }));
+}

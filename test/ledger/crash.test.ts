@@ -1,0 +1,78 @@
+// The batcher survives a crash at each point of a batch's life — closed but not sent, sent but no receipt
+// yet, receipt in but not confirmed in the database: the restarted service loses no operation, commits none
+// twice (the chain's batchNonce advances once) and carries on with the right nonce. The crash is a fault
+// thrown at that point, after which the service is stopped and started again on the same data folder,
+// database and chain state.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadArtifact } from '../../src/chain/artifacts.ts';
+import type { RelayerFaults } from '../../src/chain/relayer.ts';
+import { COLLATERAL_ASSET, CREDIT_REASONS, type Account, type LedgerOperation } from '../../src/core/ledger/types.ts';
+import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
+import { verifyLedger } from '../../src/services/ledger/verify.ts';
+import { dropPostgres, freshPostgresUrl, onPostgres, startTestServer } from '../support/harness.ts';
+
+const grant = (account: Account, delta: bigint): LedgerOperation => ({ type: 'credit', credit: { account, id: COLLATERAL_ASSET, delta, reason: CREDIT_REASONS.SIGNUP_GRANT } });
+const A = '0xaaaa00000000000000000000000000000000000a' as Account;
+const B = '0xbbbb00000000000000000000000000000000000b' as Account;
+const ENV = { LEDGER_MODE: 'journal', LEDGER_BATCH_MAX_OPS: '10000', LEDGER_BATCH_INTERVAL_MS: '3600000' };
+
+const crash = (where: string) => () => {
+  throw new Error(`simulated crash ${where}`);
+};
+
+const POINTS: { name: string; ledgerFaults?: LedgerFaults; relayerFaults?: RelayerFaults }[] = [
+  { name: 'after the batch is closed, before it is sent', ledgerFaults: { beforeSend: crash('before send') } },
+  {
+    name: 'after it is broadcast, before its receipt',
+    relayerFaults: { afterBroadcast: (tx) => (tx.operationId.startsWith('ledger:') ? crash('after broadcast')() : undefined) },
+  },
+  { name: 'after its receipt, before it is confirmed in the database', ledgerFaults: { afterReceipt: crash('after receipt') } },
+];
+
+describe('ledger batcher crash safety', () => {
+  for (const point of POINTS) {
+    it(`resumes a batch interrupted ${point.name}`, async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-ledger-crash-'));
+      const databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
+      const start = (faults: { ledgerFaults?: LedgerFaults; relayerFaults?: RelayerFaults } = {}) =>
+        startTestServer({ dataDir, persistent: true, databaseUrl, env: ENV, ...faults });
+      try {
+        const first = await start(point);
+        await first.runtime.services.ledger.submit([grant(A, 10n), grant(B, 20n)]);
+        await expect(first.runtime.services.ledgerBatcher.flush({ force: true })).rejects.toThrow(/simulated crash/);
+        await first.close();
+
+        const second = await start();
+        try {
+          const { ledger, ledgerBatcher, chain } = second.runtime.services;
+          const abi = loadArtifact('LedgerCommitment').abi;
+          const read = (functionName: 'batchNonce' | 'ledgerRoot') => chain.client.readContract({ address: ledgerBatcher.contract, abi, functionName });
+          // The restart finished batch 1: on chain once, confirmed once, both operations in it.
+          expect(ledgerBatcher.committed().nonce).toBe(1n);
+          expect(await read('batchNonce')).toBe(1n);
+          expect(await read('ledgerRoot')).toBe(ledgerBatcher.committed().root);
+          const db = second.runtime.database.db;
+          expect((await db.selectFrom('ledger_operations').select('batch_nonce').execute()).map((r) => String(r.batch_nonce))).toEqual(['1', '1']);
+          expect(await db.selectFrom('ledger_batches').select(['nonce', 'status']).execute()).toEqual([{ nonce: '1', status: 'confirmed' }]);
+          const sends = await db.selectFrom('relayer_transactions').select('operation_id').where('operation_id', 'like', 'ledger:%').execute();
+          expect(sends).toHaveLength(1);
+          const proof = await second.call('GET', `/api/v1/ledger/proof/${B}`);
+          expect(proof.body.balances).toMatchObject([{ assetId: '0', balance: '20' }]);
+
+          // And it carries on with the next nonce.
+          await ledger.submit([grant(A, 5n)]);
+          expect(await ledgerBatcher.flush({ force: true })).toMatchObject({ nonce: 2n, opCount: 1 });
+          expect(await verifyLedger({ client: chain.client, contract: ledgerBatcher.contract })).toMatchObject({ ok: true, batches: 2, nonce: 2n });
+        } finally {
+          await second.close();
+        }
+      } finally {
+        if (databaseUrl) await dropPostgres(databaseUrl);
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
+});

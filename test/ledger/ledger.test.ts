@@ -1,0 +1,162 @@
+// The play-money ledger end to end on a real service (PGlite or PostgreSQL + anvil): operations → batches
+// committed on chain in journal and legacy mode → proofs from GET /api/v1/ledger/proof/{account} verify on
+// chain against ledgerRoot() with OpenZeppelin's MerkleProof → `svc ledger verify` (and verifyLedger)
+// reproduce the root from chain data alone, and report a divergence once a tampered payload is committed.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, encodeFunctionData, http, keccak256, type Abi, type Address, type Hex } from 'viem';
+import { chainDefinition } from '../../src/chain/clients.ts';
+import { loadArtifact } from '../../src/chain/artifacts.ts';
+import { encodeJournal, nextJournalCommitment } from '../../src/core/ledger/journal.ts';
+import { COLLATERAL_ASSET, CREDIT_REASONS, MATCH_KINDS, outcomeAsset, type Account, type LedgerOperation } from '../../src/core/ledger/types.ts';
+import { createLedgerBatcher } from '../../src/services/ledger/batcher.ts';
+import { verifyLedger } from '../../src/services/ledger/verify.ts';
+import { newAccount } from '../support/agents.ts';
+import { startTestServer, type TestServer } from '../support/harness.ts';
+import { compileVerifier } from '../support/ledger-verifier.ts';
+import { gas } from '../support/markets.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  // Batches close only when the test flushes.
+  server = await startTestServer({ env: { LEDGER_MODE: 'journal', LEDGER_BATCH_MAX_OPS: '10000', LEDGER_BATCH_INTERVAL_MS: '3600000' } });
+});
+afterAll(async () => server?.close());
+
+const A = '0xaaaa00000000000000000000000000000000000a' as Account;
+const B = '0xbbbb00000000000000000000000000000000000b' as Account;
+const C = '0xcccc00000000000000000000000000000000000c' as Account;
+const grant = (account: Account, delta: bigint): LedgerOperation => ({ type: 'credit', credit: { account, id: COLLATERAL_ASSET, delta, reason: CREDIT_REASONS.SIGNUP_GRANT } });
+const match = (kind: 0 | 1 | 2, maker: Account, taker: Account, shares: bigint, priceBps: number, fee = 0n): LedgerOperation => ({
+  type: 'match',
+  match: { maker, taker, marketId: 7n, side: 0, kind, shares, priceBps, fee },
+});
+const proofOf = (account: string) => server.call('GET', `/api/v1/ledger/proof/${account}`);
+
+describe('play-money ledger', () => {
+  it('refuses an operation that would leave a balance negative and writes nothing of it', async () => {
+    const { ledger } = server.runtime.services;
+    await ledger.submit([grant(A, 5_000_000n)]);
+    await expect(ledger.submit([grant(B, 1_000_000n), match(MATCH_KINDS.MINT, A, B, 10n, 6000)])).rejects.toMatchObject({ code: 'LEDGER_INSUFFICIENT_BALANCE' });
+    expect(await ledger.balancesOf(B)).toEqual([]);
+    // A source is written once.
+    const first = await ledger.submit([grant(C, 1n)], { source: 'test-grant:C' });
+    const again = await ledger.submit([grant(C, 1n)], { source: 'test-grant:C' });
+    expect(again).toEqual({ seqs: first.seqs, appended: false });
+  });
+
+  it('serves no uncommitted balance, then proofs of the committed root that verify on chain with MerkleProof', async () => {
+    const { ledger, ledgerBatcher } = server.runtime.services;
+    await ledger.submit([grant(B, 9_000_000n), match(MATCH_KINDS.MINT, A, B, 5n, 6000, 250n), match(MATCH_KINDS.TRANSFER, A, B, 2n, 5500), match(MATCH_KINDS.MERGE, A, B, 2n, 5000)]);
+    const before = await proofOf(A);
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({ batchNonce: 0, root: `0x${'00'.repeat(32)}`, balances: [] });
+
+    const outcome = await ledgerBatcher.flush({ force: true });
+    expect(outcome).toMatchObject({ nonce: 1n, opCount: 6 });
+    const abi = loadArtifact('LedgerCommitment').abi;
+    const client = server.runtime.services.chain.client;
+    const contract = ledgerBatcher.contract;
+    expect(await client.readContract({ address: contract, abi, functionName: 'ledgerRoot' })).toBe(outcome!.root);
+    expect(await client.readContract({ address: contract, abi, functionName: 'batchNonce' })).toBe(1n);
+
+    const res = await proofOf(A.toUpperCase().replace('0X', '0x'));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ account: A, chainId: server.config.chain.id, contract, batchNonce: 1, root: outcome!.root });
+    const yes = outcomeAsset(7n, 0).toString();
+    const byAsset = Object.fromEntries((res.body.balances as { assetId: string; balance: string }[]).map((b) => [b.assetId, b.balance]));
+    // A: granted 5.000000, paid 3.000000 for 5 Yes (mint at 60%), sold 2 Yes for 1.100000, merged 2 for 1.000000.
+    expect(byAsset).toEqual({ '0': (5_000_000n - 3_000_000n + 1_100_000n + 1_000_000n).toString(), [yes]: '1' });
+
+    const deployer = newAccount();
+    await gas(server, deployer.address);
+    const wallet = createWalletClient({ account: deployer, chain: chainDefinition(server.config.chain.id, 'test', server.runtime.rpcUrl), transport: http(server.runtime.rpcUrl) });
+    const verifier = compileVerifier();
+    const hash = await wallet.deployContract({ abi: verifier.abi, bytecode: verifier.bytecode });
+    const address = (await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress as Address;
+    const onChainRoot = (await client.readContract({ address: contract, abi, functionName: 'ledgerRoot' })) as Hex;
+    for (const account of [A, B, C]) {
+      const body = (await proofOf(account)).body as { balances: { assetId: string; balance: string; proof: Hex[] }[] };
+      expect(body.balances.length).toBeGreaterThan(0);
+      for (const b of body.balances) {
+        const args = [b.proof, onChainRoot, account, BigInt(b.assetId), BigInt(b.balance)] as const;
+        expect(await client.readContract({ address, abi: verifier.abi as Abi, functionName: 'verify', args })).toBe(true);
+        expect(await client.readContract({ address, abi: verifier.abi as Abi, functionName: 'verify', args: [b.proof, onChainRoot, account, BigInt(b.assetId), BigInt(b.balance) + 1n] })).toBe(false);
+      }
+    }
+  });
+
+  it('answers 400 INVALID_ADDRESS for a bad address and an empty list for an account with nothing', async () => {
+    const bad = await proofOf('0x1234');
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_ADDRESS');
+    const empty = await proofOf('0x000000000000000000000000000000000000dead');
+    expect(empty.status).toBe(200);
+    expect(empty.body.balances).toEqual([]);
+  });
+
+  it('commits a legacy batch after journal ones; the replay reproduces the root, then finds a tampered payload', async () => {
+    const services = server.runtime.services;
+    await services.ledgerBatcher.stop();
+    const legacy = createLedgerBatcher({
+      db: server.runtime.database.db,
+      client: services.chain.client,
+      relayer: server.runtime.relayer,
+      clock: server.runtime.clock,
+      log: server.runtime.log,
+      chainId: server.config.chain.id,
+      contract: services.ledgerBatcher.contract,
+      feeAccount: services.ledger.feeAccount,
+      mode: 'legacy',
+      maxOps: 10_000,
+      intervalMs: 3_600_000,
+    });
+    await legacy.start();
+    try {
+      await services.ledger.submit([grant(C, 1_000_000n), match(MATCH_KINDS.TRANSFER, B, C, 2n, 4000, 10n)]);
+      const second = await legacy.flush({ force: true });
+      expect(second).toMatchObject({ nonce: 2n, opCount: 2 });
+      const receipt = await services.chain.client.getTransactionReceipt({ hash: second!.txHash });
+      expect(receipt.logs.length).toBeGreaterThan(1); // TransferSingle events describe the balance changes
+
+      const contract = legacy.contract;
+      const report = await verifyLedger({ client: services.chain.client, contract });
+      expect(report).toMatchObject({ ok: true, batches: 2, nonce: 2n, root: second!.root });
+      expect(cli(contract)).toMatchObject({ status: 0 });
+
+      // The operator commits a journal batch whose payload does not produce the root it claims.
+      const abi = loadArtifact('LedgerCommitment').abi;
+      const journal = (await services.chain.client.readContract({ address: contract, abi, functionName: 'journalCommitment' })) as Hex;
+      const payload = encodeJournal({ nonce: 3n, operations: [{ type: 'credit', credit: { account: A, id: 0n, delta: 1_000n, reason: CREDIT_REASONS.ADJUSTMENT } }] });
+      const payloadHex = `0x${Buffer.from(payload).toString('hex')}` as Hex;
+      const tampered = await server.runtime.relayer.send({
+        operationId: 'test:tamper',
+        idempotencyKey: 'test:tamper',
+        to: contract,
+        data: encodeFunctionData({ abi, functionName: 'commitJournalBatch', args: [3n, second!.root, second!.root, journal, keccak256(payloadHex), payloadHex] }),
+      });
+      expect(tampered.state).toBe('confirmed');
+      expect(nextJournalCommitment(journal, 3n, keccak256(payloadHex))).toBe(await services.chain.client.readContract({ address: contract, abi, functionName: 'journalCommitment' }));
+      const broken = await verifyLedger({ client: services.chain.client, contract });
+      expect(broken.ok).toBe(false);
+      expect(broken.batches).toBe(2);
+      expect(broken.divergence).toMatch(/^batch 3 .*accepted root .* replaying the batch gives/);
+      const out = cli(contract);
+      expect(out.status).toBe(1);
+      expect(out.stdout).toMatch(/DIVERGENCE after 2 verified batches: batch 3/);
+    } finally {
+      await legacy.stop();
+    }
+  });
+});
+
+/** `svc ledger verify` as a person runs it: a separate process that knows only the RPC URL and the contract. */
+function cli(contract: string) {
+  const r = spawnSync(process.execPath, [path.resolve('bin/svc.mjs'), 'ledger', 'verify', '--contract', contract, '--rpc', server.runtime.rpcUrl], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, CHAIN_ID: String(server.config.chain.id) },
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
