@@ -136,6 +136,10 @@ describe('startAnvil', () => {
     expect(await again.getBalance({ address: recipient })).toBe(parseEther('1.5'));
     expect(await again.getBlockNumber()).toBe(height);
     expect(await again.getChainId()).toBe(8453);
+    // Reads at blocks before the restart still answer (historical states are kept, like an archive node).
+    await clients(second).pub.waitForTransactionReceipt({ hash: await clients(second).wallet.sendTransaction({ to: recipient, value: 1n }) });
+    expect(await again.getBalance({ address: recipient, blockNumber: height - 1n })).toBe(0n);
+    expect(await again.getBalance({ address: recipient, blockNumber: height })).toBe(parseEther('1.5'));
   });
 
   it('keeps state written by --state-interval when anvil is SIGKILLed', async () => {

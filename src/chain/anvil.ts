@@ -148,7 +148,9 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
     const stateFile = resolve(opts.stateFile);
     // anvil silently skips the dump when the folder is missing, which would lose all state.
     mkdirSync(dirname(stateFile), { recursive: true });
-    args.push('--state', stateFile, '--state-interval', '1');
+    // Historical states too: after a restart the embedded chain still answers reads at old blocks, as an
+    // archive node does (the indexer and commit-deploy read market state at the creation block).
+    args.push('--state', stateFile, '--state-interval', '1', '--preserve-historical-states');
   }
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime));
 
