@@ -15,6 +15,7 @@ contract LedgerCommitment is ILedgerCommitment {
     uint8 private constant TRANSFER = 0;
     uint8 private constant MINT = 1;
     uint8 private constant MERGE = 2;
+    uint8 private constant TAKER_SELLS = 3;
 
     /// @inheritdoc ILedgerCommitment
     address public immutable operator;
@@ -91,7 +92,7 @@ contract LedgerCommitment is ILedgerCommitment {
     }
 
     function _isValid(Match calldata m) private pure returns (bool) {
-        return m.kind <= MERGE && m.side <= 1 && m.marketId >= 1 && m.priceBps >= 1 && m.priceBps < BPS
+        return m.kind <= TAKER_SELLS && m.side <= 1 && m.marketId >= 1 && m.priceBps >= 1 && m.priceBps < BPS
             && m.shares > 0 && m.maker != m.taker && m.maker != address(0) && m.taker != address(0);
     }
 
@@ -104,6 +105,9 @@ contract LedgerCommitment is ILedgerCommitment {
         if (m.kind == TRANSFER) {
             _move(m.maker, m.taker, own, shares);
             _move(m.taker, m.maker, COLLATERAL, makerCost);
+        } else if (m.kind == TAKER_SELLS) {
+            _move(m.taker, m.maker, own, shares);
+            _move(m.maker, m.taker, COLLATERAL, makerCost);
         } else {
             uint256 takerCost = shares * (BPS - m.priceBps) * BASE_UNITS_PER_BPS;
             if (m.kind == MINT) {

@@ -6,7 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { keccak256, type Abi, type Hex } from 'viem';
 
 /** Every contract the service deploys or talks to; extend when a contract is added under contracts/. */
-export const CONTRACT_NAMES = ['LedgerCommitment', 'LmsrMarket', 'LmsrMarketFactory', 'OutcomeToken', 'ParticipationToken', 'TestUSDC', 'TradeRouter'] as const;
+export const CONTRACT_NAMES = [
+  'LedgerCommitment',
+  'LmsrMarket',
+  'LmsrMarketFactory',
+  'OrderBookMarket',
+  'OrderBookMarketFactory',
+  'OutcomeToken',
+  'ParticipationToken',
+  'TestUSDC',
+  'TradeRouter',
+] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 /** A byte range of runtime code that the constructor fills in (a Solidity immutable). */

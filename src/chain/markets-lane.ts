@@ -1,7 +1,8 @@
 /**
  * Deploys and wires the automated-market lane: the shared outcome token, the LMSR market implementation, one
  * permanent router per collateral and the binary and ternary factories, then authorises the factories on the
- * outcome token and the routers and registers each collateral with its router and liquidity floor. Every step
+ * outcome token and the routers and registers each collateral with its router and liquidity floor. It also deploys
+ * the order-book registry (the OrderBookMarket implementation and its factory), which needs no wiring. Every step
  * is idempotent: deployments are recorded (see deployer.ts) and each wiring call first reads the chain and is
  * sent under a fixed relayer operation id, so a crash at any point resumes without a second transaction.
  */
@@ -17,6 +18,10 @@ export interface MarketsLane {
   implementation: Address;
   routers: Record<CollateralSymbol, Address>;
   factories: { binary: Address; ternary: Address };
+  /** The OrderBookMarket implementation that play-money order-book markets are clones of. */
+  orderbookImplementation: Address;
+  /** Registers play-money order-book markets and numbers them with the ledger's marketIds (docs/contracts.md). */
+  orderbookFactory: Address;
 }
 
 /** Deployment names of the lane, as recorded in `deployments` and published by GET /discover/contracts. */
@@ -27,6 +32,8 @@ export const LANE_DEPLOYMENTS = {
   routerPM: 'TradeRouter.PM',
   binary: 'LmsrMarketFactory.binary',
   ternary: 'LmsrMarketFactory.ternary',
+  orderbookImplementation: 'OrderBookMarket',
+  orderbookFactory: 'OrderBookMarketFactory',
 } as const;
 
 /** The lane's addresses from recorded deployments, or null when it is not (fully) deployed. */
@@ -38,8 +45,10 @@ export function laneFromDeployments(records: readonly DeploymentRecord[]): Marke
   const pm = at(LANE_DEPLOYMENTS.routerPM);
   const binary = at(LANE_DEPLOYMENTS.binary);
   const ternary = at(LANE_DEPLOYMENTS.ternary);
-  if (!outcomeToken || !implementation || !usdc || !pm || !binary || !ternary) return null;
-  return { outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary } };
+  const orderbookImplementation = at(LANE_DEPLOYMENTS.orderbookImplementation);
+  const orderbookFactory = at(LANE_DEPLOYMENTS.orderbookFactory);
+  if (!outcomeToken || !implementation || !usdc || !pm || !binary || !ternary || !orderbookImplementation || !orderbookFactory) return null;
+  return { outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary }, orderbookImplementation, orderbookFactory };
 }
 
 export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeployments>[0], 'specs'> & {
@@ -63,11 +72,16 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
   const factoryArgs = [implementation.address, operator, deps.protocolFeeRecipient, LMSR_FEES.protocolFeeBps, LMSR_FEES.creatorFeeBpsMax, CREATION_BOND_PM];
   const binary = await step(LANE_DEPLOYMENTS.binary, 'LmsrMarketFactory', [2, ...factoryArgs]);
   const ternary = await step(LANE_DEPLOYMENTS.ternary, 'LmsrMarketFactory', [3, ...factoryArgs]);
+  // The order-book registry: permissionless and fee-free, so it needs no wiring after deployment.
+  const orderbookImplementation = await step(LANE_DEPLOYMENTS.orderbookImplementation, 'OrderBookMarket', []);
+  const orderbookFactory = await step(LANE_DEPLOYMENTS.orderbookFactory, 'OrderBookMarketFactory', [orderbookImplementation.address, operator]);
   const lane: MarketsLane = {
     outcomeToken: outcomeToken.address,
     implementation: implementation.address,
     routers: { USDC: routerUSDC.address, PM: routerPM.address },
     factories: { binary: binary.address, ternary: ternary.address },
+    orderbookImplementation: orderbookImplementation.address,
+    orderbookFactory: orderbookFactory.address,
   };
 
   let wired = 0;
@@ -97,5 +111,5 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
     }
   }
   if (wired > 0) progress(`chain: markets lane wired (${wired} configuration transaction(s))`);
-  return { lane, records: { outcomeToken, implementation, routerUSDC, routerPM, binary, ternary } };
+  return { lane, records: { outcomeToken, implementation, routerUSDC, routerPM, binary, ternary, orderbookImplementation, orderbookFactory } };
 }

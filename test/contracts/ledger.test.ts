@@ -357,7 +357,7 @@ describe('invalid operations', () => {
   });
 
   const badMatches: [string, Partial<Match>][] = [
-    ['kind 3', { kind: 3 as Match['kind'] }],
+    ['kind 4', { kind: 4 as Match['kind'] }],
     ['side 2', { side: 2 as Match['side'] }],
     ['market id 0', { marketId: 0n }],
     ['price 0', { priceBps: 0 }],

@@ -111,6 +111,8 @@ describe('discovery reads with real chain data', () => {
       'LmsrMarket',
       'LmsrMarketFactory.binary',
       'LmsrMarketFactory.ternary',
+      'OrderBookMarket',
+      'OrderBookMarketFactory',
       'OutcomeToken',
       'ParticipationToken',
       'TestUSDC',
@@ -119,7 +121,7 @@ describe('discovery reads with real chain data', () => {
     ]);
     const at = (name: string) => chain.deployments.find((d: { name: string }) => d.name === name).address;
     expect(chain.outcomeToken).toBe(at('OutcomeToken'));
-    expect(chain.factories).toEqual({ binary: at('LmsrMarketFactory.binary'), ternary: at('LmsrMarketFactory.ternary'), orderbook: null });
+    expect(chain.factories).toEqual({ binary: at('LmsrMarketFactory.binary'), ternary: at('LmsrMarketFactory.ternary'), orderbook: at('OrderBookMarketFactory') });
     expect(chain.routerInterface.functions).toEqual({
       executeTradeIntent: { signature: 'executeTradeIntent((address,uint8,bool,uint256,uint256,uint256,address))', selector: '0x68ac5e6d' },
       executeBasketIntent: { signature: 'executeBasketIntent((address,uint8,bool,uint256,uint256,uint256,address)[])', selector: '0x4e2d18ea' },

@@ -28,7 +28,7 @@ const A = '0xaaaa00000000000000000000000000000000000a' as Account;
 const B = '0xbbbb00000000000000000000000000000000000b' as Account;
 const C = '0xcccc00000000000000000000000000000000000c' as Account;
 const grant = (account: Account, delta: bigint): LedgerOperation => ({ type: 'credit', credit: { account, id: COLLATERAL_ASSET, delta, reason: CREDIT_REASONS.SIGNUP_GRANT } });
-const match = (kind: 0 | 1 | 2, maker: Account, taker: Account, shares: bigint, priceBps: number, fee = 0n): LedgerOperation => ({
+const match = (kind: 0 | 1 | 2 | 3, maker: Account, taker: Account, shares: bigint, priceBps: number, fee = 0n): LedgerOperation => ({
   type: 'match',
   match: { maker, taker, marketId: 7n, side: 0, kind, shares, priceBps, fee },
 });
@@ -114,9 +114,9 @@ describe('play-money ledger', () => {
     });
     await legacy.start();
     try {
-      await services.ledger.submit([grant(C, 1_000_000n), match(MATCH_KINDS.TRANSFER, B, C, 2n, 4000, 10n)]);
+      await services.ledger.submit([grant(C, 1_000_000n), match(MATCH_KINDS.TRANSFER, B, C, 2n, 4000, 10n), match(MATCH_KINDS.TAKER_SELLS, B, C, 1n, 3000, 5n)]);
       const second = await legacy.flush({ force: true });
-      expect(second).toMatchObject({ nonce: 2n, opCount: 2 });
+      expect(second).toMatchObject({ nonce: 2n, opCount: 3 });
       const receipt = await services.chain.client.getTransactionReceipt({ hash: second!.txHash });
       expect(receipt.logs.length).toBeGreaterThan(1); // TransferSingle events describe the balance changes
 

@@ -17,7 +17,7 @@ interface ILedgerCommitment {
     /// @param marketId >= 1.
     /// @param side The outcome the maker trades, 0 or 1.
     /// @param kind 0 TRANSFER (maker sells `side` to taker), 1 MINT (maker buys `side`, taker buys the other side),
-    /// 2 MERGE (maker sells `side`, taker sells the other side).
+    /// 2 MERGE (maker sells `side`, taker sells the other side), 3 TAKER_SELLS (taker sells `side` to maker).
     /// @param shares Whole shares, > 0; one share pays 1_000_000 collateral base units if its side wins.
     /// @param priceBps The maker's price of `side`, 1..9999 basis points of a share; the other side is 10000 - price.
     /// @param fee Collateral base units the taker pays to the fee account (the operator); may be 0.
@@ -105,6 +105,7 @@ interface ILedgerCommitment {
     /// array order. cost(p) = shares * p * 100 collateral base units; own = (marketId << 8) | side,
     /// other = (marketId << 8) | (1 - side):
     /// TRANSFER: own maker->taker shares; collateral taker->maker cost(price); collateral taker->operator fee.
+    /// TAKER_SELLS: own taker->maker shares; collateral maker->taker cost(price); collateral taker->operator fee.
     /// MINT: collateral maker->0 cost(price); collateral taker->0 cost(10000 - price); own 0->maker shares;
     /// other 0->taker shares; collateral taker->operator fee.
     /// MERGE: own maker->0 shares; other taker->0 shares; collateral 0->maker cost(price);

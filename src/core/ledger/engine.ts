@@ -59,7 +59,7 @@ export function validateOperation(op: LedgerOperation): void {
   if (m.maker === m.taker) throw bad('maker and taker must differ');
   if (m.marketId < 1n || m.marketId > MAX_MARKET_ID) throw bad('marketId must be 1..2^64-1');
   if (m.side !== 0 && m.side !== 1) throw bad('side must be 0 or 1');
-  if (m.kind !== MATCH_KINDS.TRANSFER && m.kind !== MATCH_KINDS.MINT && m.kind !== MATCH_KINDS.MERGE) throw bad('kind must be 0, 1 or 2');
+  if (!(Object.values(MATCH_KINDS) as number[]).includes(m.kind)) throw bad('kind must be 0, 1, 2 or 3');
   if (!Number.isInteger(m.priceBps) || m.priceBps < 1 || m.priceBps > 9999) throw bad('priceBps must be 1..9999');
   if (m.shares <= 0n || m.shares > UINT128_MAX) throw bad('shares must be 1..2^128-1');
   if (m.fee < 0n || m.fee > UINT128_MAX) throw bad('fee must be 0..2^128-1');
@@ -96,6 +96,10 @@ export function movementsOf(op: LedgerOperation, feeAccount: Account): Movement[
       move(m.taker, SUPPLY_ACCOUNT, COLLATERAL_ASSET, takerCost);
       move(SUPPLY_ACCOUNT, m.maker, own, m.shares);
       move(SUPPLY_ACCOUNT, m.taker, opposite, m.shares);
+      break;
+    case MATCH_KINDS.TAKER_SELLS:
+      move(m.taker, m.maker, own, m.shares);
+      move(m.maker, m.taker, COLLATERAL_ASSET, makerCost);
       break;
     case MATCH_KINDS.MERGE:
       move(m.maker, SUPPLY_ACCOUNT, own, m.shares);

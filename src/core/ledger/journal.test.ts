@@ -446,7 +446,7 @@ describe('PMJ5 journal codec', () => {
       expectRejected(withMatch(matchRec(1, 2, 7n, 2, 40n, 0, 0n)), 'out-of-range', matchAt + 6);
       expectRejected(withMatch(matchRec(1, 2, 7n, 2, 40n, 10_000, 0n)), 'out-of-range', matchAt + 6);
       expect(decodeJournal(withMatch(matchRec(1, 2, 7n, 5, 40n, 9999, 0n))).operations[1]).toMatchObject({ match: { kind: 2, side: 1, priceBps: 9999 } });
-      expectRejected(withMatch(matchRec(1, 2, 7n, 6, 40n, 6000, 0n)), 'out-of-range', matchAt + 4); // kind 3
+      expectRejected(withMatch(matchRec(1, 2, 7n, 8, 40n, 6000, 0n)), 'out-of-range', matchAt + 4); // kind 4
       expectRejected(withMatch(matchRec(1, 2, 7n, 0xff, 40n, 6000, 0n)), 'out-of-range', matchAt + 4);
       expectRejected(withMatch(matchRec(1, 2, 7n, 2, 0n, 6000, 0n)), 'out-of-range', matchAt + 5);
       expectRejected(withMatch(matchRec(1, 2, 0n, 2, 40n, 6000, 0n)), 'out-of-range', matchAt + 3);
@@ -492,7 +492,7 @@ describe('PMJ5 journal codec', () => {
       expectEncodeRejected(withOps(3n, match({ priceBps: 0 })), 'out-of-range', 'operations[0].match.priceBps');
       expectEncodeRejected(withOps(3n, match({ priceBps: 1.5 })), 'out-of-range', 'operations[0].match.priceBps');
       expectEncodeRejected(withOps(3n, match({ side: 2 as 0 })), 'out-of-range', 'operations[0].match.side');
-      expectEncodeRejected(withOps(3n, match({ kind: 3 as 0 })), 'out-of-range', 'operations[0].match.kind');
+      expectEncodeRejected(withOps(3n, match({ kind: 4 as 0 })), 'out-of-range', 'operations[0].match.kind');
       expectEncodeRejected(withOps(3n, match({ shares: 0n })), 'out-of-range', 'operations[0].match.shares');
       expectEncodeRejected(withOps(3n, match({ shares: U128 + 1n })), 'out-of-range', 'operations[0].match.shares');
       expectEncodeRejected(withOps(3n, match({ fee: -1n })), 'out-of-range', 'operations[0].match.fee');

@@ -211,7 +211,7 @@ function collectOperation(
       if (m.maker === m.taker) fail('.match.taker', 'self-match', 'maker and taker must differ');
       if (!isUint(m.marketId, MAX_MARKET_ID) || m.marketId < 1n) fail('.match.marketId', 'out-of-range', 'marketId must be a bigint in 1..2^64-1');
       if (m.side !== 0 && m.side !== 1) fail('.match.side', 'out-of-range', 'side must be 0 or 1');
-      if (!KIND_VALUES.has(m.kind)) fail('.match.kind', 'out-of-range', 'kind must be a MATCH_KINDS value (0..2)');
+      if (!KIND_VALUES.has(m.kind)) fail('.match.kind', 'out-of-range', 'kind must be a MATCH_KINDS value (0..3)');
       if (!isUint(m.shares, U128_MAX) || m.shares < 1n) fail('.match.shares', 'out-of-range', 'shares must be a bigint in 1..2^128-1');
       if (!Number.isInteger(m.priceBps) || m.priceBps < 1 || m.priceBps > MAX_PRICE_BPS) {
         fail('.match.priceBps', 'out-of-range', 'priceBps must be an integer in 1..9999');
@@ -376,7 +376,7 @@ export function decodeJournal(payload: Uint8Array): JournalBatch {
       if (marketId < 1n) r.fail(marketAt, 'out-of-range', 'marketId must be ≥ 1');
       const sideKindAt = r.pos;
       const sideKind = r.byte('side/kind');
-      if (!KIND_VALUES.has(sideKind >> 1)) r.fail(sideKindAt, 'out-of-range', `side/kind byte ${sideKind}: kind must be 0..2 and the byte at most 5`);
+      if (!KIND_VALUES.has(sideKind >> 1)) r.fail(sideKindAt, 'out-of-range', `side/kind byte ${sideKind}: kind must be 0..3 and the byte at most 7`);
       const sharesAt = r.pos;
       const shares = r.varint(U128_MAX, 'shares');
       if (shares < 1n) r.fail(sharesAt, 'out-of-range', 'shares must be ≥ 1');

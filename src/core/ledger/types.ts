@@ -67,6 +67,8 @@ export const MATCH_KINDS = {
   MINT: 1,
   /** The maker sells `side` and the taker sells the other side: a complete set is merged back to collateral. */
   MERGE: 2,
+  /** The taker sells existing shares of `side` to the maker, who pays collateral (a sell arriving on a resting buy). */
+  TAKER_SELLS: 3,
 } as const;
 export type MatchKind = (typeof MATCH_KINDS)[keyof typeof MATCH_KINDS];
 

@@ -47,7 +47,7 @@ export const discoverContracts = defineCapability({
   category: 'discovery',
   summary: 'Contracts per chain',
   description:
-    'Deployed protocol contracts per chain: collaterals with their routers and capabilities, the outcome token, factories, the router interface and the approval recipes, plus every deployment record. The order-book factory is null until the order-book lane is deployed. routerInterface.runtimeCodeHash is the router artifact code hash with its immutables (the collateral) zeroed, the same for every router.',
+    'Deployed protocol contracts per chain: collaterals with their routers and capabilities, the outcome token, factories, the router interface and the approval recipes, plus every deployment record. factories.orderbook is the OrderBookMarketFactory that registers play-money ORDERBOOK markets and numbers them with the marketIds of the ledger (they trade in the off-chain ledger, not on chain); null when the order-book lane is not deployed. routerInterface.runtimeCodeHash is the router artifact code hash with its immutables (the collateral) zeroed, the same for every router.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -87,7 +87,7 @@ export const discoverContracts = defineCapability({
             capabilities: { trading: true, creation: true },
           })),
           outcomeToken: lane.outcomeToken,
-          factories: { binary: lane.factories.binary, ternary: lane.factories.ternary, orderbook: null },
+          factories: { binary: lane.factories.binary, ternary: lane.factories.ternary, orderbook: lane.orderbookFactory },
           routerInterface: routerInterface(),
           approvals: tradingApprovals(chain.chainId, lane, collaterals),
           deployments: deployments.map(({ name, ...record }) => ({ name, ...record })),

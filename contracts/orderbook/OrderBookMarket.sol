@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// The on-chain record of one play-money order-book market, deployed as a minimal-proxy clone by OrderBookMarketFactory.
+pragma solidity ^0.8.24;
+
+import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
+import {IOrderBookMarket} from "./interfaces/IOrderBookMarket.sol";
+
+/// @title OrderBookMarket
+/// @notice See IOrderBookMarket. A record, not a venue: no trading, no tokens, no funds.
+contract OrderBookMarket is IOrderBookMarket, Initializable {
+    uint8 private constant OUTCOME_COUNT = 2;
+
+    // Three slots: (factory, marketId), (creator, closeTime, resolutionWindowSeconds), questionHash.
+    /// @inheritdoc IOrderBookMarket
+    address public factory;
+    /// @inheritdoc IOrderBookMarket
+    uint64 public marketId;
+    /// @inheritdoc IOrderBookMarket
+    address public creator;
+    /// @inheritdoc IOrderBookMarket
+    uint64 public closeTime;
+    /// @inheritdoc IOrderBookMarket
+    uint32 public resolutionWindowSeconds;
+    /// @inheritdoc IOrderBookMarket
+    bytes32 public questionHash;
+
+    /// @dev The implementation only carries code for the clones; it never becomes a market itself.
+    constructor() {
+        _disableInitializers();
+    }
+
+    /// @inheritdoc IOrderBookMarket
+    function initialize(
+        uint64 marketId_,
+        address creator_,
+        bytes32 questionHash_,
+        uint64 closeTime_,
+        uint32 resolutionWindowSeconds_
+    ) external initializer {
+        if (marketId_ == 0 || creator_ == address(0)) revert InvalidParams();
+        factory = msg.sender;
+        marketId = marketId_;
+        creator = creator_;
+        closeTime = closeTime_;
+        resolutionWindowSeconds = resolutionWindowSeconds_;
+        questionHash = questionHash_;
+    }
+
+    /// @inheritdoc IOrderBookMarket
+    function outcomeCount() external pure returns (uint8) {
+        return OUTCOME_COUNT;
+    }
+
+    /// @inheritdoc IOrderBookMarket
+    function pricingModel() external pure returns (string memory) {
+        return "ORDERBOOK";
+    }
+
+    /// @inheritdoc IOrderBookMarket
+    function marketInfo() external view returns (MarketInfo memory) {
+        return MarketInfo({
+            factory: factory,
+            creator: creator,
+            marketId: marketId,
+            outcomeCount: OUTCOME_COUNT,
+            questionHash: questionHash,
+            closeTime: closeTime,
+            resolutionWindowSeconds: resolutionWindowSeconds
+        });
+    }
+}
