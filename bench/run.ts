@@ -5,9 +5,12 @@
  * 256); DATABASE_URL runs it on a fresh PostgreSQL database instead of PGlite in memory.
  * Then the ledger Merkle root build next to OpenZeppelin's StandardMerkleTree and bare keccak (bench/merkle.ts);
  * BENCH_MERKLE_MAX caps its leaf count (default 1000000; OpenZeppelin takes minutes at 10^6).
+ * Then order-book matching throughput next to hft-limit-order-book on one seeded stream (bench/orderbook.ts);
+ * BENCH_ORDERBOOK_OPS sets the stream length (default 100000).
  */
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
+import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
 
 function intFromEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -44,6 +47,7 @@ function table(anchor: ScenarioResult, rows: readonly ScenarioResult[]): string 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const merkleMax = merkleMaxFromEnv();
+  const orderBookOps = orderBookOpsFromEnv();
   const report = await benchMarketsListing({
     seconds: intFromEnv('BENCH_SECONDS', 5, 1, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
@@ -61,6 +65,10 @@ async function main(): Promise<void> {
   const merkle = await benchMerkle({ max: merkleMax, changes: 100, log });
   log('');
   log(formatMerkleReport(merkle));
+  log('');
+  const orderbook = await benchOrderBook({ ops: orderBookOps, log });
+  log('');
+  log(formatOrderBookReport(orderbook));
 }
 
 main().then(
