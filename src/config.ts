@@ -69,6 +69,8 @@ const EnvSchema = z.object({
   LEDGER_MODE: z.enum(['journal', 'legacy']).default('journal'),
   LEDGER_BATCH_MAX_OPS: int(z.number().int().min(1).max(10_000)).default(256),
   LEDGER_BATCH_INTERVAL_MS: int(z.number().int().min(100).max(3_600_000)).default(10_000),
+  /** Play money granted when a wallet is first bound to an agent, collateral base units (6 decimals). */
+  LEDGER_SIGNUP_GRANT: z.string().regex(/^[0-9]{1,30}$/, 'must be a whole number of base units').default('1000000000').transform((s) => BigInt(s)),
   REGISTRATION_PATHS: z
     .string()
     .default('')
@@ -125,7 +127,7 @@ export interface Config {
   sessionTtlHours: number;
   markets: { indexerPollMs: number; schedulerMs: number; seedDemo: boolean };
   /** The play-money ledger's batcher: commit mode and when a batch closes (by size or by age). */
-  ledger: { mode: 'journal' | 'legacy'; batchMaxOps: number; batchIntervalMs: number };
+  ledger: { mode: 'journal' | 'legacy'; batchMaxOps: number; batchIntervalMs: number; signupGrant: bigint };
   registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
   /** Outgoing mail; without SMTP the mail stays in the outbox table and its text is logged. */
   mail: { smtpUrl?: string; from: string };
@@ -208,7 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     sessionTtlHours: e.SESSION_TTL_HOURS,
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
-    ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS },
+    ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS, signupGrant: e.LEDGER_SIGNUP_GRANT },
     registrationPaths: e.REGISTRATION_PATHS,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     humanCheck:

@@ -76,6 +76,10 @@ export const ERROR_CODES = {
   APPROVAL_REQUIRED: { status: 409, title: 'Token approval required' },
   INSUFFICIENT_BALANCE: { status: 409, title: 'Insufficient balance' },
   TRADE_REJECTED: { status: 422, title: 'The market refuses this trade' },
+  // Play-money order books (docs/orderbook.md).
+  FILL_ALLOWANCE_EXHAUSTED: { status: 402, title: 'Fill allowance exhausted' },
+  ORDER_NOT_FOUND: { status: 404, title: 'Order not found' },
+  ORDER_CANCEL_PENDING: { status: 409, title: 'Order cancellation not final yet' },
   // The play-money ledger (docs/ledger.md).
   INVALID_LEDGER_OPERATION: { status: 400, title: 'Invalid ledger operation' },
   LEDGER_INSUFFICIENT_BALANCE: { status: 409, title: 'Ledger balance too low' },

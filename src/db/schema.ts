@@ -152,6 +152,10 @@ export interface DB {
   ledger_balances: LedgerBalancesTable;
   ledger_committed_balances: LedgerBalancesTable;
   ledger_batches: LedgerBatchesTable;
+  orders: OrdersTable;
+  order_fills: OrderFillsTable;
+  order_events: OrderEventsTable;
+  order_event_cursors: OrderEventCursorsTable;
 }
 
 export interface AuthNoncesTable {
@@ -374,6 +378,8 @@ export interface MarketsTable {
   updated_at: Timestamp;
   /** Generated: registered metadata and isListed(controls). */
   listed: ColumnType<boolean, never, never>;
+  /** ORDERBOOK markets: the factory's uint64 marketId (the ledger's asset ids use it). */
+  ledger_market_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MarketTradesTable {
@@ -475,4 +481,60 @@ export interface LedgerBatchesTable {
   block_number: string | null;
   closed_at: Timestamp;
   confirmed_at: NullableTimestamp;
+}
+
+export interface OrdersTable {
+  id: string;
+  seq: ColumnType<string, never, never>;
+  agent_id: string;
+  owner: string;
+  chain_id: number;
+  market: string;
+  market_id: string;
+  outcome: number;
+  action: 'buy' | 'sell';
+  price_bps: number;
+  shares: string;
+  remaining: string;
+  filled: ColumnType<string, string | undefined, string>;
+  tif: 'GTC' | 'IOC' | 'FOK';
+  post_only: boolean;
+  status: 'resting' | 'filled' | 'cancelled' | 'rejected';
+  reason: string | null;
+  reserved: ColumnType<string, string | undefined, string>;
+  cancel_requested_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OrderFillsTable {
+  id: ColumnType<string, never, never>;
+  market_id: string;
+  market: string;
+  maker_order: string;
+  taker_order: string;
+  maker: string;
+  taker: string;
+  side: number;
+  kind: number;
+  price_bps: number;
+  shares: string;
+  taker_fee: string;
+  ledger_seq: string;
+  created_at: Timestamp;
+}
+
+export interface OrderEventsTable {
+  agent_id: string;
+  seq: string;
+  order_id: string;
+  type: string;
+  fill_id: string | null;
+  payload: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+}
+
+export interface OrderEventCursorsTable {
+  agent_id: string;
+  last_seq: string;
 }

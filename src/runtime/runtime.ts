@@ -22,8 +22,11 @@ import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-k
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
 import { createLedgerService } from '../services/ledger/ledger.ts';
 import { createLedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
+import { createOrderBookService } from '../services/orderbook/orders.ts';
 import type { Config } from '../config.ts';
-import type { Account } from '../core/ledger/types.ts';
+import { CREDIT_REASONS, type Account } from '../core/ledger/types.ts';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/index.ts';
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
@@ -237,6 +240,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       intervalMs: config.ledger.batchIntervalMs,
       faults: options.ledgerFaults,
     });
+    const ledger = createLedgerService({ db: database.db, clock, feeAccount });
+    // Play money reaches an agent once, when its first wallet is bound (docs/orderbook.md "Play money").
+    const onWalletBound = async (trx: Transaction<DB>, agentId: string, wallet: string) => {
+      if (config.ledger.signupGrant === 0n) return;
+      const grant = { account: wallet.toLowerCase() as Account, id: 0n, delta: config.ledger.signupGrant, reason: CREDIT_REASONS.SIGNUP_GRANT };
+      await ledger.submit([{ type: 'credit', credit: grant }], { source: `signup-grant:${agentId}`, trx });
+    };
     const services: Services = {
       keys,
       idempotency: createIdempotencyService({ db: database.db, clock }),
@@ -260,7 +270,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),
       walletProofs,
       elevation: createElevationService({ db: database.db, walletProofs }),
-      ledger: createLedgerService({ db: database.db, clock, feeAccount }),
+      ledger,
+      orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills }),
       ledgerBatcher,
       mailer,
       emailLinks,
@@ -275,10 +286,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         mailer,
         rateLimits,
         openPaths: config.registrationPaths,
+        onWalletBound,
       }),
       linking: createLinkingService({ db: database.db, clock }),
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
-      binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits }),
+      binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, onWalletBound }),
       profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
       site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment },
       restOnlyCapabilities: () => restOnly,

@@ -40,6 +40,7 @@ import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deplo
 import { tradePrepare, tradeQuote } from './trade/trade.ts';
 import { getCreatorFunds } from './trade/creator-funds.ts';
 import { getLedgerProof } from './ledger/proof.ts';
+import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -88,6 +89,7 @@ export const CATALOG: readonly Capability[] = [
   tradePrepare,
   getCreatorFunds,
   getLedgerProof,
+  ...ORDERBOOK_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

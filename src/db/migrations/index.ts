@@ -9,6 +9,7 @@ import { m0005_wallet_sessions } from './0005_wallet_sessions.ts';
 import { m0006_identity_links } from './0006_identity_links.ts';
 import { m0007_markets } from './0007_markets.ts';
 import { m0008_ledger } from './0008_ledger.ts';
+import { m0009_orderbook } from './0009_orderbook.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0006_identity_links': m0006_identity_links,
   '0007_markets': m0007_markets,
   '0008_ledger': m0008_ledger,
+  '0009_orderbook': m0009_orderbook,
 };

@@ -5,7 +5,7 @@
  * a wallet unlocks the execute tier with the eleven scopes. An agent has at most one wallet and a
  * wallet belongs to at most one agent.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
 import type { Clock } from '../../core/clock.ts';
 import { isUniqueViolation } from '../../db/index.ts';
@@ -30,6 +30,8 @@ export function createBindingService(deps: {
   mailer: Mailer;
   walletProofs: WalletProofVerifier;
   rateLimits: RateLimitStore;
+  /** Runs in the transaction that first binds a wallet to an agent (the play-money signup grant). */
+  onWalletBound?: (trx: Transaction<DB>, agentId: string, wallet: string) => Promise<void>;
 }): BindingService {
   const { db } = deps;
 
@@ -60,6 +62,7 @@ export function createBindingService(deps: {
             .executeTakeFirst();
           if (!updated) throw problem('AGENT_WALLET_ALREADY_SET', 'this agent had a wallet bound meanwhile');
           await applyEntitlement(trx, agent.id, deps.clock.now());
+          await deps.onWalletBound?.(trx, agent.id, wallet);
           return updated;
         });
       } catch (err) {

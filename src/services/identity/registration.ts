@@ -49,6 +49,8 @@ export interface RegistrationDeps {
   mailer: Mailer;
   rateLimits: RateLimitStore;
   openPaths: readonly string[];
+  /** Runs in the transaction that first binds a wallet to an agent (the play-money signup grant). */
+  onWalletBound?: (trx: Transaction<DB>, agentId: string, wallet: string) => Promise<void>;
 }
 
 export function createRegistrationService(deps: RegistrationDeps): RegistrationService {
@@ -73,6 +75,7 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
       .returningAll()
       .executeTakeFirstOrThrow();
     const issued = (await issueEntitledKey(deps.keys, trx, agent, clock.now()))!;
+    if (agent.wallet_address) await deps.onWalletBound?.(trx, agent.id, agent.wallet_address);
     return { agent, key: issued.key, keyRecord: issued.record };
   };
 

@@ -1,0 +1,131 @@
+// The play-money order-book loop end to end: two wallet agents (signup grant from the ledger) trade an
+// ORDERBOOK market registered on chain through the factory; place, cancel and confirm-cancel over REST;
+// fills settle in the ledger, the batch is committed on chain, and each agent's ledger proof verifies
+// against the contract's root. Then the fill allowance: the 402 boundary, cancels still accepted, and
+// the monthly reset on a moved clock.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFunctionData, keccak256, stringToHex, type Hex } from 'viem';
+import { loadArtifact } from '../../src/chain/artifacts.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import { verifyProof } from '../../src/core/ledger/merkle.ts';
+import { outcomeAsset } from '../../src/core/ledger/types.ts';
+import { registerOrderBookMarket } from '../../src/services/orderbook/markets.ts';
+import { idemKey, registerWallet } from '../support/agents.ts';
+import { startTestServer, type TestServer } from '../support/harness.ts';
+import { gas, sendTx } from '../support/markets.ts';
+
+const A = '/api/agent/v1';
+const GRANT = 1_000_000_000n; // 1000.000000 play dollars (LEDGER_SIGNUP_GRANT)
+let server: TestServer;
+const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+
+beforeAll(async () => {
+  server = await startTestServer({
+    clock,
+    env: {
+      REGISTRATION_PATHS: 'wallet',
+      TRUST_PROXY: 'true',
+      LEDGER_BATCH_MAX_OPS: '10000',
+      LEDGER_BATCH_INTERVAL_MS: '3600000',
+      LEDGER_SIGNUP_GRANT: GRANT.toString(),
+      FILLS_FREE_PER_MONTH: '3',
+    },
+  });
+});
+afterAll(async () => server?.close());
+
+const post = (key: string, path: string, body: unknown, idempotencyKey: string | undefined = idemKey('ob')) => server.call('POST', `${A}${path}`, { key, body, idempotencyKey });
+
+async function createOrderBookMarket(agent: Awaited<ReturnType<typeof registerWallet>>, question: string) {
+  const factory = server.runtime.services.chain.lane().orderbookFactory;
+  const closeTime = BigInt(Math.floor(Date.now() / 1000) + 90 * 86_400);
+  const data = encodeFunctionData({ abi: loadArtifact('OrderBookMarketFactory').abi, functionName: 'createMarket', args: [keccak256(stringToHex(question)), closeTime, 86_400] });
+  const receipt = await sendTx(server, agent.account, { to: factory, data });
+  return registerOrderBookMarket({ db: server.runtime.database.db, clock, chainId: server.config.chain.id, factory }, receipt, { question, category: 'TECH', outcomes: ['Yes', 'No'] });
+}
+
+describe('order-book loop', () => {
+  it('trades between two wallet agents, settles fills in the ledger and proves the balances on chain', async () => {
+    const alice = await registerWallet(server, undefined, 'alice');
+    const bob = await registerWallet(server, undefined, 'bob');
+    await gas(server, alice.account.address);
+    const market = await createOrderBookMarket(alice, 'Will the order-book test market resolve Yes?');
+    expect(market.marketId).toBeGreaterThanOrEqual(1n);
+    const listed = await server.call('GET', `${A}/discover/markets?pricingModel=ORDERBOOK`, { key: alice.key });
+    expect(listed.body.markets.map((m: { address: string }) => m.address.toLowerCase())).toContain(market.address);
+
+    // Alice bids 10 Yes at 60%; Bob buys 6 No at 40%: 6 complete sets are minted at Alice's price.
+    const bid = await post(alice.key, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', priceBps: 6000, shares: '10' });
+    expect(bid.status).toBe(201);
+    expect(bid.body).toMatchObject({ status: 'resting', remaining: '10', reserved: (10n * 6000n * 100n + 30_000n).toString() });
+    const take = await post(bob.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', priceBps: 4000, shares: '6', tif: 'IOC' });
+    expect(take.status).toBe(201);
+    expect(take.body).toMatchObject({ status: 'filled', filled: '6', remaining: '0' });
+    expect(take.body.fills).toMatchObject([{ role: 'taker', kind: 'MINT', outcome: 0, priceBps: 6000, shares: '6', fee: '12000', final: false }]);
+
+    // A post-only order that would match is refused whole; an unknown or foreign order is 404.
+    const crossing = await post(bob.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', priceBps: 4000, shares: '1', postOnly: true });
+    expect(crossing.body).toMatchObject({ status: 'rejected', reason: 'POST_ONLY_WOULD_MATCH', fills: [] });
+    expect((await post(bob.key, '/orderbook/cancel-order', { orderId: bid.body.id })).body.code).toBe('ORDER_NOT_FOUND');
+
+    // Alice cancels the rest; the cancellation is final once the fill's batch is on chain.
+    const cancelled = await post(alice.key, '/orderbook/cancel-order', { orderId: bid.body.id });
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', remaining: '4', reserved: '0' });
+    expect((await post(alice.key, '/orderbook/cancel-order', { orderId: bid.body.id })).body.status).toBe('cancelled');
+    const early = await post(alice.key, '/orderbook/confirm-cancel', { orderId: bid.body.id }, undefined);
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('ORDER_CANCEL_PENDING');
+
+    const batch = await server.runtime.services.ledgerBatcher.flush({ force: true });
+    expect(batch).not.toBeNull();
+    const confirmed = await post(alice.key, '/orderbook/confirm-cancel', { orderId: bid.body.id }, undefined);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ final: true, fills: [{ role: 'maker', final: true }] });
+
+    // Order events close every gap: accepted, fill (final now), cancelled — in Alice's own sequence.
+    const events = await post(alice.key, '/orderbook/events', { after: '0', limit: 50 }, undefined);
+    expect(events.body.events.map((e: { type: string }) => e.type)).toEqual(['accepted', 'fill', 'cancelled']);
+    expect(events.body.events[1]).toMatchObject({ final: true, role: 'maker', shares: '6' });
+    const page = await post(alice.key, '/orderbook/events', { after: events.body.events[0].seq, limit: 1 }, undefined);
+    expect(page.body).toMatchObject({ hasMore: true, events: [{ type: 'fill' }] });
+
+    // Both ledger proofs verify against the root the contract holds.
+    const abi = loadArtifact('LedgerCommitment').abi;
+    const chainRoot = (await server.runtime.services.chain.client.readContract({ address: server.runtime.services.ledgerBatcher.contract, abi, functionName: 'ledgerRoot' })) as Hex;
+    for (const [agent, expected] of [
+      [alice, { '0': (GRANT - 6n * 6000n * 100n).toString(), [outcomeAsset(market.marketId, 0).toString()]: '6' }],
+      [bob, { '0': (GRANT - 6n * 4000n * 100n - 12_000n).toString(), [outcomeAsset(market.marketId, 1).toString()]: '6' }],
+    ] as const) {
+      const proof = await server.call('GET', `/api/v1/ledger/proof/${agent.account.address}`);
+      expect(proof.body.root).toBe(chainRoot);
+      expect(Object.fromEntries(proof.body.balances.map((b: { assetId: string; balance: string }) => [b.assetId, b.balance]))).toEqual(expected);
+      for (const b of proof.body.balances as { leaf: Hex; proof: Hex[] }[]) expect(verifyProof(b.proof, chainRoot, b.leaf)).toBe(true);
+    }
+  });
+
+  it('answers 402 FILL_ALLOWANCE_EXHAUSTED for a new order once the fills run out, still accepts cancels, and resets next month', async () => {
+    const carol = await registerWallet(server, undefined, 'carol');
+    const dave = await registerWallet(server, undefined, 'dave');
+    await gas(server, carol.account.address);
+    const market = await createOrderBookMarket(carol, 'Will the fill-allowance market resolve Yes?');
+    const order = (agent: typeof carol, body: Record<string, unknown>) => post(agent.key, '/orderbook/place-order', { market: market.address, ...body });
+
+    // Carol rests 10 Yes at 50%; Dave takes 1 share three times: each fill counts once for each of them.
+    const resting = await order(carol, { outcome: 0, action: 'buy', priceBps: 5000, shares: '10' });
+    for (let i = 0; i < 3; i++) expect((await order(dave, { outcome: 1, action: 'buy', priceBps: 5000, shares: '1', tif: 'IOC' })).body.status).toBe('filled');
+    const me = await server.call('GET', `${A}/me`, { key: dave.key });
+    expect(me.body.fills).toMatchObject({ freePerMonth: 3, freeUsed: 3, remaining: 0 });
+
+    const refused = await order(dave, { outcome: 1, action: 'buy', priceBps: 5000, shares: '1' });
+    expect(refused.status).toBe(402);
+    expect(refused.body.code).toBe('FILL_ALLOWANCE_EXHAUSTED');
+    expect((await order(carol, { outcome: 0, action: 'buy', priceBps: 4000, shares: '1' })).status).toBe(402);
+    // Cancels are always accepted; resting orders are never touched by the allowance.
+    expect((await post(carol.key, '/orderbook/cancel-order', { orderId: resting.body.id })).body.status).toBe('cancelled');
+
+    clock.set(new Date(Date.UTC(2026, 11, 1, 0, 0, 1)));
+    const again = await order(dave, { outcome: 1, action: 'buy', priceBps: 5000, shares: '1' });
+    expect(again.status).toBe(201);
+    expect((await server.call('GET', `${A}/me`, { key: dave.key })).body.fills).toMatchObject({ freeUsed: 0, remaining: 3, resetsOn: '2027-01-01T00:00:00.000Z' });
+  });
+});
