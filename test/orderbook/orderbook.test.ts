@@ -58,6 +58,12 @@ describe('order-book loop', () => {
     const bid = await post(alice.key, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', priceBps: 6000, shares: '10' });
     expect(bid.status).toBe(201);
     expect(bid.body).toMatchObject({ status: 'resting', remaining: '10', reserved: (10n * 6000n * 100n + 30_000n).toString() });
+    // A sell needs the shares: Bob holds none yet. The depth shows Alice's bid on the outcome-0 axis.
+    const noShares = await post(bob.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'sell', priceBps: 5000, shares: '1' });
+    expect(noShares.status).toBe(409);
+    expect(noShares.body.code).toBe('INSUFFICIENT_BALANCE');
+    const depth = await server.call('GET', `${A}/discover/markets/${market.address}/depth`, { key: bob.key });
+    expect(depth.body).toMatchObject({ kind: 'orderbook', tradeable: true, bids: [{ price: '0.6', shares: '10' }], asks: [] });
     const take = await post(bob.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', priceBps: 4000, shares: '6', tif: 'IOC' });
     expect(take.status).toBe(201);
     expect(take.body).toMatchObject({ status: 'filled', filled: '6', remaining: '0' });
