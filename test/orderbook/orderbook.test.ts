@@ -1,15 +1,14 @@
 // The play-money order-book loop end to end: two wallet agents (signup grant from the ledger) trade an
-// ORDERBOOK market registered on chain through the factory; place, cancel and confirm-cancel over REST;
+// ORDERBOOK market created through the negotiate loop (registered on chain by the order-book factory); place, cancel and confirm-cancel over REST;
 // fills settle in the ledger, the batch is committed on chain, and each agent's ledger proof verifies
 // against the contract's root. Then the fill allowance: the 402 boundary, cancels still accepted, and
 // the monthly reset on a moved clock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFunctionData, keccak256, stringToHex, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { verifyProof } from '../../src/core/ledger/merkle.ts';
 import { outcomeAsset } from '../../src/core/ledger/types.ts';
-import { registerOrderBookMarket } from '../../src/services/orderbook/markets.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas, sendTx } from '../support/markets.ts';
@@ -36,12 +35,23 @@ afterAll(async () => server?.close());
 
 const post = (key: string, path: string, body: unknown, idempotencyKey: string | undefined = idemKey('ob')) => server.call('POST', `${A}${path}`, { key, body, idempotencyKey });
 
+/** The create loop with pricingModel ORDERBOOK: propose, accept, prepare-deploy, send from the agent's wallet, commit-deploy. */
 async function createOrderBookMarket(agent: Awaited<ReturnType<typeof registerWallet>>, question: string) {
-  const factory = server.runtime.services.chain.lane().orderbookFactory;
-  const closeTime = BigInt(Math.floor(Date.now() / 1000) + 90 * 86_400);
-  const data = encodeFunctionData({ abi: loadArtifact('OrderBookMarketFactory').abi, functionName: 'createMarket', args: [keccak256(stringToHex(question)), closeTime, 86_400] });
-  const receipt = await sendTx(server, agent.account, { to: factory, data });
-  return registerOrderBookMarket({ db: server.runtime.database.db, clock, chainId: server.config.chain.id, factory }, receipt, { question, category: 'TECH', outcomes: ['Yes', 'No'] });
+  const terms = { question, category: 'TECH', pricingModel: 'ORDERBOOK', closeTime: new Date(clock.now().getTime() + 60 * 86_400_000).toISOString(), resolutionSource: 'https://example.org/resolution' };
+  const proposed = await post(agent.key, '/negotiate/propose', terms);
+  expect(proposed.status).toBe(201);
+  expect(proposed.body.negotiation.terms).toMatchObject({ pricingModel: 'ORDERBOOK', collateral: 'PLAY', liquidity: '0', outcomes: ['Yes', 'No'] });
+  const id = proposed.body.negotiation.id as string;
+  expect((await post(agent.key, `/negotiate/${id}/accept`, undefined)).status).toBe(200);
+  const prepared = await post(agent.key, `/negotiate/${id}/prepare-deploy`, undefined);
+  expect(prepared.status).toBe(200);
+  expect(prepared.body).toMatchObject({ approvalsMissing: [], transaction: { to: server.runtime.services.chain.lane().orderbookFactory } });
+  const receipt = await sendTx(server, agent.account, prepared.body.transaction);
+  const committed = await post(agent.key, `/negotiate/${id}/commit-deploy`, { txHash: receipt.transactionHash });
+  expect(committed.status).toBe(200);
+  expect(committed.body.market.address.toLowerCase()).toBe(prepared.body.predictedMarketAddress.toLowerCase());
+  const row = await server.runtime.database.db.selectFrom('markets').select(['address', 'ledger_market_id']).where('address', '=', committed.body.market.address.toLowerCase()).executeTakeFirstOrThrow();
+  return { address: row.address, marketId: BigInt(row.ledger_market_id!) };
 }
 
 describe('order-book loop', () => {
@@ -133,5 +143,19 @@ describe('order-book loop', () => {
     const again = await order(dave, { outcome: 1, action: 'buy', priceBps: 5000, shares: '1' });
     expect(again.status).toBe(201);
     expect((await server.call('GET', `${A}/me`, { key: dave.key })).body.fills).toMatchObject({ freeUsed: 0, remaining: 3, resetsOn: '2027-01-01T00:00:00.000Z' });
+  });
+
+  it('checks ORDERBOOK terms in the create loop: binary only, no collateral, liquidity or fee; automated terms still need theirs', async () => {
+    const erin = await registerWallet(server, undefined, 'erin');
+    const base = { question: 'Will the terms check market resolve Yes?', category: 'TECH', closeTime: new Date(clock.now().getTime() + 30 * 86_400_000).toISOString(), resolutionSource: 'https://example.org/r' };
+    const ternary = await post(erin.key, '/negotiate/propose', { ...base, pricingModel: 'ORDERBOOK', outcomes: ['A', 'B', 'C'] });
+    expect(ternary.status).toBe(422);
+    expect(ternary.body.code).toBe('TERMS_REJECTED');
+    const stray = await post(erin.key, '/negotiate/propose', { ...base, pricingModel: 'ORDERBOOK', liquidity: '1000', collateral: 'USDC' });
+    expect(stray.status).toBe(400);
+    expect(stray.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.collateral', 'body.liquidity']);
+    const automated = await post(erin.key, '/negotiate/propose', base);
+    expect(automated.status).toBe(400);
+    expect(automated.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.collateral', 'body.liquidity']);
   });
 });

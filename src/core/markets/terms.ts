@@ -12,17 +12,26 @@ export interface MarketTerms {
   category: string;
   /** Outcome labels in trade-side order; 2 or 3. */
   outcomes: string[];
-  collateral: 'USDC' | 'PM';
+  /** automated (LMSR, on-chain collateral) or ORDERBOOK (binary, play money in the ledger). */
+  pricingModel: 'automated' | 'ORDERBOOK';
+  /** PLAY for ORDERBOOK markets. */
+  collateral: 'USDC' | 'PM' | 'PLAY';
   /** ISO timestamp, whole seconds (the chain stores Unix seconds). */
   closeTime: string;
   resolutionSource: string;
-  /** LMSR b, collateral base units, decimal string. */
+  /** LMSR b, collateral base units, decimal string; '0' for ORDERBOOK markets. */
   liquidity: string;
   creatorFeeBps: number;
   externalId: string | null;
 }
 
-export type TermsProblemCode = 'LIQUIDITY_BELOW_FLOOR' | 'CREATOR_FEE_OUT_OF_RANGE' | 'CLOSE_TIME_TOO_SOON' | 'CLOSE_TIME_TOO_FAR' | 'LIVE_MARKET_CAP_REACHED';
+export type TermsProblemCode =
+  | 'LIQUIDITY_BELOW_FLOOR'
+  | 'CREATOR_FEE_OUT_OF_RANGE'
+  | 'CLOSE_TIME_TOO_SOON'
+  | 'CLOSE_TIME_TOO_FAR'
+  | 'LIVE_MARKET_CAP_REACHED'
+  | 'ORDERBOOK_NOT_BINARY';
 
 export interface TermsProblem {
   field: string;
@@ -45,10 +54,14 @@ const SECOND = 1000;
 /** Every problem at once; counterable ones carry the value the protocol would counter with. */
 export function checkTerms(t: MarketTerms, ctx: TermsContext): TermsProblem[] {
   const problems: TermsProblem[] = [];
-  if (BigInt(t.liquidity) < ctx.minLiquidity) {
+  const orderbook = t.pricingModel === 'ORDERBOOK';
+  if (orderbook && t.outcomes.length !== 2) {
+    problems.push({ field: 'outcomes', code: 'ORDERBOOK_NOT_BINARY', message: 'an ORDERBOOK market has exactly 2 outcomes' });
+  }
+  if (!orderbook && BigInt(t.liquidity) < ctx.minLiquidity) {
     problems.push({ field: 'liquidity', code: 'LIQUIDITY_BELOW_FLOOR', message: `liquidity ${t.liquidity} is below the floor ${ctx.minLiquidity} for ${t.collateral}`, counter: ctx.minLiquidity.toString() });
   }
-  if (t.creatorFeeBps < LMSR_FEES.creatorFeeBpsMin || t.creatorFeeBps > LMSR_FEES.creatorFeeBpsMax) {
+  if (!orderbook && (t.creatorFeeBps < LMSR_FEES.creatorFeeBpsMin || t.creatorFeeBps > LMSR_FEES.creatorFeeBpsMax)) {
     const counter = Math.min(Math.max(t.creatorFeeBps, LMSR_FEES.creatorFeeBpsMin), LMSR_FEES.creatorFeeBpsMax);
     problems.push({ field: 'creatorFeeBps', code: 'CREATOR_FEE_OUT_OF_RANGE', message: `creatorFeeBps must be within ${LMSR_FEES.creatorFeeBpsMin}..${LMSR_FEES.creatorFeeBpsMax}`, counter });
   }
@@ -100,6 +113,8 @@ export function questionHash(t: MarketTerms, chainId: number): `0x${string}` {
     outcomes: t.outcomes,
     resolutionSource: t.resolutionSource,
     externalId: t.externalId,
+    // Only order-book documents name their model, so every automated market's hash stays what it was.
+    ...(t.pricingModel === 'ORDERBOOK' ? { pricingModel: 'ORDERBOOK' } : {}),
   });
 }
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { encodeFunctionData, erc20Abi, getAddress, parseEventLogs, type Address, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, getContractAddress, parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { loadArtifact } from '../../chain/artifacts.ts';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
@@ -23,6 +23,7 @@ import type { MarketIndexer } from './indexer.ts';
 import { readMarketState } from './market-state.ts';
 import { createdMarketOf, registerMarket, type MarketCreatedArgs } from './projection.ts';
 import type { MarketRow } from './records.ts';
+import { PLAY_MONEY, registerOrderBookMarket } from '../orderbook/markets.ts';
 
 /** How long a negotiation may wait for accept and deploy. */
 export const NEGOTIATION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -71,6 +72,7 @@ export interface NegotiationService {
 export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; chain: ChainService; indexer: MarketIndexer; events: EventBus; countLive: (creator: string) => Promise<number> }): NegotiationService {
   const { db, clock, chain, indexer } = deps;
   const factoryAbi = loadArtifact('LmsrMarketFactory').abi;
+  const orderbookFactoryAbi = loadArtifact('OrderBookMarketFactory').abi;
   const tokenOf = (symbol: 'USDC' | 'PM') => chain.collateral().find((c) => c.symbol === symbol)!.token;
   const factoryFor = (outcomes: number): Address => (outcomes === 3 ? chain.lane().factories.ternary : chain.lane().factories.binary);
 
@@ -84,6 +86,15 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
   }
 
   async function charges(terms: MarketTerms): Promise<Charges> {
+    if (terms.pricingModel === 'ORDERBOOK' || terms.collateral === 'PLAY') {
+      // Play money: the order-book factory takes no subsidy and no bond.
+      return {
+        outcomeCount: 2,
+        factory: chain.lane().orderbookFactory,
+        subsidy: { token: PLAY_MONEY.token, symbol: PLAY_MONEY.symbol, amount: '0' },
+        bond: { token: tokenOf('PM'), symbol: 'PM', amount: '0' },
+      };
+    }
     const factory = factoryFor(terms.outcomes.length);
     const [subsidy, bond] = (await chain.guard(() => chain.client.readContract({ address: factory, abi: factoryAbi, functionName: 'quoteCreation', args: [BigInt(terms.liquidity)] }))) as readonly [bigint, bigint];
     return {
@@ -101,7 +112,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       const prev = needs.get(token);
       needs.set(token, { symbol, amount: (prev?.amount ?? 0n) + amount });
     };
-    add(c.subsidy.token, c.subsidy.symbol, BigInt(c.subsidy.amount));
+    if (BigInt(c.subsidy.amount) > 0n) add(c.subsidy.token, c.subsidy.symbol, BigInt(c.subsidy.amount));
     if (BigInt(c.bond.amount) > 0n) add(c.bond.token, 'PM', BigInt(c.bond.amount));
     const approvalsMissing: CreationApproval[] = [];
     const balancesShort: PreflightResult['balancesShort'] = [];
@@ -120,7 +131,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
 
   async function problemsOf(terms: MarketTerms, creator: string): Promise<{ problems: TermsProblem[]; live: number }> {
     const live = await deps.countLive(creator);
-    return { problems: checkTerms(terms, { now: clock.now(), minLiquidity: MIN_LIQUIDITY[terms.collateral], liveMarkets: live }), live };
+    return { problems: checkTerms(terms, { now: clock.now(), minLiquidity: terms.collateral === 'PLAY' ? 0n : MIN_LIQUIDITY[terms.collateral], liveMarkets: live }), live };
   }
 
   async function existingByExternalId(creator: string, externalId: string | null) {
@@ -149,6 +160,29 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
     const updated = await db.updateTable('negotiations').set({ status: to, updated_at: clock.now() }).where('id', '=', row.id).where('status', '=', row.status).returningAll().executeTakeFirst();
     if (!updated) throw problem('NEGOTIATION_STATE', `negotiation ${row.id} changed while this step ran; read it again`);
     return updated;
+  }
+
+  /** ORDERBOOK: the factory's MarketCreated of this creator and questionHash registers the market. */
+  async function commitOrderBook(row: NegotiationRow, terms: MarketTerms, receipt: TransactionReceipt) {
+    const factory = chain.lane().orderbookFactory.toLowerCase();
+    const created = parseEventLogs({ abi: orderbookFactoryAbi, logs: receipt.logs, eventName: 'MarketCreated' }).find(
+      (l) => l.address.toLowerCase() === factory && (l.args as { creator: string }).creator.toLowerCase() === row.creator && (l.args as { questionHash: string }).questionHash.toLowerCase() === row.question_hash,
+    );
+    if (!created) throw problem('DEPLOY_TX_MISMATCH', `transaction ${receipt.transactionHash} created no order-book market of this negotiation (factory ${factory}, creator ${row.creator}, questionHash ${row.question_hash})`);
+    const registered = await registerOrderBookMarket({ db, clock, chainId: chain.chainId, factory }, receipt, {
+      question: terms.question,
+      description: terms.description,
+      category: terms.category,
+      outcomes: terms.outcomes as [string, string],
+      resolutionSource: terms.resolutionSource,
+      externalId: terms.externalId,
+      negotiationId: row.id,
+    });
+    await db.updateTable('negotiations').set({ status: 'deployed', market_address: registered.address, deploy_tx_hash: receipt.transactionHash, updated_at: clock.now() }).where('id', '=', row.id).execute();
+    deps.events.notify();
+    const market = await db.selectFrom('markets').selectAll().where('chain_id', '=', chain.chainId).where('address', '=', registered.address).executeTakeFirstOrThrow();
+    const negotiation = await db.selectFrom('negotiations').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    return { negotiation, market };
   }
 
   return {
@@ -236,11 +270,17 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       }
       const c = await charges(terms);
       const { approvalsMissing, balancesShort } = await readiness(creator, c);
+      if (terms.pricingModel === 'ORDERBOOK') {
+        // Clones are created with CREATE: the next market sits at the factory's next nonce.
+        const nonce = await chain.guard(() => chain.client.getTransactionCount({ address: c.factory, blockTag: 'pending' }));
+        const data = encodeFunctionData({ abi: orderbookFactoryAbi, functionName: 'createMarket', args: [row.question_hash as Hex, BigInt(Date.parse(terms.closeTime) / 1000), RESOLUTION_WINDOW_SECONDS] });
+        return { negotiation: row, charges: c, approvalsMissing, balancesShort, predictedMarket: getContractAddress({ from: c.factory, nonce: BigInt(nonce) }), transaction: { chainId: chain.chainId, from: creator, to: c.factory, data, value: '0' } };
+      }
       const predictedMarket = (await chain.guard(() => chain.client.readContract({ address: c.factory, abi: factoryAbi, functionName: 'nextMarketAddress', args: [creator] }))) as Address;
       const data = encodeFunctionData({
         abi: factoryAbi,
         functionName: 'createMarket',
-        args: [tokenOf(terms.collateral), row.question_hash as Hex, BigInt(Date.parse(terms.closeTime) / 1000), RESOLUTION_WINDOW_SECONDS, BigInt(terms.liquidity), LMSR_FEES.protocolFeeBps, terms.creatorFeeBps],
+        args: [tokenOf(terms.collateral as 'USDC' | 'PM'), row.question_hash as Hex, BigInt(Date.parse(terms.closeTime) / 1000), RESOLUTION_WINDOW_SECONDS, BigInt(terms.liquidity), LMSR_FEES.protocolFeeBps, terms.creatorFeeBps],
       });
       return { negotiation: row, charges: c, approvalsMissing, balancesShort, predictedMarket, transaction: { chainId: chain.chainId, from: creator, to: c.factory, data, value: '0' } };
     },
@@ -261,6 +301,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       }
       if (receipt.status !== 'success') throw problem('DEPLOY_TX_REVERTED', `transaction ${txHash} reverted; nothing was created (check approvals and balances with prepare-deploy)`);
       const terms = row.terms as unknown as MarketTerms;
+      if (terms.pricingModel === 'ORDERBOOK') return commitOrderBook(row, terms, receipt);
       const factory = factoryFor(terms.outcomes.length).toLowerCase();
       const created = parseEventLogs({ abi: factoryAbi, logs: receipt.logs, eventName: 'MarketCreated' }).find(
         (l) => l.address.toLowerCase() === factory && (l.args as { creator: string }).creator.toLowerCase() === row.creator && (l.args as { questionHash: string }).questionHash.toLowerCase() === row.question_hash,

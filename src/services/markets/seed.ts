@@ -26,7 +26,7 @@ const DAY = 86_400_000;
 
 interface DemoMarket {
   creator: number;
-  terms: Omit<MarketTerms, 'closeTime' | 'externalId' | 'description'> & { closeInDays: number; description: string };
+  terms: Omit<MarketTerms, 'closeTime' | 'externalId' | 'description' | 'pricingModel'> & { closeInDays: number; description: string };
   /** [trader, outcome, side, whole shares] */
   trades: [number, number, 'buy' | 'sell', number][];
 }
@@ -105,7 +105,7 @@ export async function seedDemoMarkets(deps: SeedDeps, opts: { force?: boolean } 
     const creator = creators[demo.creator]!;
     const principal = principals[demo.creator]!;
     const { closeInDays, ...rest } = demo.terms;
-    const terms: MarketTerms = { ...rest, closeTime: new Date(Math.floor((clock.now().getTime() + closeInDays * DAY) / 1000) * 1000).toISOString(), externalId: `demo-${chain.chainId}-${i + 1}-${run}` };
+    const terms: MarketTerms = { ...rest, pricingModel: 'automated', closeTime: new Date(Math.floor((clock.now().getTime() + closeInDays * DAY) / 1000) * 1000).toISOString(), externalId: `demo-${chain.chainId}-${i + 1}-${run}` };
     const { negotiation } = await deps.negotiations.propose(principal, terms);
     await deps.negotiations.accept(principal, negotiation.id);
     const prepared = await deps.negotiations.prepareDeploy(principal, negotiation.id);

@@ -22,6 +22,8 @@ export interface OrderBookMarketText {
   category: string;
   outcomes: [string, string];
   resolutionSource?: string | null;
+  externalId?: string | null;
+  negotiationId?: string | null;
 }
 
 export interface RegisteredOrderBookMarket {
@@ -65,9 +67,9 @@ export async function registerOrderBookMarket(
         category: text.category,
         outcomes: JSON.stringify(text.outcomes),
         resolution_source: text.resolutionSource ?? null,
-        external_id: null,
+        external_id: text.externalId ?? null,
         question_hash: a.questionHash.toLowerCase(),
-        negotiation_id: null,
+        negotiation_id: text.negotiationId ?? null,
         close_time: closeTime,
         resolve_by: new Date(closeTime.getTime() + a.resolutionWindowSeconds * 1000),
         resolution_window_seconds: a.resolutionWindowSeconds,

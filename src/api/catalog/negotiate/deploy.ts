@@ -29,7 +29,7 @@ export const negotiatePrepareDeploy = defineCapability({
     charges: ChargesSchema,
     approvalsMissing: z.array(CreationApprovalSchema),
     balancesShort: z.array(BalanceShortSchema),
-    predictedMarketAddress: EvmAddress.describe("where the market will be (CREATE2 by creator and the creator's market count); a creation mined after another one of the same creator lands at the next address"),
+    predictedMarketAddress: EvmAddress.describe("where the market will be: automated markets by CREATE2 from the creator and its market count (a creation mined after another one of the same creator lands at the next address); ORDERBOOK markets at the order-book factory's next nonce (a creation by anyone mined first takes it)"),
     transaction: z.object({ chainId: ChainId, from: EvmAddress, to: EvmAddress, data: z.string().regex(/^0x[0-9a-f]*$/), value: z.literal('0') }),
   }),
   errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED', 'TERMS_REJECTED', 'LIVE_MARKET_CAP_REACHED', 'WALLET_NOT_BOUND'],

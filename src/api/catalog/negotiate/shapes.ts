@@ -21,11 +21,12 @@ export const TermsBody = z.strictObject({
     .refine((labels) => new Set(labels.map((l) => l.toLowerCase())).size === labels.length, 'outcome labels must differ')
     .default(['Yes', 'No'])
     .describe('outcome labels in trade-side order; 2 (binary) or 3 (ternary); default ["Yes", "No"]'),
-  collateral: z.string().min(1).max(64).describe('collateral symbol (USDC or PM) or token address; must have creation=true in GET /discover/contracts'),
+  pricingModel: z.enum(['automated', 'ORDERBOOK']).default('automated').describe('automated: an LMSR market with on-chain collateral; ORDERBOOK: a binary play-money order-book market (no collateral, liquidity or creator fee; trades settle in the ledger)'),
+  collateral: z.string().min(1).max(64).optional().describe('automated markets (required): collateral symbol (USDC or PM) or token address with creation=true in GET /discover/contracts; ORDERBOOK markets trade play money (omit it)'),
   closeTime: IsoTimestamp.describe('when trading stops; 1 hour to 365 days ahead; fractions of a second are dropped'),
   resolutionSource: z.string().trim().min(3).max(500).describe('where the outcome will be read from (URL or description)'),
-  liquidity: WeiString.max(78).describe('LMSR b in collateral base units; at least the floor of GET /discover/fees'),
-  creatorFeeBps: z.number().int().min(0).max(10_000).default(100).describe('creator fee, basis points; the schedule allows 0..300 (outside it the protocol counters)'),
+  liquidity: WeiString.max(78).optional().describe('automated markets (required): LMSR b in collateral base units; at least the floor of GET /discover/fees'),
+  creatorFeeBps: z.number().int().min(0).max(10_000).optional().describe('automated markets: creator fee, basis points (default 100); the schedule allows 0..300 (outside it the protocol counters)'),
   externalId: z.string().min(1).max(128).optional().describe("the creator's own id: a second market with the same externalId is refused in favour of the first"),
   chainId: ChainId.optional(),
 });
@@ -35,7 +36,8 @@ export const TermsSchema = z.object({
   description: z.string().nullable(),
   category: z.string(),
   outcomes: z.array(z.string()),
-  collateral: z.enum(['USDC', 'PM']),
+  pricingModel: z.enum(['automated', 'ORDERBOOK']),
+  collateral: z.enum(['USDC', 'PM', 'PLAY']),
   closeTime: IsoTimestamp,
   resolutionSource: z.string(),
   liquidity: WeiString,
@@ -89,23 +91,35 @@ export const NegotiationParams = z.strictObject({ id: z.uuid() });
 /** Resolves the body's collateral (symbol or address) and normalises the terms. */
 export function termsFromBody(ctx: HandlerContext, body: z.output<typeof TermsBody>): MarketTerms {
   ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-  const [collateral] = matchCollateral(ctx.services.chain.collateral(), body.collateral);
-  if (!collateral) {
-    throw problem('INVALID_PAYLOAD', `collateral '${body.collateral}' cannot create markets here`, { errors: [{ path: 'body.collateral', message: 'not a collateral with creation=true' }] });
-  }
-  return {
+  const common = {
     question: body.question,
     description: body.description ?? null,
     category: body.category,
     outcomes: body.outcomes,
-    collateral: collateral.symbol,
     closeTime: new Date(Math.floor(Date.parse(body.closeTime) / 1000) * 1000).toISOString(),
     resolutionSource: body.resolutionSource,
-    liquidity: BigInt(body.liquidity).toString(),
-    creatorFeeBps: body.creatorFeeBps,
     externalId: body.externalId ?? null,
   };
+  if (body.pricingModel === 'ORDERBOOK') {
+    const stray = (['collateral', 'liquidity', 'creatorFeeBps'] as const).filter((f) => body[f] !== undefined);
+    if (stray.length > 0) {
+      throw problem('INVALID_PAYLOAD', `an ORDERBOOK market trades play money: omit ${stray.join(', ')}`, { errors: stray.map((f) => ({ path: `body.${f}`, message: 'not used by ORDERBOOK markets' })) });
+    }
+    return { ...common, pricingModel: 'ORDERBOOK', collateral: 'PLAY', liquidity: '0', creatorFeeBps: 0 };
+  }
+  const missing = (['collateral', 'liquidity'] as const).filter((f) => body[f] === undefined);
+  if (missing.length > 0) {
+    throw problem('INVALID_PAYLOAD', `an automated market needs ${missing.join(' and ')}`, { errors: missing.map((f) => ({ path: `body.${f}`, message: 'required for automated markets' })) });
+  }
+  const [collateral] = matchCollateral(ctx.services.chain.collateral(), body.collateral!);
+  if (!collateral) {
+    throw problem('INVALID_PAYLOAD', `collateral '${body.collateral}' cannot create markets here`, { errors: [{ path: 'body.collateral', message: 'not a collateral with creation=true' }] });
+  }
+  return { ...common, pricingModel: 'automated', collateral: collateral.symbol, liquidity: BigInt(body.liquidity!).toString(), creatorFeeBps: body.creatorFeeBps ?? 100 };
 }
+
+/** Terms stored before the order-book lane have no pricingModel: they are automated. */
+const withModel = (t: unknown): z.output<typeof TermsSchema> => ({ pricingModel: 'automated', ...(t as object) }) as z.output<typeof TermsSchema>;
 
 export function negotiationBody(row: NegotiationRow): z.output<typeof NegotiationSchema> {
   return {
@@ -113,8 +127,8 @@ export function negotiationBody(row: NegotiationRow): z.output<typeof Negotiatio
     status: row.status,
     chainId: row.chain_id,
     creator: row.creator,
-    proposedTerms: row.proposed_terms as unknown as z.output<typeof TermsSchema>,
-    terms: row.terms as unknown as z.output<typeof TermsSchema>,
+    proposedTerms: withModel(row.proposed_terms),
+    terms: withModel(row.terms),
     counter: (row.counter as z.output<typeof CounterChangeSchema>[] | null) ?? null,
     questionHash: row.question_hash,
     marketAddress: row.market_address,
