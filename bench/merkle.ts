@@ -13,6 +13,7 @@ import { keccak256SingleBlock } from '../src/core/ledger/keccak.ts';
 import { LedgerMerkleTree } from '../src/core/ledger/merkle.ts';
 import { naiveLedgerRoot } from '../src/core/ledger/merkle-naive.ts';
 import { outcomeAsset, type Account, type BalanceEntry } from '../src/core/ledger/types.ts';
+import { prng } from './prng.ts';
 
 export interface MerkleBenchOptions {
   /** Largest leaf count; the sizes are 10^4, 10^5, 10^6 up to it. */
@@ -41,18 +42,6 @@ const HEARTBEAT_MS = 15_000;
 const REPEAT_UP_TO = 10_000;
 const REPEATS = 3;
 
-/** xorshift32: the same balances on every run and machine. */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
 
 /** n distinct (account, asset) balances: accounts hold the collateral and up to three outcome assets. */
 function randomBalances(n: number, seed: number): BalanceEntry[] {

@@ -12,6 +12,7 @@ import type { Account } from '../src/core/ledger/types.ts';
 import { OrderBook } from '../src/core/orderbook/engine.ts';
 import { NaiveOrderBook } from '../src/core/orderbook/naive.ts';
 import type { EngineConfig, OrderInput } from '../src/core/orderbook/types.ts';
+import { prng } from './prng.ts';
 
 export interface OrderBookBenchOptions {
   /** Operations in the stream (orders and cancels). */
@@ -40,18 +41,6 @@ const WARM_UP_OPS = 10_000;
 const NAIVE_CHECK_OPS = 2_000;
 const OWNERS = 65_536;
 
-/** xorshift32: the same stream on every run and machine. */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
 
 type Op = { cancel: string } | { order: OrderInput };
 

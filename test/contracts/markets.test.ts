@@ -3,12 +3,6 @@
 // bounds and solvency against real receipts and balances. Nothing is mocked.
 import fc from 'fast-check';
 import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createWalletClient,
-  getAddress,
-  http,
   keccak256,
   parseEventLogs,
   parseUnits,
@@ -20,8 +14,8 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractKit } from '../support/contract-kit.ts';
 import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { abiWithAllErrors, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../src/chain/artifacts.ts';
 import { rpc } from '../support/anvil-rpc.ts';
@@ -52,8 +46,7 @@ const FLOOR: Record<Sym, bigint> = { USDC: parseUnits('100', 6), PM: parseUnits(
 const RESOLUTION_WINDOW = 3 * 86_400;
 
 let anvil: AnvilHandle;
-let pub: ReturnType<typeof makePublic>;
-const chain = { ...foundry, id: 8453 };
+let pub: ReturnType<typeof contractKit>['pub'];
 
 interface Env {
   token: Record<Sym, Address>;
@@ -98,50 +91,13 @@ interface TradeEvent {
 
 const gas: Record<string, bigint> = {};
 
-function makePublic(rpcUrl: string) {
-  // anvil mines on every transaction; poll receipts quickly instead of viem's 4 s default.
-  return createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-}
-function wallet(account: PrivateKeyAccount) {
-  return createWalletClient({ chain, transport: http(anvil.rpcUrl), account, pollingInterval: 20 });
-}
-
-const abiOf = abiWithAllErrors;
-
-async function deploy(name: ContractName, args: readonly unknown[]): Promise<Address> {
-  const { abi, bytecode } = loadArtifact(name);
-  const hash = await wallet(owner).deployContract({ abi, bytecode, args });
-  const receipt = await pub.waitForTransactionReceipt({ hash });
-  if (!receipt.contractAddress || receipt.status !== 'success') throw new Error(`deploying ${name} failed`);
-  return getAddress(receipt.contractAddress);
-}
-
-function read<T>(name: ContractName, address: Address, functionName: string, args: readonly unknown[] = []): Promise<T> {
-  return pub.readContract({ address, abi: abiOf(name), functionName, args }) as Promise<T>;
-}
-
-async function send(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]): Promise<TransactionReceipt> {
-  const hash = await wallet(from).writeContract({ address, abi: abiOf(name), functionName, args });
-  const receipt = await pub.waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-  return receipt;
-}
-
-/** Runs the call as `from` via eth_call and returns the decoded custom error it reverts with. */
-async function revertOf(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) {
-  try {
-    await pub.simulateContract({ address, abi: abiOf(name), functionName, args, account: from });
-  } catch (err) {
-    const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
-    if (reverted instanceof ContractFunctionRevertedError) return { errorName: reverted.data?.errorName, args: reverted.data?.args ?? [] };
-    throw err;
-  }
-  throw new Error(`${functionName} did not revert`);
-}
-
-async function now(): Promise<bigint> {
-  return (await pub.getBlock()).timestamp;
-}
+// Clients and helpers over the committed artifacts (test/support/contract-kit.ts), bound in beforeAll.
+let kit: ReturnType<typeof contractKit>;
+const deploy = (name: ContractName, args: readonly unknown[]) => kit.deploy(name, args);
+const read = <T>(name: ContractName, address: Address, functionName: string, args: readonly unknown[] = []) => kit.read<T>(name, address, functionName, args);
+const send = (name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) => kit.send(name, address, from, functionName, args);
+const revertOf = (name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) => kit.revertOf(name, address, from, functionName, args);
+const now = () => kit.now();
 
 function balanceOf(sym: Sym, account: Address): Promise<bigint> {
   return read<bigint>('TestUSDC', env.token[sym], 'balanceOf', [account]);
@@ -261,7 +217,8 @@ async function expectSolvent(m: Market): Promise<void> {
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  pub = makePublic(anvil.rpcUrl);
+  kit = contractKit(anvil.rpcUrl, owner);
+  pub = kit.pub;
 
   const pm = await deploy('ParticipationToken', [owner.address, parseUnits('1000000000', 18)]);
   const usdc = await deploy('TestUSDC', [owner.address]);
@@ -424,7 +381,7 @@ describe('trading through the router', () => {
     const b = Number(m.liquidity);
     const exact = b * Math.log((n - 1 + Math.exp(Number(shares) / b)) / n);
     expect(Math.abs(Number(cost) - exact)).toBeLessThanOrEqual(1 + exact * 1e-12);
-    gas[`quoteBuy ${label} (eth_estimateGas)`] = await pub.estimateContractGas({ address: m.address, abi: abiOf('LmsrMarket'), functionName: 'quoteBuy', args: [0, shares], account: alice });
+    gas[`quoteBuy ${label} (eth_estimateGas)`] = await pub.estimateContractGas({ address: m.address, abi: abiWithAllErrors('LmsrMarket'), functionName: 'quoteBuy', args: [0, shares], account: alice });
     gas[`buy ${label} (again)`] = (await trade(m, alice, true, n - 1, shares)).receipt.gasUsed;
   });
 
@@ -484,7 +441,7 @@ describe('trading through the router', () => {
     expect(await revertOf('TradeRouter', env.router.USDC, alice, 'executeBasketIntent', [[]])).toEqual({ errorName: 'EmptyBasket', args: [] });
 
     const before = await balanceOf('USDC', alice.address);
-    const { result } = await pub.simulateContract({ address: env.router.USDC, abi: abiOf('TradeRouter'), functionName: 'executeBasketIntent', args: [good], account: alice });
+    const { result } = await pub.simulateContract({ address: env.router.USDC, abi: abiWithAllErrors('TradeRouter'), functionName: 'executeBasketIntent', args: [good], account: alice });
     expect(result).toEqual([qa.amount, qc.amount]);
     const receipt = await send('TradeRouter', env.router.USDC, alice, 'executeBasketIntent', [good]);
     gas['basket of 2 buys USDC'] = receipt.gasUsed;

@@ -2,13 +2,7 @@
 // artifacts onto a fresh anvil and checks market ids, the MarketCreated event, the clones' records and every refusal
 // against real receipts. Nothing is mocked.
 import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createWalletClient,
-  getAddress,
   getContractAddress,
-  http,
   keccak256,
   parseEventLogs,
   stringToHex,
@@ -21,8 +15,8 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractKit } from '../support/contract-kit.ts';
 import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { abiWithAllErrors, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../src/chain/artifacts.ts';
 
@@ -33,54 +27,20 @@ const bob = privateKeyToAccount(bobKey);
 
 const DAY = 86_400n;
 const WINDOW = 3 * 86_400;
-const chain = { ...foundry, id: 8453 };
 
 let anvil: AnvilHandle;
-let pub: ReturnType<typeof makePublic>;
+let pub: ReturnType<typeof contractKit>['pub'];
 let implementation: Address;
 let factory: Address;
 
-function makePublic(rpcUrl: string) {
-  return createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-}
-function wallet(account: PrivateKeyAccount) {
-  return createWalletClient({ chain, transport: http(anvil.rpcUrl), account, pollingInterval: 20 });
-}
-
-async function deploy(name: ContractName, args: readonly unknown[]): Promise<Address> {
-  const { abi, bytecode } = loadArtifact(name);
-  const hash = await wallet(owner).deployContract({ abi, bytecode, args });
-  const receipt = await pub.waitForTransactionReceipt({ hash });
-  if (!receipt.contractAddress || receipt.status !== 'success') throw new Error(`deploying ${name} failed`);
-  return getAddress(receipt.contractAddress);
-}
-
-function read<T>(name: ContractName, address: Address, functionName: string, args: readonly unknown[] = []): Promise<T> {
-  return pub.readContract({ address, abi: abiWithAllErrors(name), functionName, args }) as Promise<T>;
-}
-
-async function send(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]): Promise<TransactionReceipt> {
-  const hash = await wallet(from).writeContract({ address, abi: abiWithAllErrors(name), functionName, args });
-  const receipt = await pub.waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-  return receipt;
-}
-
-/** Runs the call as `from` via eth_call and returns the decoded custom error it reverts with. */
-async function revertOf(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) {
-  try {
-    await pub.simulateContract({ address, abi: abiWithAllErrors(name), functionName, args, account: from });
-  } catch (err) {
-    const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
-    if (reverted instanceof ContractFunctionRevertedError) return { errorName: reverted.data?.errorName, args: reverted.data?.args ?? [] };
-    throw err;
-  }
-  throw new Error(`${functionName} did not revert`);
-}
-
-async function now(): Promise<bigint> {
-  return (await pub.getBlock()).timestamp;
-}
+// Clients and helpers over the committed artifacts (test/support/contract-kit.ts), bound in beforeAll.
+let kit: ReturnType<typeof contractKit>;
+const wallet = (account: PrivateKeyAccount) => kit.wallet(account);
+const deploy = (name: ContractName, args: readonly unknown[]) => kit.deploy(name, args);
+const read = <T>(name: ContractName, address: Address, functionName: string, args: readonly unknown[] = []) => kit.read<T>(name, address, functionName, args);
+const send = (name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) => kit.send(name, address, from, functionName, args);
+const revertOf = (name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) => kit.revertOf(name, address, from, functionName, args);
+const now = () => kit.now();
 
 interface Created {
   market: Address;
@@ -107,7 +67,8 @@ async function createMarket(from: PrivateKeyAccount, question: string, closeIn =
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  pub = makePublic(anvil.rpcUrl);
+  kit = contractKit(anvil.rpcUrl, owner);
+  pub = kit.pub;
   implementation = await deploy('OrderBookMarket', []);
   factory = await deploy('OrderBookMarketFactory', [implementation, owner.address]);
 });

@@ -1,0 +1,47 @@
+// What the contract suites share: viem clients on a test anvil (chain id 8453) and deploy, read, send and
+// revert-decoding helpers over the committed artifacts (with every custom error of the lane in the ABI).
+import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, getAddress, http, type Address, type PrivateKeyAccount, type TransactionReceipt } from 'viem';
+import { foundry } from 'viem/chains';
+import { expect } from 'vitest';
+import { abiWithAllErrors, loadArtifact, type ContractName } from '../../src/chain/artifacts.ts';
+
+export const TEST_CHAIN = { ...foundry, id: 8453 };
+
+export function contractKit(rpcUrl: string, deployer: PrivateKeyAccount) {
+  const pub = createPublicClient({ chain: TEST_CHAIN, transport: http(rpcUrl), pollingInterval: 20 });
+  const wallet = (account: PrivateKeyAccount) => createWalletClient({ chain: TEST_CHAIN, transport: http(rpcUrl), account, pollingInterval: 20 });
+
+  async function deploy(name: ContractName, args: readonly unknown[]): Promise<Address> {
+    const { abi, bytecode } = loadArtifact(name);
+    const hash = await wallet(deployer).deployContract({ abi, bytecode, args });
+    const receipt = await pub.waitForTransactionReceipt({ hash });
+    if (!receipt.contractAddress || receipt.status !== 'success') throw new Error(`deploying ${name} failed`);
+    return getAddress(receipt.contractAddress);
+  }
+
+  const read = <T>(name: ContractName, address: Address, functionName: string, args: readonly unknown[] = []): Promise<T> =>
+    pub.readContract({ address, abi: abiWithAllErrors(name), functionName, args }) as Promise<T>;
+
+  async function send(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]): Promise<TransactionReceipt> {
+    const hash = await wallet(from).writeContract({ address, abi: abiWithAllErrors(name), functionName, args });
+    const receipt = await pub.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('success');
+    return receipt;
+  }
+
+  /** Runs the call as `from` via eth_call and returns the decoded custom error it reverts with. */
+  async function revertOf(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) {
+    try {
+      await pub.simulateContract({ address, abi: abiWithAllErrors(name), functionName, args, account: from });
+    } catch (err) {
+      const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
+      if (reverted instanceof ContractFunctionRevertedError) return { errorName: reverted.data?.errorName, args: reverted.data?.args ?? [] };
+      throw err;
+    }
+    throw new Error(`${functionName} did not revert`);
+  }
+
+  const now = async (): Promise<bigint> => (await pub.getBlock()).timestamp;
+
+  return { pub, wallet, deploy, read, send, revertOf, now };
+}
