@@ -325,7 +325,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => ledgerBatcher.stop());
     const seed = (force: boolean) =>
       seedDemoMarkets(
-        { db: database.db, clock, chain: chainService, chainDefinition: chain, rpcUrl, relayer, negotiations: services.negotiations, trading: services.trading, indexer, progress },
+        { db: database.db, clock, chain: chainService, chainDefinition: chain, rpcUrl, relayer, negotiations: services.negotiations, trading: services.trading, indexer, ledger, orderbook: services.orderbook, progress },
         { force },
       );
     if (config.chain.mode === 'embedded' && config.markets.seedDemo) {

@@ -94,6 +94,14 @@ describe('demo seed and a crash mid-indexing', () => {
 
     const holders = await getJson(`${base}/api/agent/v1/discover/markets/${markets[0]!.address}/holders`, key);
     expect(holders.status).toBe(200);
+
+    // The demo order books are live: resting orders on both sides.
+    const books = await getJson(`${base}/api/agent/v1/discover/markets?pricingModel=ORDERBOOK&pageSize=100`, key);
+    expect(books.body.markets.length).toBeGreaterThanOrEqual(2);
+    const depth = await getJson(`${base}/api/agent/v1/discover/markets/${books.body.markets[0].address}/depth`, key);
+    expect(depth.body).toMatchObject({ kind: 'orderbook', tradeable: true });
+    expect(depth.body.bids.length).toBeGreaterThan(0);
+    expect(depth.body.asks.length).toBeGreaterThan(0);
     second.child.kill('SIGINT');
     await second.exited;
   });

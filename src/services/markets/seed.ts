@@ -20,6 +20,9 @@ import type { NegotiationService } from './negotiation.ts';
 import type { TradingService } from './trading.ts';
 import { approvalCalldata, collateralApproval, outcomeTokenApproval } from './approvals.ts';
 import type { MarketTerms } from '../../core/markets/terms.ts';
+import { CREDIT_REASONS, type Account } from '../../core/ledger/types.ts';
+import type { LedgerService } from '../ledger/ledger.ts';
+import type { OrderBookService } from '../orderbook/orders.ts';
 
 const SEED_FLAG = 'seed:demo-markets';
 const DAY = 86_400_000;
@@ -69,8 +72,20 @@ export interface SeedDeps {
   negotiations: NegotiationService;
   trading: TradingService;
   indexer: MarketIndexer;
+  ledger: LedgerService;
+  orderbook: OrderBookService;
   progress: (line: string) => void;
 }
+
+/** Play money each seed agent receives for the demo order books, collateral base units (10,000 play dollars). */
+const SEED_PLAY_MONEY = 10_000_000_000n;
+
+/** The demo order books: created by dev creators, then a few trades and a resting book on both sides. */
+const ORDERBOOK_DEMO = [
+  { creator: 0, question: 'Will the community vote pass the protocol upgrade this month?', description: 'Play-money order book: resolves Yes if the on-chain vote passes before the end of the month.', category: 'CRYPTO', closeInDays: 25 },
+  { creator: 1, question: 'Will the home team score first in the next derby?', description: 'Play-money order book on the first goal of the next league derby.', category: 'SPORTS', closeInDays: 12 },
+];
+
 
 /** Seeds the demo markets once per chain; returns how many markets it created (0 when already seeded). */
 export async function seedDemoMarkets(deps: SeedDeps, opts: { force?: boolean } = {}): Promise<number> {
@@ -120,12 +135,69 @@ export async function seedDemoMarkets(deps: SeedDeps, opts: { force?: boolean } 
     }
     deps.progress(`seed: market ${i + 1}/${DEMO.length} "${terms.question}" with ${demo.trades.length} trade(s)`);
   }
+  created += await seedOrderBooks(deps, principals.slice(0, creators.length), principals.slice(creators.length), creators, send, run);
   await deps.indexer.syncNow();
   await db
     .insertInto('kv_settings')
     .values({ key: flag, value: JSON.stringify({ markets: created, at: clock.now().toISOString() }), updated_at: clock.now() })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify({ markets: created, at: clock.now().toISOString() }), updated_at: clock.now() }))
     .execute();
+  return created;
+}
+
+/**
+ * Order-book demo markets through the same create loop (pricingModel ORDERBOOK), and a live book:
+ * traders get play money, mint a few complete sets (so they hold shares to sell) and rest bids and
+ * asks at several prices on both outcomes.
+ */
+async function seedOrderBooks(
+  deps: SeedDeps,
+  creators: Principal[],
+  traders: Principal[],
+  creatorAccounts: PrivateKeyAccount[],
+  send: ReturnType<typeof sender>,
+  run: string,
+): Promise<number> {
+  for (const t of traders) {
+    const wallet = (await deps.db.selectFrom('agents').select('wallet_address').where('id', '=', t.agentId!).executeTakeFirstOrThrow()).wallet_address!;
+    await deps.ledger.submit([{ type: 'credit', credit: { account: wallet.toLowerCase() as Account, id: 0n, delta: SEED_PLAY_MONEY, reason: CREDIT_REASONS.SIGNUP_GRANT } }], { source: `seed-play-money:${t.agentId}` });
+  }
+  const [a, b, c] = traders as [Principal, Principal, Principal];
+  let created = 0;
+  for (const [i, demo] of ORDERBOOK_DEMO.entries()) {
+    const principal = creators[demo.creator]!;
+    const terms: MarketTerms = {
+      question: demo.question,
+      description: demo.description,
+      category: demo.category,
+      outcomes: ['Yes', 'No'],
+      pricingModel: 'ORDERBOOK',
+      collateral: 'PLAY',
+      closeTime: new Date(Math.floor((deps.clock.now().getTime() + demo.closeInDays * DAY) / 1000) * 1000).toISOString(),
+      resolutionSource: 'https://www.example.org/demo-order-books',
+      liquidity: '0',
+      creatorFeeBps: 0,
+      externalId: `demo-orderbook-${deps.chain.chainId}-${i + 1}-${run}`,
+    };
+    const { negotiation } = await deps.negotiations.propose(principal, terms);
+    await deps.negotiations.accept(principal, negotiation.id);
+    const prepared = await deps.negotiations.prepareDeploy(principal, negotiation.id);
+    const hash = await send(creatorAccounts[demo.creator]!, prepared.transaction.to, prepared.transaction.data);
+    const { market } = await deps.negotiations.commitDeploy(principal, negotiation.id, hash);
+    created++;
+    const order = (who: Principal, outcome: 0 | 1, action: 'buy' | 'sell', priceBps: number, shares: bigint, tif: 'GTC' | 'IOC' = 'GTC') =>
+      deps.orderbook.place(who, { market: market.address, outcome, action, priceBps, shares, tif, postOnly: false });
+    // Complete sets minted between two traders, so both hold shares.
+    await order(a, 0, 'buy', 5500, 40n);
+    await order(b, 1, 'buy', 4500, 40n, 'IOC');
+    // The resting book: bids and asks on both outcomes.
+    await order(a, 0, 'buy', 5000, 25n);
+    await order(c, 0, 'buy', 4800, 15n);
+    await order(b, 1, 'buy', 4300, 20n); // an ask at 57 % on the Yes axis
+    await order(a, 0, 'sell', 6000, 10n);
+    await order(b, 1, 'sell', 5300, 10n); // selling No at 53 % is a bid at 47 % on the Yes axis
+    deps.progress(`seed: order book ${i + 1}/${ORDERBOOK_DEMO.length} "${terms.question}"`);
+  }
   return created;
 }
 
