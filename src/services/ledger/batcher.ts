@@ -23,6 +23,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../db/index.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { allBalances, balanceKeysOf, readBalances, rowToOp, upsertBalances } from './rows.ts';
+import { LEDGER_WRITE_LOCK } from './ledger.ts';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
 export type LedgerMode = 'legacy' | 'journal';
@@ -129,7 +130,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
 
   const close = async (force: boolean): Promise<BatchRow | null> =>
     db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${0x1ed9e7})`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.execute(trx);
       const open = await trx.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
       if (open) return toBatch(open);
       const pending = await trx.selectFrom('ledger_operations').select(['seq', 'kind', 'op', 'created_at']).where('batch_nonce', 'is', null).orderBy('seq').limit(deps.maxOps).execute();

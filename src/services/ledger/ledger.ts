@@ -11,8 +11,8 @@ import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/t
 import type { DB } from '../../db/schema.ts';
 import { balanceKeysOf, opToRow, readBalances, upsertBalances } from './rows.ts';
 
-/** Lock key of every ledger write (pg_advisory_xact_lock). */
-const LEDGER_WRITE_LOCK = 0x1ed9e7;
+/** Lock key of every ledger write and batch close (pg_advisory_xact_lock). */
+export const LEDGER_WRITE_LOCK = 0x1ed9e7;
 
 export interface SubmitResult {
   /** Sequence numbers of the operations written (or already written under the same source). */

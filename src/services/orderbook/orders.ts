@@ -15,7 +15,7 @@ import { costOf } from '../../core/ledger/engine.ts';
 import { COLLATERAL_ASSET, outcomeAsset, type Account } from '../../core/ledger/types.ts';
 import { ORDERBOOK_FEES } from '../../core/markets/fees.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
-import { OrderBook } from '../../core/orderbook/engine.ts';
+import { OrderBook, takerFeeOf } from '../../core/orderbook/engine.ts';
 import type { Fill, OrderAction, Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../core/orderbook/types.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../api/catalog/types.ts';
@@ -91,13 +91,11 @@ export interface OrderBookService {
 }
 
 const KIND_NAMES = ['TRANSFER', 'MINT', 'MERGE', 'TAKER_SELLS'] as const;
-const FEE_BPS = BigInt(ORDERBOOK_FEES.takerFeeBps);
 
 /** What an order reserves while it can still fill: collateral (buys: cost plus the most fee it could pay) or shares (sells). */
 export function reservationOf(action: OrderAction, priceBps: number, remaining: bigint): bigint {
   if (action === 'sell') return remaining;
-  const cost = costOf(remaining, priceBps);
-  return cost + (cost * FEE_BPS + 9_999n) / 10_000n;
+  return costOf(remaining, priceBps) + takerFeeOf(remaining, priceBps, ENGINE_CONFIG.takerFeeBps);
 }
 
 export function createOrderBookService(deps: {
@@ -187,11 +185,8 @@ export function createOrderBookService(deps: {
 
   const agentOfOrder = async (trx: Transaction<DB>, orderId: string) => (await trx.selectFrom('orders').select(['agent_id', 'action', 'price_bps', 'remaining', 'filled']).where('id', '=', orderId).executeTakeFirstOrThrow());
 
-  const settleFill = async (trx: Transaction<DB>, market: { address: string; marketId: bigint }, fill: Fill, takerAgent: string): Promise<void> => {
-    const { seqs } = await ledger.submit(
-      [{ type: 'match', match: { maker: fill.maker, taker: fill.taker, marketId: market.marketId, side: fill.side, kind: fill.kind, shares: fill.shares, priceBps: fill.priceBps, fee: fill.takerFee } }],
-      { trx },
-    );
+  /** Records one fill whose ledger match was written as operation `ledgerSeq`. */
+  const recordFill = async (trx: Transaction<DB>, market: { address: string; marketId: bigint }, fill: Fill, ledgerSeq: string, takerAgent: string): Promise<void> => {
     const row = await trx
       .insertInto('order_fills')
       .values({
@@ -206,7 +201,7 @@ export function createOrderBookService(deps: {
         price_bps: fill.priceBps,
         shares: fill.shares.toString(),
         taker_fee: fill.takerFee.toString(),
-        ledger_seq: seqs[0]!,
+        ledger_seq: ledgerSeq,
         created_at: clock.now(),
       })
       .returning('id')
@@ -224,7 +219,7 @@ export function createOrderBookService(deps: {
       })
       .where('id', '=', fill.makerOrderId)
       .execute();
-    const fillPayload = { fillId: String(row.id), kind: KIND_NAMES[fill.kind], outcome: fill.side, priceBps: fill.priceBps, shares: fill.shares.toString(), ledgerSeq: seqs[0]!, final: false };
+    const fillPayload = { fillId: String(row.id), kind: KIND_NAMES[fill.kind], outcome: fill.side, priceBps: fill.priceBps, shares: fill.shares.toString(), ledgerSeq, final: false };
     await emit(trx, maker.agent_id, fill.makerOrderId, 'fill', { ...fillPayload, role: 'maker', fee: '0', remaining: remaining.toString() }, String(row.id));
     await emit(trx, takerAgent, fill.takerOrderId, 'fill', { ...fillPayload, role: 'taker', fee: fill.takerFee.toString() }, String(row.id));
     await consumeFill(trx, maker.agent_id);
@@ -353,7 +348,10 @@ export function createOrderBookService(deps: {
               .executeTakeFirstOrThrow();
             await emit(trx, agentId, orderId, 'accepted', { outcome: input.outcome, action: input.action, priceBps: input.priceBps, shares: input.shares.toString(), tif: input.tif, postOnly: input.postOnly });
             result = book.submit({ id: orderId, owner, outcome: input.outcome, action: input.action, priceBps: input.priceBps, shares: input.shares, tif: input.tif, postOnly: input.postOnly, seq: BigInt(inserted.seq) });
-            for (const fill of result.fills) await settleFill(trx, market, fill, agentId);
+            // Every fill of the order is one ledger match, written together (one balance check, in order).
+            const matches = result.fills.map((f) => ({ type: 'match' as const, match: { maker: f.maker, taker: f.taker, marketId: market.marketId, side: f.side, kind: f.kind, shares: f.shares, priceBps: f.priceBps, fee: f.takerFee } }));
+            const { seqs } = matches.length > 0 ? await ledger.submit(matches, { trx }) : { seqs: [] };
+            for (const [i, fill] of result.fills.entries()) await recordFill(trx, market, fill, seqs[i]!, agentId);
             const filled = result.fills.reduce((n, f) => n + f.shares, 0n);
             const remaining = result.resting?.remaining ?? 0n;
             await trx
