@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { DEFAULT_CONTROLS } from '../../src/core/markets/states.ts';
 import { openConfiguredDatabase } from '../../src/db/index.ts';
 import { linesOf, runCli } from '../cli/svc-process.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { bareMarketRow } from '../support/market-rows.ts';
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 const market = hex(20);
@@ -27,43 +27,9 @@ beforeAll(async () => {
   expect((await runCli(['migrate'], vars)).code).toBe(0);
   const database = await open();
   try {
-    const now = new Date();
     await database.db
       .insertInto('markets')
-      .values({
-        chain_id: loadConfig(vars).chain.id,
-        address: market,
-        pricing_model: 'automated',
-        factory: hex(20),
-        creator: hex(20),
-        collateral_token: hex(20),
-        collateral_symbol: 'USDC',
-        outcome_count: 2,
-        question: 'Will the operator comment land?',
-        category: 'OTHER',
-        outcomes: JSON.stringify(['Yes', 'No']),
-        question_hash: hex(32),
-        close_time: new Date(now.getTime() + 86_400_000),
-        resolve_by: new Date(now.getTime() + 4 * 86_400_000),
-        resolution_window_seconds: 259_200,
-        liquidity: 1_000_000_000n,
-        bond: 10n ** 20n,
-        subsidy: 693_147_181n,
-        protocol_fee_bps: 100,
-        creator_fee_bps: 100,
-        state: 'open',
-        controls: JSON.stringify(DEFAULT_CONTROLS),
-        prices: JSON.stringify(['500000000000000000', '500000000000000000']),
-        outstanding: JSON.stringify(['0', '0']),
-        created_block: '1',
-        created_block_hash: hex(32),
-        created_tx: hex(32),
-        created_at: now,
-        updated_at: now,
-        description: null,
-        resolution_source: null,
-        external_id: null,
-      })
+      .values(bareMarketRow({ chainId: loadConfig(vars).chain.id, address: market, question: 'Will the operator comment land?' }))
       .execute();
   } finally {
     await database.close();

@@ -18,6 +18,48 @@ export const USDC = 10n ** 6n;
 export const randomAddress = (): string => `0x${randomBytes(20).toString('hex')}`;
 export const randomHash = (): string => `0x${randomBytes(32).toString('hex')}`;
 
+/**
+ * A complete open binary USDC market row for suites that write the database without a running service
+ * (random factory, creator and token addresses): override what the test is about.
+ */
+export function bareMarketRow(o: { chainId: number; address?: string; question: string; category?: string; now?: Date }) {
+  const now = o.now ?? new Date();
+  return {
+    chain_id: o.chainId,
+    address: (o.address ?? randomAddress()).toLowerCase(),
+    pricing_model: 'automated' as const,
+    factory: randomAddress(),
+    creator: randomAddress(),
+    collateral_token: randomAddress(),
+    collateral_symbol: 'USDC',
+    outcome_count: 2,
+    question: o.question,
+    description: null,
+    category: o.category ?? 'OTHER',
+    outcomes: JSON.stringify(['Yes', 'No']),
+    resolution_source: null,
+    external_id: null,
+    question_hash: randomHash(),
+    close_time: new Date(now.getTime() + DAY),
+    resolve_by: new Date(now.getTime() + 4 * DAY),
+    resolution_window_seconds: 259_200,
+    liquidity: 1_000_000_000n,
+    bond: 10n ** 20n,
+    subsidy: 693_147_181n,
+    protocol_fee_bps: 100,
+    creator_fee_bps: 100,
+    state: 'open' as const,
+    controls: JSON.stringify(DEFAULT_CONTROLS),
+    prices: JSON.stringify(['500000000000000000', '500000000000000000']),
+    outstanding: JSON.stringify(['0', '0']),
+    created_block: '1',
+    created_block_hash: randomHash(),
+    created_tx: randomHash(),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export interface SeedMarket {
   address?: string;
   chainId?: number;
