@@ -88,6 +88,8 @@ describe('loadConfig: embedded defaults', () => {
       { fills: 1000, usdCents: 500 },
       { fills: 5000, usdCents: 2000 },
     ]);
+    expect(loadConfig({}).fills.packConfirmations).toBe(1);
+    expect(loadConfig({ FILL_PACK_CONFIRMATIONS: '12' }).fills.packConfirmations).toBe(12);
   });
 });
 
@@ -141,6 +143,8 @@ describe('loadConfig: bad values', () => {
     ['HUMAN_CHECK_POW_BITS', '33'],
     ['FILL_PACKS', '1000:0'],
     ['FILL_PACKS', '1000'],
+    ['FILL_PACKS', '1000:500,1000:400'],
+    ['FILL_PACK_CONFIRMATIONS', '0'],
     ['OPERATOR_PRIVATE_KEY', '0x12'],
     ['DATABASE_URL', 'mysql://x'],
     ['CHAIN_ID', '0'],

@@ -31,7 +31,8 @@ const fillPacks = z
           return { fills, usdCents };
         }),
     ),
-  );
+  )
+  .refine((packs) => new Set(packs.map((p) => p.fills)).size === packs.length, 'two packs have the same number of fills (a purchase names its pack by its fills)');
 
 const EnvSchema = z.object({
   PORT: port.default(8080),
@@ -89,6 +90,8 @@ const EnvSchema = z.object({
     { fills: 1000, usdCents: 500 },
     { fills: 5000, usdCents: 2000 },
   ]),
+  /** Blocks a pack's payment needs (its own block counts as 1) before its fills are credited. */
+  FILL_PACK_CONFIRMATIONS: int(z.number().int().min(1).max(1000)).default(1),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -135,7 +138,7 @@ export interface Config {
   humanCheck:
     | { kind: 'pow'; bits: number }
     | { kind: 'turnstile'; siteverifyUrl: string; secret: string; siteKey: string | null };
-  fills: { enabled: boolean; freePerMonth: number; packs: { fills: number; usdCents: number }[] };
+  fills: { enabled: boolean; freePerMonth: number; packs: { fills: number; usdCents: number }[]; packConfirmations: number };
 }
 
 export class ConfigError extends Error {
@@ -218,6 +221,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? { kind: 'turnstile', siteverifyUrl: e.HUMAN_CHECK_SITEVERIFY_URL, secret: e.HUMAN_CHECK_SECRET!, siteKey: e.HUMAN_CHECK_SITE_KEY ?? null }
         : { kind: 'pow', bits: e.HUMAN_CHECK_POW_BITS },
     // Cheapest first, as GET /me publishes them.
-    fills: { enabled: e.FILLS_ENABLED, freePerMonth: e.FILLS_FREE_PER_MONTH, packs: [...e.FILL_PACKS].sort((a, b) => a.usdCents - b.usdCents || b.fills - a.fills) },
+    fills: { enabled: e.FILLS_ENABLED, freePerMonth: e.FILLS_FREE_PER_MONTH, packs: [...e.FILL_PACKS].sort((a, b) => a.usdCents - b.usdCents || b.fills - a.fills), packConfirmations: e.FILL_PACK_CONFIRMATIONS },
   };
 }

@@ -80,6 +80,12 @@ export const ERROR_CODES = {
   FILL_ALLOWANCE_EXHAUSTED: { status: 402, title: 'Fill allowance exhausted' },
   ORDER_NOT_FOUND: { status: 404, title: 'Order not found' },
   ORDER_CANCEL_PENDING: { status: 409, title: 'Order cancellation not final yet' },
+  FILL_PACK_NOT_FOUND: { status: 404, title: 'No fill pack of that size is offered' },
+  PAYMENT_TX_NOT_FOUND: { status: 404, title: 'Payment transaction not found' },
+  PAYMENT_TX_PENDING: { status: 409, title: 'Payment transaction not confirmed yet' },
+  PAYMENT_TX_REVERTED: { status: 409, title: 'Payment transaction reverted' },
+  PAYMENT_ALREADY_CLAIMED: { status: 409, title: 'Payment already claimed' },
+  PAYMENT_TX_MISMATCH: { status: 422, title: 'Transaction does not pay for this pack' },
   // The play-money ledger (docs/ledger.md).
   INVALID_LEDGER_OPERATION: { status: 400, title: 'Invalid ledger operation' },
   LEDGER_INSUFFICIENT_BALANCE: { status: 409, title: 'Ledger balance too low' },

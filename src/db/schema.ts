@@ -156,6 +156,7 @@ export interface DB {
   order_fills: OrderFillsTable;
   order_events: OrderEventsTable;
   order_event_cursors: OrderEventCursorsTable;
+  fill_pack_purchases: FillPackPurchasesTable;
 }
 
 export interface AuthNoncesTable {
@@ -537,4 +538,20 @@ export interface OrderEventsTable {
 export interface OrderEventCursorsTable {
   agent_id: string;
   last_seq: string;
+}
+
+export interface FillPackPurchasesTable {
+  id: string;
+  agent_id: string;
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  payer: string;
+  token: string;
+  /** numeric(78,0): token base units. */
+  amount: ColumnType<string, string | bigint, string | bigint>;
+  fills: number;
+  usd_cents: number;
+  created_at: Timestamp;
 }

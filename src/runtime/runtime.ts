@@ -22,6 +22,7 @@ import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-k
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
 import { createLedgerService } from '../services/ledger/ledger.ts';
 import { createLedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
+import { createFillPackService } from '../services/orderbook/fill-packs.ts';
 import { createOrderBookService } from '../services/orderbook/orders.ts';
 import type { Config } from '../config.ts';
 import { CREDIT_REASONS, type Account } from '../core/ledger/types.ts';
@@ -272,6 +273,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       elevation: createElevationService({ db: database.db, walletProofs }),
       ledger,
       orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills }),
+      fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, fills: config.fills }),
       ledgerBatcher,
       mailer,
       emailLinks,

@@ -20,6 +20,7 @@ import type { WalletProofVerifier } from '../services/identity/wallet-proof.ts';
 import type { ElevationService } from '../services/identity/elevation.ts';
 import type { LedgerService } from '../services/ledger/ledger.ts';
 import type { LedgerBatcher } from '../services/ledger/batcher.ts';
+import type { FillPackService } from '../services/orderbook/fill-packs.ts';
 import type { OrderBookService } from '../services/orderbook/orders.ts';
 import type { RegistrationService } from '../services/identity/registration.ts';
 import type { AgentKeyService } from '../services/identity/agent-keys.ts';
@@ -51,6 +52,8 @@ export interface Services {
   ledger: LedgerService;
   /** The order loop of play-money order books (docs/orderbook.md). */
   orderbook: OrderBookService;
+  /** Fill packs paid in USDC on chain (docs/orderbook.md "Fill allowance"). */
+  fillPacks: FillPackService;
   /** Batches ledger operations onto the chain; the committed root and proofs. */
   ledgerBatcher: LedgerBatcher;
   /** Wallet-proof elevation of MCP tool calls. */

@@ -17,6 +17,7 @@ const TABLES = [
   'email_links',
   'event_sequence',
   'events',
+  'fill_pack_purchases',
   'fill_usage',
   'idempotency_records',
   'identities',

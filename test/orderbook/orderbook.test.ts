@@ -11,7 +11,8 @@ import { verifyProof } from '../../src/core/ledger/merkle.ts';
 import { outcomeAsset } from '../../src/core/ledger/types.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { gas, sendTx } from '../support/markets.ts';
+import { gas } from '../support/markets.ts';
+import { createOrderBookMarket as createOrderBookMarketVia } from '../support/orderbook.ts';
 
 const A = '/api/agent/v1';
 const GRANT = 1_000_000_000n; // 1000.000000 play dollars (LEDGER_SIGNUP_GRANT)
@@ -35,24 +36,8 @@ afterAll(async () => server?.close());
 
 const post = (key: string, path: string, body: unknown, idempotencyKey: string | undefined = idemKey('ob')) => server.call('POST', `${A}${path}`, { key, body, idempotencyKey });
 
-/** The create loop with pricingModel ORDERBOOK: propose, accept, prepare-deploy, send from the agent's wallet, commit-deploy. */
-async function createOrderBookMarket(agent: Awaited<ReturnType<typeof registerWallet>>, question: string) {
-  const terms = { question, category: 'TECH', pricingModel: 'ORDERBOOK', closeTime: new Date(clock.now().getTime() + 60 * 86_400_000).toISOString(), resolutionSource: 'https://example.org/resolution' };
-  const proposed = await post(agent.key, '/negotiate/propose', terms);
-  expect(proposed.status).toBe(201);
-  expect(proposed.body.negotiation.terms).toMatchObject({ pricingModel: 'ORDERBOOK', collateral: 'PLAY', liquidity: '0', outcomes: ['Yes', 'No'] });
-  const id = proposed.body.negotiation.id as string;
-  expect((await post(agent.key, `/negotiate/${id}/accept`, undefined)).status).toBe(200);
-  const prepared = await post(agent.key, `/negotiate/${id}/prepare-deploy`, undefined);
-  expect(prepared.status).toBe(200);
-  expect(prepared.body).toMatchObject({ approvalsMissing: [], transaction: { to: server.runtime.services.chain.lane().orderbookFactory } });
-  const receipt = await sendTx(server, agent.account, prepared.body.transaction);
-  const committed = await post(agent.key, `/negotiate/${id}/commit-deploy`, { txHash: receipt.transactionHash });
-  expect(committed.status).toBe(200);
-  expect(committed.body.market.address.toLowerCase()).toBe(prepared.body.predictedMarketAddress.toLowerCase());
-  const row = await server.runtime.database.db.selectFrom('markets').select(['address', 'ledger_market_id']).where('address', '=', committed.body.market.address.toLowerCase()).executeTakeFirstOrThrow();
-  return { address: row.address, marketId: BigInt(row.ledger_market_id!) };
-}
+const createOrderBookMarket = (agent: Awaited<ReturnType<typeof registerWallet>>, question: string) =>
+  createOrderBookMarketVia(server, agent, question, new Date(clock.now().getTime() + 60 * 86_400_000));
 
 describe('order-book loop', () => {
   it('trades between two wallet agents, settles fills in the ledger and proves the balances on chain', async () => {

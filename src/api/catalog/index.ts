@@ -40,6 +40,7 @@ import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deplo
 import { tradePrepare, tradeQuote } from './trade/trade.ts';
 import { getCreatorFunds } from './trade/creator-funds.ts';
 import { getLedgerProof } from './ledger/proof.ts';
+import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
 import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
 
 export const CATALOG: readonly Capability[] = [
@@ -90,6 +91,7 @@ export const CATALOG: readonly Capability[] = [
   getCreatorFunds,
   getLedgerProof,
   ...ORDERBOOK_CAPABILITIES,
+  ...FILL_PACK_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -10,6 +10,7 @@ import { m0006_identity_links } from './0006_identity_links.ts';
 import { m0007_markets } from './0007_markets.ts';
 import { m0008_ledger } from './0008_ledger.ts';
 import { m0009_orderbook } from './0009_orderbook.ts';
+import { m0010_fill_packs } from './0010_fill_packs.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0007_markets': m0007_markets,
   '0008_ledger': m0008_ledger,
   '0009_orderbook': m0009_orderbook,
+  '0010_fill_packs': m0010_fill_packs,
 };

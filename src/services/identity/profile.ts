@@ -31,6 +31,17 @@ export interface AgentIdentity {
   keyId: string;
 }
 
+/** An agent's fill allowance now: this UTC month's free usage from fill_usage, `paidRemaining` from its agents row. */
+export async function readFillAllowance(
+  deps: { db: Kysely<DB>; clock: Clock; fills: { enabled: boolean; freePerMonth: number; packs: readonly FillPack[] } },
+  agentId: string,
+  paidRemaining: number,
+): Promise<FillAllowance> {
+  const now = deps.clock.now();
+  const usage = await deps.db.selectFrom('fill_usage').select('free_used').where('agent_id', '=', agentId).where('month', '=', fillMonth(now)).executeTakeFirst();
+  return fillAllowance({ ...deps.fills, freeUsedThisMonth: usage?.free_used ?? 0, paidRemaining, now });
+}
+
 export interface ProfileService {
   me(principal: Principal): Promise<AgentIdentity>;
 }
@@ -44,11 +55,7 @@ export function createProfileService(deps: {
 }): ProfileService {
   const { db, clock } = deps;
 
-  const fillsOf = async (agentId: string, paidRemaining: number): Promise<FillAllowance> => {
-    const now = clock.now();
-    const usage = await db.selectFrom('fill_usage').select('free_used').where('agent_id', '=', agentId).where('month', '=', fillMonth(now)).executeTakeFirst();
-    return fillAllowance({ ...deps.fills, freeUsedThisMonth: usage?.free_used ?? 0, paidRemaining, now });
-  };
+  const fillsOf = (agentId: string, paidRemaining: number): Promise<FillAllowance> => readFillAllowance({ db, clock, fills: deps.fills }, agentId, paidRemaining);
 
   return {
     async me(principal) {

@@ -4,7 +4,7 @@ import { AgentCapabilitySchema, AgentTierSchema, EvmAddress, IsoTimestamp } from
 import { reachableBy } from '../../../services/identity/profile.ts';
 import { defineCapability } from '../types.ts';
 
-const FillAllowanceSchema = z.object({
+export const FillAllowanceSchema = z.object({
   enabled: z.boolean(),
   freePerMonth: z.number().int().nonnegative(),
   freeUsed: z.number().int().nonnegative(),

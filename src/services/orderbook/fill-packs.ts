@@ -1,0 +1,178 @@
+/**
+ * Buying fill packs (docs/orderbook.md "Fill allowance"). A pack is priced in US cents and paid in USDC on
+ * chain: the agent's bound wallet sends `usdCents × 10^(decimals − 2)` USDC to the operator (the protocol
+ * treasury) in an ERC-20 transfer, then names the transaction. The service reads the receipt from the node,
+ * finds a Transfer log of exactly that amount from the agent's wallet to the operator, and credits the pack's
+ * fills to `agents.paid_fills_remaining` once per log, in one database transaction with the purchase row.
+ */
+import { randomUUID } from 'node:crypto';
+import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from 'viem';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import { problem } from '../../core/error-codes.ts';
+import type { FillAllowance, FillPack } from '../../core/fill-allowance.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Principal } from '../../api/catalog/types.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { ChainService, CollateralToken } from '../chain/chain-service.ts';
+import { requireAgent } from '../identity/agents.ts';
+import { readFillAllowance } from '../identity/profile.ts';
+
+export interface FillPackOffer extends FillPack {
+  /** What to pay: `amount` base units of `token` to `payTo`, on `chainId`. */
+  payment: { chainId: number; symbol: 'USDC'; token: Address; decimals: number; amount: string; payTo: Address };
+  /** The ERC-20 transfer to sign and send from the agent's bound wallet. */
+  transaction: { chainId: number; to: Address; data: Hex; value: '0' };
+}
+
+export interface FillPackPurchase {
+  id: string;
+  fills: number;
+  usdCents: number;
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  payer: string;
+  token: string;
+  amount: string;
+  createdAt: string;
+}
+
+export interface FillPackService {
+  /** The packs on offer, cheapest first, each with its payment and the transfer that pays it. */
+  offers(): { enabled: boolean; confirmations: number; packs: FillPackOffer[] };
+  /** Credits the pack paid by `txHash` (its fills, once per transfer log); answers the purchase and the new allowance. */
+  purchase(principal: Principal, input: { fills: number; txHash: Hex }): Promise<{ purchase: FillPackPurchase; allowance: FillAllowance }>;
+}
+
+/** Base units of a token with `decimals` decimals that make `usdCents` US cents (a stablecoin at par). */
+export function centsToBaseUnits(usdCents: number, decimals: number): bigint {
+  if (decimals < 2) throw new RangeError(`a token with ${decimals} decimals cannot express cents`);
+  return BigInt(usdCents) * 10n ** BigInt(decimals - 2);
+}
+
+export function createFillPackService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  chain: ChainService;
+  log: Logger;
+  /** Receives pack payments: the operator's address, the protocol treasury. */
+  payTo: Address;
+  fills: { enabled: boolean; freePerMonth: number; packs: readonly FillPack[]; packConfirmations: number };
+}): FillPackService {
+  const { db, clock, chain } = deps;
+  const usdc = (): CollateralToken => {
+    const token = chain.collateral().find((c) => c.symbol === 'USDC' && c.enabled);
+    if (!token) throw problem('FEATURE_DISABLED', 'fill packs are paid in USDC, which this service does not have configured', { extensions: { reason: 'FILL_PACKS_UNAVAILABLE' } });
+    return token;
+  };
+
+  const offerOf = (pack: FillPack, token: CollateralToken): FillPackOffer => {
+    const amount = centsToBaseUnits(pack.usdCents, token.decimals);
+    return {
+      fills: pack.fills,
+      usdCents: pack.usdCents,
+      payment: { chainId: chain.chainId, symbol: 'USDC', token: token.token, decimals: token.decimals, amount: amount.toString(), payTo: deps.payTo },
+      transaction: { chainId: chain.chainId, to: token.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [deps.payTo, amount] }), value: '0' },
+    };
+  };
+
+  return {
+    offers() {
+      const token = usdc();
+      return { enabled: deps.fills.enabled, confirmations: deps.fills.packConfirmations, packs: deps.fills.packs.map((p) => offerOf(p, token)) };
+    },
+
+    async purchase(principal, input) {
+      const agent = await requireAgent(db, principal);
+      if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'a fill pack is paid from the wallet bound to your agent: bind one (POST /agents/me/bind-wallet)');
+      if (!deps.fills.enabled) throw problem('FEATURE_DISABLED', 'fills are not counted on this service (FILLS_ENABLED is false): there is nothing to buy', { extensions: { reason: 'FILLS_DISABLED' } });
+      const pack = deps.fills.packs.find((p) => p.fills === input.fills);
+      if (!pack) throw problem('FILL_PACK_NOT_FOUND', `no pack of ${input.fills} fills is offered; offered: ${deps.fills.packs.map((p) => p.fills).join(', ')} (GET /orderbook/fill-packs)`);
+      const offer = offerOf(pack, usdc());
+      const wallet = agent.wallet_address.toLowerCase();
+      const txHash = input.txHash.toLowerCase() as Hex;
+
+      const receipt = await chain.guard(() => chain.client.getTransactionReceipt({ hash: txHash }).catch(() => null));
+      if (!receipt) {
+        const pending = await chain.guard(() => chain.client.getTransaction({ hash: txHash }).catch(() => null));
+        if (pending) throw problem('PAYMENT_TX_PENDING', `transaction ${txHash} is not mined yet; retry when it is`, { headers: { 'Retry-After': '2' } });
+        throw problem('PAYMENT_TX_NOT_FOUND', `the chain node does not know transaction ${txHash} on chain ${chain.chainId}`);
+      }
+      if (receipt.status !== 'success') throw problem('PAYMENT_TX_REVERTED', `transaction ${txHash} reverted; nothing was paid`);
+      const head = await chain.head();
+      const confirmations = Number(head.blockNumber - receipt.blockNumber + 1n);
+      if (confirmations < deps.fills.packConfirmations) {
+        throw problem('PAYMENT_TX_PENDING', `transaction ${txHash} has ${confirmations} of the ${deps.fills.packConfirmations} confirmations a pack payment needs; retry shortly`, {
+          headers: { 'Retry-After': '2' },
+          extensions: { confirmations, required: deps.fills.packConfirmations },
+        });
+      }
+
+      const amount = BigInt(offer.payment.amount);
+      const payments = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' }).filter(
+        (l) =>
+          l.address.toLowerCase() === offer.payment.token.toLowerCase() &&
+          l.args.from.toLowerCase() === wallet &&
+          l.args.to.toLowerCase() === deps.payTo.toLowerCase() &&
+          l.args.value === amount,
+      );
+      if (payments.length === 0) {
+        throw problem(
+          'PAYMENT_TX_MISMATCH',
+          `transaction ${txHash} has no transfer of ${amount} ${offer.payment.symbol} base units (token ${offer.payment.token}) from your wallet ${wallet} to ${deps.payTo}: the price of the ${pack.fills}-fill pack`,
+        );
+      }
+
+      const now = clock.now();
+      const purchase = await db.transaction().execute(async (trx) => {
+        // One pack per transfer log: the first of this transaction's matching logs not claimed yet.
+        for (const l of payments) {
+          const row = await trx
+            .insertInto('fill_pack_purchases')
+            .values({
+              id: randomUUID(),
+              agent_id: agent.id,
+              chain_id: chain.chainId,
+              tx_hash: txHash,
+              log_index: l.logIndex,
+              block_number: receipt.blockNumber,
+              payer: wallet,
+              token: offer.payment.token.toLowerCase(),
+              amount,
+              fills: pack.fills,
+              usd_cents: pack.usdCents,
+              created_at: now,
+            })
+            .onConflict((oc) => oc.columns(['chain_id', 'tx_hash', 'log_index']).doNothing())
+            .returningAll()
+            .executeTakeFirst();
+          if (!row) continue;
+          await trx.updateTable('agents').set({ paid_fills_remaining: sql`paid_fills_remaining + ${pack.fills}` }).where('id', '=', agent.id).execute();
+          return row;
+        }
+        return null;
+      });
+      if (!purchase) throw problem('PAYMENT_ALREADY_CLAIMED', `every matching transfer of transaction ${txHash} has already paid for a pack`);
+      deps.log.info({ agentId: agent.id, fills: pack.fills, txHash, logIndex: purchase.log_index }, 'fill pack purchased');
+
+      const paid = await db.selectFrom('agents').select('paid_fills_remaining').where('id', '=', agent.id).executeTakeFirstOrThrow();
+      return {
+        purchase: {
+          id: purchase.id,
+          fills: purchase.fills,
+          usdCents: purchase.usd_cents,
+          chainId: purchase.chain_id,
+          txHash: purchase.tx_hash,
+          logIndex: purchase.log_index,
+          payer: purchase.payer,
+          token: purchase.token,
+          amount: purchase.amount,
+          createdAt: purchase.created_at.toISOString(),
+        },
+        allowance: await readFillAllowance({ db, clock, fills: deps.fills }, agent.id, paid.paid_fills_remaining),
+      };
+    },
+  };
+}

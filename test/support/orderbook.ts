@@ -1,0 +1,32 @@
+// Test helpers for play-money order books: the create loop with pricingModel ORDERBOOK, run as an agent would.
+import { expect } from 'vitest';
+import { idemKey, type registerWallet } from './agents.ts';
+import type { TestServer } from './harness.ts';
+import { sendTx } from './markets.ts';
+
+const A = '/api/agent/v1';
+
+/** Propose, accept, prepare-deploy, send from the agent's wallet (it needs gas), commit-deploy; answers the market's address and ledger marketId. */
+export async function createOrderBookMarket(
+  server: TestServer,
+  agent: Awaited<ReturnType<typeof registerWallet>>,
+  question: string,
+  closeTime: Date,
+): Promise<{ address: string; marketId: bigint }> {
+  const post = (path: string, body?: unknown) => server.call('POST', `${A}${path}`, { key: agent.key, body, idempotencyKey: idemKey('obm') });
+  const terms = { question, category: 'TECH', pricingModel: 'ORDERBOOK', closeTime: closeTime.toISOString(), resolutionSource: 'https://example.org/resolution' };
+  const proposed = await post('/negotiate/propose', terms);
+  expect(proposed.status).toBe(201);
+  expect(proposed.body.negotiation.terms).toMatchObject({ pricingModel: 'ORDERBOOK', collateral: 'PLAY', liquidity: '0', outcomes: ['Yes', 'No'] });
+  const id = proposed.body.negotiation.id as string;
+  expect((await post(`/negotiate/${id}/accept`)).status).toBe(200);
+  const prepared = await post(`/negotiate/${id}/prepare-deploy`);
+  expect(prepared.status).toBe(200);
+  expect(prepared.body).toMatchObject({ approvalsMissing: [], transaction: { to: server.runtime.services.chain.lane().orderbookFactory } });
+  const receipt = await sendTx(server, agent.account, prepared.body.transaction);
+  const committed = await post(`/negotiate/${id}/commit-deploy`, { txHash: receipt.transactionHash });
+  expect(committed.status).toBe(200);
+  expect(committed.body.market.address.toLowerCase()).toBe(prepared.body.predictedMarketAddress.toLowerCase());
+  const row = await server.runtime.database.db.selectFrom('markets').select(['address', 'ledger_market_id']).where('address', '=', committed.body.market.address.toLowerCase()).executeTakeFirstOrThrow();
+  return { address: row.address, marketId: BigInt(row.ledger_market_id!) };
+}
