@@ -157,6 +157,8 @@ export interface DB {
   order_events: OrderEventsTable;
   order_event_cursors: OrderEventCursorsTable;
   fill_pack_purchases: FillPackPurchasesTable;
+  /** A view: LMSR trades and order-book fills, each with its cost and the prices after it (migration 0011). */
+  market_trade_events: MarketTradeEventsTable;
 }
 
 export interface AuthNoncesTable {
@@ -554,4 +556,18 @@ export interface FillPackPurchasesTable {
   fills: number;
   usd_cents: number;
   created_at: Timestamp;
+}
+
+/** The market_trade_events view (read only): one row per LMSR trade or order-book fill. */
+export interface MarketTradeEventsTable {
+  chain_id: number;
+  market: string;
+  at: Date;
+  /** Order within a market: (block, log index) of a trade, (fill id, 0) of a fill. */
+  o1: string;
+  o2: string;
+  /** numeric: collateral base units, fees excluded. */
+  cost: string;
+  /** 1e18-scaled prices after it, per outcome. */
+  prices: string[];
 }

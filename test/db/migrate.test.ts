@@ -34,6 +34,7 @@ const TABLES = [
   'mail_outbox',
   'market_comments',
   'market_positions',
+  'market_trade_events',
   'market_trades',
   'markets',
   'negotiations',

@@ -71,6 +71,8 @@ export const MATCH_KINDS = {
   TAKER_SELLS: 3,
 } as const;
 export type MatchKind = (typeof MATCH_KINDS)[keyof typeof MATCH_KINDS];
+/** The name of each match kind, indexed by its number. */
+export const MATCH_KIND_NAMES = ['TRANSFER', 'MINT', 'MERGE', 'TAKER_SELLS'] as const satisfies Record<MatchKind, keyof typeof MATCH_KINDS>;
 
 /**
  * One fill between two accounts on one binary market. `priceBps` is the maker's price of `side`

@@ -2,7 +2,7 @@
  * One binary market's limit order book and its matching engine (docs/orderbook.md "Matching engine").
  * Pure: no I/O, no clock. Checked against the deliberately plain `naive.ts` in engine.test.ts.
  */
-import { MATCH_KINDS, type Account } from '../ledger/types.ts';
+import { BPS, MATCH_KINDS, SHARE_VALUE, type Account, type MatchKind } from '../ledger/types.ts';
 import type { DepthLevel, EngineConfig, Fill, OrderAction, OrderInput, Outcome, RestingOrder, SubmitResult, TimeInForce } from './types.ts';
 
 /** A complete set (one share of each outcome) is worth 10_000 bps. */
@@ -17,6 +17,25 @@ const FEE_DIVISOR = 100n;
 export function axisOf(outcome: Outcome, action: OrderAction, priceBps: number): { bid: boolean; axisBps: number } {
   return { bid: (outcome === 0) === (action === 'buy'), axisBps: outcome === 0 ? priceBps : SET_BPS - priceBps };
 }
+
+/**
+ * The price of the taker's own outcome at execution, bps: the maker's price for TRANSFER and TAKER_SELLS (same
+ * outcome), its complement 10_000 − maker price for MINT and MERGE (the other outcome).
+ */
+export function takerPriceOf(kind: MatchKind, makerPriceBps: number): number {
+  return kind === MATCH_KINDS.TRANSFER || kind === MATCH_KINDS.TAKER_SELLS ? makerPriceBps : SET_BPS - makerPriceBps;
+}
+
+/**
+ * What the taker paid (a buy) or received (a sell) for a fill's shares, fees excluded, in collateral base
+ * units: shares × taker price × 100. The market reads' trade cost and volume (migration 0011 repeats it in SQL).
+ */
+export function fillCostOf(kind: MatchKind, makerPriceBps: number, shares: bigint): bigint {
+  return shares * BigInt(takerPriceOf(kind, makerPriceBps)) * (SHARE_VALUE / BPS);
+}
+
+/** The outcome-0 price a fill traded at, bps: the maker's price of its own outcome put on the outcome-0 axis. */
+export const outcome0PriceOf = (makerOutcome: Outcome, makerPriceBps: number): number => (makerOutcome === 0 ? makerPriceBps : SET_BPS - makerPriceBps);
 
 /**
  * The taker fee of one fill, in collateral base units: ceil(shares × takerPriceBps × 100 × takerFeeBps / 10_000),
@@ -219,7 +238,7 @@ export class OrderBook {
         maker.remaining -= q;
         level.shares -= q;
         const kind = maker.outcome === outcome ? (takerBuys ? MATCH_KINDS.TRANSFER : MATCH_KINDS.TAKER_SELLS) : takerBuys ? MATCH_KINDS.MINT : MATCH_KINDS.MERGE;
-        const takerPrice = kind === MATCH_KINDS.TRANSFER || kind === MATCH_KINDS.TAKER_SELLS ? maker.priceBps : SET_BPS - maker.priceBps;
+        const takerPrice = takerPriceOf(kind, maker.priceBps);
         const factor = this.feeFactor[takerPrice / this.tick]!;
         fills.push({
           makerOrderId: maker.id,

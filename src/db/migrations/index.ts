@@ -11,6 +11,7 @@ import { m0007_markets } from './0007_markets.ts';
 import { m0008_ledger } from './0008_ledger.ts';
 import { m0009_orderbook } from './0009_orderbook.ts';
 import { m0010_fill_packs } from './0010_fill_packs.ts';
+import { m0011_orderbook_reads } from './0011_orderbook_reads.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0008_ledger': m0008_ledger,
   '0009_orderbook': m0009_orderbook,
   '0010_fill_packs': m0010_fill_packs,
+  '0011_orderbook_reads': m0011_orderbook_reads,
 };

@@ -153,9 +153,9 @@ export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<
         .leftJoin(
           (eb) =>
             eb
-              .selectFrom('market_trades')
+              .selectFrom('market_trade_events')
               .select(['chain_id', 'market', sql<string>`sum(cost)`.as('volume')])
-              .where(sql<boolean>`block_time > ${new Date(req.now.getTime() - DAY_MS).toISOString()}::timestamptz`)
+              .where(sql<boolean>`at > ${new Date(req.now.getTime() - DAY_MS).toISOString()}::timestamptz`)
               .groupBy(['chain_id', 'market'])
               .as('v'),
           (join) => join.onRef('v.chain_id', '=', 'm.chain_id').onRef('v.market', '=', 'm.address'),
@@ -174,16 +174,16 @@ export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<
   };
 }
 
-/** Σ cost of each market's trades in the 24 hours before `now`, in one grouped query; keyed by marketKey(). */
+/** Σ cost of each market's trades (LMSR trades and order-book fills) in the 24 hours before `now`, in one grouped query; keyed by marketKey(). */
 export async function volume24hOf(db: Kysely<DB>, rows: readonly Pick<MarketRow, 'chain_id' | 'address'>[], now: Date): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (rows.length === 0) return out;
   const found = await db
-    .selectFrom('market_trades')
+    .selectFrom('market_trade_events')
     .select(['chain_id', 'market', sql<string>`sum(cost)::text`.as('volume')])
     .where('chain_id', 'in', [...new Set(rows.map((r) => r.chain_id))])
     .where('market', 'in', [...new Set(rows.map((r) => r.address))])
-    .where(sql<boolean>`block_time > ${new Date(now.getTime() - DAY_MS).toISOString()}::timestamptz`)
+    .where(sql<boolean>`at > ${new Date(now.getTime() - DAY_MS).toISOString()}::timestamptz`)
     .groupBy(['chain_id', 'market'])
     .execute();
   for (const r of found) out.set(marketKey(r.chain_id, r.market), r.volume);

@@ -40,43 +40,38 @@ const toPrices = (wads: readonly string[]): string[] => wads.map((w) => wadToDec
 export async function marketChart(db: Kysely<DB>, m: MarketRow, p: { window: ChartWindow; now: Date }): Promise<MarketChartT> {
   const created = m.created_at;
   const start = p.window === 'ALL' ? created : new Date(Math.max(created.getTime(), p.now.getTime() - WINDOW_MS[p.window]));
-  const trades = db.selectFrom('market_trades').where('chain_id', '=', m.chain_id).where('market', '=', m.address);
+  // LMSR trades and order-book fills alike (the market_trade_events view, ordered by o1, o2).
+  const trades = db.selectFrom('market_trade_events').where('chain_id', '=', m.chain_id).where('market', '=', m.address);
 
   let opening = initialPrices(m.outcome_count);
   if (start.getTime() > created.getTime()) {
-    const before = await trades
-      .select('prices_after')
-      .where('block_time', '<', start)
-      .orderBy('block_number', 'desc')
-      .orderBy('log_index', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (before) opening = before.prices_after;
+    const before = await trades.select('prices').where('at', '<', start).orderBy('o1', 'desc').orderBy('o2', 'desc').limit(1).executeTakeFirst();
+    if (before) opening = before.prices;
   }
 
-  const { n } = await trades.select(sql<string>`count(*)`.as('n')).where('block_time', '>=', start).executeTakeFirstOrThrow();
-  let rows: { block_time: Date; prices_after: string[] }[];
+  const { n } = await trades.select(sql<string>`count(*)`.as('n')).where('at', '>=', start).executeTakeFirstOrThrow();
+  let rows: { at: Date; prices: string[] }[];
   if (toCount(n) <= CHART_TRADE_BUCKETS) {
-    rows = await trades.select(['block_time', 'prices_after']).where('block_time', '>=', start).orderBy('block_number').orderBy('log_index').execute();
+    rows = await trades.select(['at', 'prices']).where('at', '>=', start).orderBy('o1').orderBy('o2').execute();
   } else {
     const spanSeconds = Math.max(1, (p.now.getTime() - start.getTime()) / 1000);
     const from = start.toISOString();
-    const bucketed = await sql<{ block_time: Date; prices_after: string[] }>`
-      SELECT DISTINCT ON (bucket) bucket, block_time, prices_after FROM (
-        SELECT block_time, prices_after, block_number, log_index,
-          least(floor(extract(epoch FROM (block_time - ${from}::timestamptz)) * ${CHART_TRADE_BUCKETS} / ${spanSeconds}::numeric), ${CHART_TRADE_BUCKETS - 1}) AS bucket
-        FROM market_trades
-        WHERE chain_id = ${m.chain_id} AND market = ${m.address} AND block_time >= ${from}::timestamptz
+    const bucketed = await sql<{ at: Date; prices: string[] }>`
+      SELECT DISTINCT ON (bucket) bucket, at, prices FROM (
+        SELECT at, prices, o1, o2,
+          least(floor(extract(epoch FROM (at - ${from}::timestamptz)) * ${CHART_TRADE_BUCKETS} / ${spanSeconds}::numeric), ${CHART_TRADE_BUCKETS - 1}) AS bucket
+        FROM market_trade_events
+        WHERE chain_id = ${m.chain_id} AND market = ${m.address} AND at >= ${from}::timestamptz
       ) t
-      ORDER BY bucket, block_number DESC, log_index DESC`.execute(db);
-    rows = bucketed.rows.map((r) => ({ block_time: new Date(r.block_time), prices_after: r.prices_after }));
+      ORDER BY bucket, o1 DESC, o2 DESC`.execute(db);
+    rows = bucketed.rows.map((r) => ({ at: new Date(r.at), prices: r.prices }));
   }
 
   return {
     market: getAddress(m.address),
     chainId: m.chain_id,
     window: p.window,
-    points: [{ t: start.toISOString(), prices: toPrices(opening) }, ...rows.map((r) => ({ t: r.block_time.toISOString(), prices: toPrices(r.prices_after) }))],
+    points: [{ t: start.toISOString(), prices: toPrices(opening) }, ...rows.map((r) => ({ t: r.at.toISOString(), prices: toPrices(r.prices) }))],
     latest: { t: (m.last_trade_at ?? created).toISOString(), prices: toPrices(m.prices) },
   };
 }
@@ -93,6 +88,7 @@ export async function marketTrades(db: Kysely<DB>, m: MarketRow, p: { limit: num
     .limit(p.limit)
     .execute();
   return rows.map((t) => ({
+    kind: 'lmsr' as const,
     txHash: t.tx_hash,
     logIndex: t.log_index,
     blockNumber: t.block_number,

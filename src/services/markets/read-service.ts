@@ -1,5 +1,6 @@
 // The market reads bound to their database and chain, as handlers reach them (ctx.services.marketReads);
-// each method is one plain function of listing.ts or market-reads.ts.
+// each method is one plain function of listing.ts or market-reads.ts (order-book markets' trades and holders:
+// services/orderbook/reads.ts).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChainService } from '../chain/chain-service.ts';
@@ -10,6 +11,8 @@ import { readCreatorFunds, type CreatorFunds } from './creator-funds.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { Principal } from '../../api/catalog/types.ts';
+import type { MarketTradeT, OrderbookTradeT } from '../../api/catalog/markets/read-shapes.ts';
+import { orderBookHolders, orderBookTrades } from '../orderbook/reads.ts';
 
 export interface MarketReadService {
   list(req: ListingRequest): ReturnType<typeof listMarkets>;
@@ -19,7 +22,7 @@ export interface MarketReadService {
   find(p: { address: string; chainId?: number }): Promise<MarketRow>;
   volume24h(rows: readonly MarketRow[], now: Date): Promise<Map<string, string>>;
   chart(m: MarketRow, p: { window: ChartWindow; now: Date }): ReturnType<typeof marketChart>;
-  trades(m: MarketRow, p: { limit: number }): ReturnType<typeof marketTrades>;
+  trades(m: MarketRow, p: { limit: number }): Promise<(MarketTradeT | OrderbookTradeT)[]>;
   holders(m: MarketRow): ReturnType<typeof marketHolders>;
   related(m: MarketRow, p: { limit: number }): Promise<MarketRow[]>;
   comments(m: MarketRow, p: { limit: number; cursor?: string }): ReturnType<typeof marketComments>;
@@ -38,8 +41,8 @@ export function createMarketReadService(deps: { db: Kysely<DB>; chain: ChainServ
     find: (p) => findMarket(db, p),
     volume24h: (rows, now) => volume24hOf(db, rows, now),
     chart: (m, p) => marketChart(db, m, p),
-    trades: (m, p) => marketTrades(db, m, p),
-    holders: (m) => marketHolders(db, m),
+    trades: (m, p) => (m.pricing_model === 'ORDERBOOK' ? orderBookTrades(db, m, p) : marketTrades(db, m, p)),
+    holders: (m) => (m.pricing_model === 'ORDERBOOK' ? orderBookHolders(db, m) : marketHolders(db, m)),
     related: (m, p) => relatedMarkets(db, m, p),
     comments: (m, p) => marketComments(db, m, p),
     depth: (m, p) => marketDepth({ client: chain.client, guard: chain.guard }, m, p),

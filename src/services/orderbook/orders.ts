@@ -20,6 +20,7 @@ import type { Fill, OrderAction, Outcome, RestingOrder, SubmitResult, TimeInForc
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../api/catalog/types.ts';
 import { appendEvent } from '../events/outbox.ts';
+import { applyFillsToMarket } from './market-stats.ts';
 import type { EventBus } from '../events/bus.ts';
 import { requireAgent } from '../identity/agents.ts';
 import type { LedgerService } from '../ledger/ledger.ts';
@@ -352,6 +353,7 @@ export function createOrderBookService(deps: {
             const matches = result.fills.map((f) => ({ type: 'match' as const, match: { maker: f.maker, taker: f.taker, marketId: market.marketId, side: f.side, kind: f.kind, shares: f.shares, priceBps: f.priceBps, fee: f.takerFee } }));
             const { seqs } = matches.length > 0 ? await ledger.submit(matches, { trx }) : { seqs: [] };
             for (const [i, fill] of result.fills.entries()) await recordFill(trx, market, fill, seqs[i]!, agentId);
+            await applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, result.fills, clock.now());
             const filled = result.fills.reduce((n, f) => n + f.shares, 0n);
             const remaining = result.resting?.remaining ?? 0n;
             await trx

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ChainIdQuery } from '../schemas.ts';
 import { defineCapability } from '../types.ts';
-import { MarketPathParams, MarketTrade } from './read-shapes.ts';
+import { AnyMarketTrade, MarketPathParams } from './read-shapes.ts';
 import { marketFor } from './read-context.ts';
 
 export const getMarketTrades = defineCapability({
@@ -11,7 +11,7 @@ export const getMarketTrades = defineCapability({
   path: '/discover/markets/:address/trades',
   category: 'markets',
   summary: 'Market trades',
-  description: 'The market\'s most recent trades, newest first (block, then log order). outcome is the 0-based trade side; cost excludes fees; amounts are collateral base units.',
+  description: 'The market\'s most recent trades, newest first: kind lmsr (block, then log order) or, on an ORDERBOOK market, kind orderbook — its fills, told from the taker\'s side (fill order), final once their ledger batch is committed on chain. outcome is the 0-based trade side; cost excludes fees; amounts and shares are collateral base units.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -24,7 +24,7 @@ export const getMarketTrades = defineCapability({
       limit: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1).max(100).default(20),
     }),
   },
-  output: z.object({ trades: z.array(MarketTrade) }),
+  output: z.object({ trades: z.array(AnyMarketTrade) }),
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND'],
   handler: async (ctx, { params, query }) => {
     const row = await marketFor(ctx, params.address, query.chainId);

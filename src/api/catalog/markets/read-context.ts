@@ -5,13 +5,16 @@ import { marketKey } from '../../../services/markets/listing.ts';
 import { toMarketRecord, type MarketRow } from '../../../services/markets/records.ts';
 import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { HandlerContext } from '../types.ts';
+import { COLLATERAL_DECIMALS } from '../../../core/ledger/types.ts';
+import { PLAY_MONEY } from '../../../services/orderbook/markets.ts';
 import type { MarketRecordT } from './shapes.ts';
 
 const ADDRESS = /^0x[a-fA-F0-9]{40}$/;
 
 /** MarketRecords of `rows` as of now, with each market's 24-hour volume when known. */
 export function toRecords(ctx: HandlerContext, rows: readonly MarketRow[], volume24h: ReadonlyMap<string, string> = new Map()): MarketRecordT[] {
-  const decimals = new Map(ctx.services.chain.collateral().map((c) => [c.token.toLowerCase(), c.decimals]));
+  // Order-book markets' collateral is the ledger's play money (no token, 6 decimals).
+  const decimals = new Map<string, number>([[PLAY_MONEY.token, COLLATERAL_DECIMALS], ...ctx.services.chain.collateral().map((c) => [c.token.toLowerCase(), c.decimals] as const)]);
   const now = ctx.clock.now();
   return rows.map((row) =>
     toMarketRecord(row, { now, decimalsOf: (token) => decimals.get(token.toLowerCase()) ?? 18, volume24h: volume24h.get(marketKey(row.chain_id, row.address)) ?? '0' }),

@@ -47,6 +47,7 @@ export const MarketChart = z.object({
 export type MarketChartT = z.output<typeof MarketChart>;
 
 export const MarketTrade = z.object({
+  kind: z.literal('lmsr'),
   txHash: TxHash,
   logIndex: z.number().int().nonnegative(),
   blockNumber: z.string().regex(/^[0-9]+$/),
@@ -62,6 +63,29 @@ export const MarketTrade = z.object({
   pricesAfter: z.array(PriceString),
 });
 export type MarketTradeT = z.output<typeof MarketTrade>;
+
+/** A fill of an ORDERBOOK market, told from the taker's side like an LMSR trade (docs/orderbook.md "Market reads"). */
+export const OrderbookTrade = z.object({
+  kind: z.literal('orderbook'),
+  fillId: z.string().regex(/^[0-9]+$/),
+  timestamp: IsoTimestamp,
+  taker: EvmAddress.describe('the arriving order\'s wallet'),
+  maker: EvmAddress.describe('the resting order\'s wallet'),
+  outcome: z.number().int().min(0).max(1).describe("the taker's outcome, 0-based"),
+  side: z.enum(['buy', 'sell']).describe("the taker's action"),
+  match: z.enum(['TRANSFER', 'MINT', 'MERGE', 'TAKER_SELLS']).describe('how the fill settled in the ledger'),
+  price: PriceString.describe("the taker's outcome price at execution"),
+  shares: WeiString.describe('collateral base units of shares, as everywhere in market reads (1 whole share = 1000000)'),
+  cost: WeiString.describe('what the taker paid (buy) or received (sell) for the shares, fees excluded, play-money base units'),
+  takerFee: WeiString,
+  pricesAfter: z.array(PriceString).describe('outcome 0 at the fill price, outcome 1 its complement'),
+  ledgerSeq: z.string().regex(/^[0-9]+$/),
+  final: z.boolean().describe('true once the ledger batch holding the fill is committed on chain'),
+  batchNonce: z.string().regex(/^[0-9]+$/).nullable(),
+});
+export type OrderbookTradeT = z.output<typeof OrderbookTrade>;
+
+export const AnyMarketTrade = z.discriminatedUnion('kind', [MarketTrade, OrderbookTrade]);
 
 export const MarketHolders = z.object({
   market: EvmAddress,

@@ -1,0 +1,53 @@
+/**
+ * The market row of an ORDERBOOK market kept in step with its fills (docs/orderbook.md "Market reads"), so the
+ * MarketRecord every read returns means the same as for an LMSR market: `prices` are the last fill's
+ * (outcome 0 at the fill's price on the outcome-0 axis, outcome 1 its complement, 1e18-scaled), `outstanding`
+ * the shares in existence per outcome in collateral base units (a MINT adds a complete set, a MERGE removes
+ * one), `volume` Σ fill cost, `trade_count` the fills, `last_trade_at` the last fill's time. Runs inside the
+ * transaction that records the fills; placements on one market run one at a time.
+ */
+import type { Transaction } from 'kysely';
+import { sql } from 'kysely';
+import { fillCostOf, outcome0PriceOf } from '../../core/orderbook/engine.ts';
+import type { Fill } from '../../core/orderbook/types.ts';
+import { BPS, MATCH_KINDS, SHARE_VALUE } from '../../core/ledger/types.ts';
+import { WAD } from '../../core/markets/price.ts';
+import type { DB } from '../../db/schema.ts';
+
+/** 1e18-scaled prices of both outcomes when outcome 0 trades at `bps`. */
+export const orderBookPrices = (outcome0Bps: number): [string, string] => [
+  ((WAD * BigInt(outcome0Bps)) / BPS).toString(),
+  ((WAD * (BPS - BigInt(outcome0Bps))) / BPS).toString(),
+];
+
+export async function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Promise<void> {
+  if (fills.length === 0) return;
+  const row = await trx
+    .selectFrom('markets')
+    .select(['outstanding'])
+    .where('chain_id', '=', market.chainId)
+    .where('address', '=', market.address)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  let sets = BigInt(row.outstanding[0] ?? '0');
+  let volume = 0n;
+  for (const f of fills) {
+    if (f.kind === MATCH_KINDS.MINT) sets += f.shares * SHARE_VALUE;
+    if (f.kind === MATCH_KINDS.MERGE) sets -= f.shares * SHARE_VALUE;
+    volume += fillCostOf(f.kind, f.priceBps, f.shares);
+  }
+  const last = fills[fills.length - 1]!;
+  await trx
+    .updateTable('markets')
+    .set({
+      prices: JSON.stringify(orderBookPrices(outcome0PriceOf(last.side, last.priceBps))),
+      outstanding: JSON.stringify([sets.toString(), sets.toString()]),
+      volume: sql`volume + ${volume.toString()}::numeric`,
+      trade_count: sql`trade_count + ${fills.length}`,
+      last_trade_at: at,
+      updated_at: at,
+    })
+    .where('chain_id', '=', market.chainId)
+    .where('address', '=', market.address)
+    .execute();
+}
