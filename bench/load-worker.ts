@@ -1,5 +1,6 @@
 // The load generator's process (forked by load.ts, so the client never competes with the server for its
-// event loop): a closed loop of N keep-alive connections, each sending its next GET when the last answer ended.
+// event loop): a closed loop of N keep-alive connections, each sending its next request (a GET, or the next
+// POST of a script) when the last answer ended.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load.ts';
@@ -10,12 +11,24 @@ interface Answer {
   body: string | null;
 }
 
-/** One GET; the body is read to the end (and kept only when `keepBody`, for a sample of a failure). */
-function get(agent: http.Agent, job: LoadJob, token: string | undefined, keepBody: boolean): Promise<Answer> {
+interface Outgoing {
+  token: string | undefined;
+  /** JSON text of a POST. */
+  body: string | undefined;
+  idempotencyKey: string | undefined;
+}
+
+/** One request; the answer's body is read to the end (and kept only when `keepBody`, for a sample of a failure). */
+function send(agent: http.Agent, job: LoadJob, out: Outgoing, keepBody: boolean): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    const req = http.request({ agent, host: job.host, port: job.port, path: job.path, method: 'GET', headers }, (res) => {
+    if (out.token !== undefined) headers.authorization = `Bearer ${out.token}`;
+    if (out.idempotencyKey !== undefined) headers['idempotency-key'] = out.idempotencyKey;
+    if (out.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(out.body));
+    }
+    const req = http.request({ agent, host: job.host, port: job.port, path: job.path, method: job.method ?? 'GET', headers }, (res) => {
       let bytes = 0;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
@@ -26,7 +39,7 @@ function get(agent: http.Agent, job: LoadJob, token: string | undefined, keepBod
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
+    req.end(out.body);
   });
 }
 
@@ -45,19 +58,25 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   let errors = 0;
   let sample: string | undefined;
   let next = 0;
+  const okStatus = job.okStatus ?? 200;
+  const outgoing = (n: number): Outgoing => {
+    const scripted = job.script === undefined || job.script.length === 0 ? undefined : job.script[n % job.script.length]!;
+    const token = scripted ? scripted.token : job.tokens.length === 0 ? undefined : job.tokens[n % job.tokens.length];
+    return { token, body: scripted?.body, idempotencyKey: job.idempotencyPrefix === undefined ? undefined : `${job.idempotencyPrefix}-${n}` };
+  };
 
   const connection = async (): Promise<void> => {
     for (;;) {
       const t0 = performance.now();
       if (t0 >= end) return;
-      const token = job.tokens.length === 0 ? undefined : job.tokens[next++ % job.tokens.length];
+      const out = outgoing(next++);
       try {
-        const answer = await get(agent, job, token, sample === undefined);
+        const answer = await send(agent, job, out, sample === undefined);
         const t1 = performance.now();
         // Only answers that both started and ended inside the window count.
         if (t0 < measureFrom || t1 > end) continue;
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        if (answer.status === 200) {
+        if (answer.status === okStatus) {
           ok++;
           bytes += answer.bytes;
           latencies.push(t1 - t0);
@@ -79,6 +98,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   return {
     ok,
     rps: ok / (job.durationMs / 1000),
+    sent: next,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     statuses,

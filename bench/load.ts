@@ -3,25 +3,41 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+/** One request of a scripted POST stream: its JSON body and the Bearer token that sends it. */
+export interface ScriptedRequest {
+  body: string;
+  token?: string;
+}
+
 export interface LoadJob {
   host: string;
   port: number;
   /** Path and query string. */
   path: string;
-  /** Bearer tokens used in turn, one per request; empty: no Authorization header. */
+  /** Bearer tokens used in turn, one per request; empty: no Authorization header. Not used with `script`. */
   tokens: readonly string[];
   connections: number;
   /** Requests before the window are sent but not counted. */
   warmupMs: number;
   durationMs: number;
+  /** GET (the default) or POST. */
+  method?: 'GET' | 'POST';
+  /** POST: the bodies and tokens sent in turn across all connections, starting over after the last. */
+  script?: readonly ScriptedRequest[];
+  /** Each request carries `Idempotency-Key: <prefix>-<n>`, n counting every request of the job. */
+  idempotencyPrefix?: string;
+  /** The status that counts as success (default 200). */
+  okStatus?: number;
 }
 
 export interface LoadResult {
-  /** 200 answers that started and ended inside the measured window. */
+  /** Successful answers (okStatus, default 200) that started and ended inside the measured window. */
   ok: number;
   /** ok per second of the window. */
   rps: number;
-  /** Latency percentiles of the 200 answers, milliseconds (NaN without any). */
+  /** Requests sent, warm-up and the window's unfinished tail included (a script starts over after this many of its entries). */
+  sent: number;
+  /** Latency percentiles of the successful answers, milliseconds (NaN without any). */
   p50Ms: number;
   p99Ms: number;
   /** Answers in the window by HTTP status. */

@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { toCount } from '../src/db/index.ts';
-import { createLogger } from '../src/runtime/logger.ts';
+import { createLogger, type Logger } from '../src/runtime/logger.ts';
 import { createRuntime, type Runtime } from '../src/runtime/runtime.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult } from './load.ts';
@@ -62,6 +62,42 @@ async function createBenchDatabase(adminUrl: string): Promise<{ url: string; dro
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * A runtime for a bench: embedded anvil, PGlite in memory or a fresh PostgreSQL database when DATABASE_URL is
+ * set, no demo seed, on 127.0.0.1 and a free port (not listening yet); logs silent unless a `logger` is given.
+ * `env` adds or overrides configuration; the teardown steps (runtime, database, data folder) go onto
+ * `cleanups`, run in reverse.
+ */
+export async function startBenchRuntime(opts: { env?: Record<string, string>; log: (line: string) => void; logger?: Logger }, cleanups: (() => Promise<void>)[]): Promise<Runtime> {
+  const { log } = opts;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const adminUrl = process.env.DATABASE_URL;
+  let databaseUrl: string | undefined;
+  if (adminUrl !== undefined && adminUrl !== '') {
+    const created = await createBenchDatabase(adminUrl);
+    cleanups.push(created.drop);
+    databaseUrl = created.url;
+  }
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ANVIL_PORT: '0',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO_MARKETS: 'false',
+    ...opts.env,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  if (config.database.kind === 'pglite') config.database = { kind: 'pglite', dir: 'memory://' };
+
+  const t0 = performance.now();
+  const runtime = await createRuntime(config, { log: opts.logger ?? createLogger('silent'), progress: (line) => log(`bench: ${line}`) });
+  cleanups.push(() => runtime.close());
+  log(`bench: runtime up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return runtime;
 }
 
 async function insertRows(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
@@ -122,30 +158,7 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
   cleanups.push(async () => void process.removeListener('SIGINT', onSigint));
 
   try {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const adminUrl = process.env.DATABASE_URL;
-    let databaseUrl: string | undefined;
-    if (adminUrl !== undefined && adminUrl !== '') {
-      const created = await createBenchDatabase(adminUrl);
-      cleanups.push(created.drop);
-      databaseUrl = created.url;
-    }
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ANVIL_PORT: '0',
-      LOG_LEVEL: 'silent',
-      SEED_DEMO_MARKETS: 'false',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    });
-    if (config.database.kind === 'pglite') config.database = { kind: 'pglite', dir: 'memory://' };
-
-    const t0 = performance.now();
-    const runtime = await createRuntime(config, { log: createLogger('silent'), progress: (line) => log(`bench: ${line}`) });
-    cleanups.push(() => runtime.close());
-    log(`bench: runtime up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const runtime = await startBenchRuntime({ log }, cleanups);
 
     const setup = await insertRows(runtime, opts.markets, log);
 

@@ -7,10 +7,16 @@
  * BENCH_MERKLE_MAX caps its leaf count (default 1000000; OpenZeppelin takes minutes at 10^6).
  * Then order-book matching throughput next to hft-limit-order-book on one seeded stream (bench/orderbook.ts);
  * BENCH_ORDERBOOK_OPS sets the stream length (default 100000).
+ * Then end-to-end POST /orderbook/place-order over HTTP with persistence next to a bare-Fastify POST anchor
+ * (bench/orderbook-http.ts): one market, then BENCH_PLACE_MARKETS markets (default 4); BENCH_PLACE_SECONDS
+ * (default BENCH_SECONDS), BENCH_PLACE_AGENTS (wallet agents, even, default 64); BENCH_CONNECTIONS and
+ * BENCH_KEYS as above. Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
+ * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
  */
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
+import { benchOrderBookHttp, formatOrderBookHttpReport, orderBookHttpOptionsFromEnv } from './orderbook-http.ts';
 
 function intFromEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -48,6 +54,7 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const merkleMax = merkleMaxFromEnv();
   const orderBookOps = orderBookOpsFromEnv();
+  const placeOptions = orderBookHttpOptionsFromEnv(log);
   const report = await benchMarketsListing({
     seconds: intFromEnv('BENCH_SECONDS', 5, 1, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
@@ -69,6 +76,10 @@ async function main(): Promise<void> {
   const orderbook = await benchOrderBook({ ops: orderBookOps, log });
   log('');
   log(formatOrderBookReport(orderbook));
+  log('');
+  const placement = await benchOrderBookHttp(placeOptions);
+  log('');
+  log(formatOrderBookHttpReport(placement));
 }
 
 main().then(

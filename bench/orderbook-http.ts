@@ -1,0 +1,459 @@
+/**
+ * End-to-end order placement: POST /api/agent/v1/orderbook/place-order over HTTP on a real runtime (embedded
+ * anvil; PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is set), each order persisted with
+ * its fills, ledger matches, order events and outbox rows, next to an anchor: a bare Fastify POST route on the
+ * same process that parses the same JSON body and answers one real place-order body verbatim. Prints, asserts
+ * nothing. Run alone with `npx tsx bench/orderbook-http.ts`; knobs in bench/run.ts.
+ */
+import { cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import { createWalletClient, http, keccak256, toHex } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Principal } from '../src/api/catalog/types.ts';
+import { anvilDevAccounts } from '../src/chain/anvil.ts';
+import { chainDefinition } from '../src/chain/clients.ts';
+import { walletProofText } from '../src/core/auth-templates.ts';
+import type { MarketTerms } from '../src/core/markets/terms.ts';
+import { toCount } from '../src/db/index.ts';
+import { createLogger } from '../src/runtime/logger.ts';
+import type { Runtime } from '../src/runtime/runtime.ts';
+import { ENGINE_CONFIG } from '../src/services/orderbook/orders.ts';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
+import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
+import { startBenchRuntime } from './markets-listing.ts';
+import { prng } from './prng.ts';
+
+export interface PlaceBenchOptions {
+  /** Measured seconds per scenario (after a 1 s warm-up). */
+  seconds: number;
+  connections: number;
+  /** Trading agents (wallet registrations); bids come from the even ones, asks from the odd ones. */
+  agents: number;
+  /** Execute-tier API keys spread over the agents, so the per-key write budget does not throttle the run. */
+  keys: number;
+  /** Markets of the spread scenario (the first scenario uses one more, alone). */
+  markets: number;
+  log: (line: string) => void;
+}
+
+export interface PlaceScenario extends LoadResult {
+  name: string;
+  /** What the database holds for the scenario's markets afterwards, warm-up included. */
+  orders: number;
+  fills: Record<string, number>;
+  orderStatuses: Record<string, number>;
+  /** The seeded stream was shorter than what was sent and started over. */
+  wrapped: boolean;
+}
+
+export interface PlaceBenchReport {
+  setup: string[];
+  anchor: PlaceScenario;
+  scenarios: PlaceScenario[];
+  notes: string[];
+}
+
+export interface PlaceOrderBody {
+  market: string;
+  outcome: 0 | 1;
+  action: 'buy' | 'sell';
+  priceBps: number;
+  shares: string;
+  tif: 'GTC' | 'IOC';
+  postOnly: boolean;
+}
+
+const PATH = '/api/agent/v1/orderbook/place-order';
+const WARMUP_MS = 1_000;
+const TICKS = 10_000 / ENGINE_CONFIG.tickBps;
+/** Play money of every agent (LEDGER_SIGNUP_GRANT): 10^9 play dollars, so no order of the run is short of collateral. */
+const GRANT = 10n ** 15n;
+/** Shares of each outcome every agent holds in every market before the run (complete sets minted in pairs), so sells are covered. */
+const INVENTORY = 100_000n;
+/** Orders in a scenario's seeded stream per second of its run; the load starts it over if the server is faster. */
+const STREAM_PER_SECOND = 2_000;
+/** Dev account 9 creates the markets (it holds ether on anvil; the runtime uses account 0, the demo seed 1..6). */
+const CREATOR_DEV_ACCOUNT = 9;
+
+/**
+ * The seeded order stream, like bench/orderbook.ts's: each order picks a market, bid or ask on the outcome-0
+ * axis at 2 ticks through to 8 ticks away from that market's mid (which drifts a tick at a time), 1..100
+ * shares, outcome 0 or 1 — so bids are buys of 0 or sells of 1 and asks the reverse, and crosses settle as
+ * TRANSFER, TAKER_SELLS, MINT and MERGE. One order in ten is IOC, the rest GTC. Bids come from even agents and
+ * asks from odd ones, so self-trade prevention never stops a match. `agent` is the index of the sender.
+ */
+export function placeOrderStream(n: number, markets: readonly string[], agents: number, seed = 0x0b00c): { agent: number; body: PlaceOrderBody }[] {
+  const next = prng(seed);
+  const mids = markets.map(() => TICKS / 2);
+  const out: { agent: number; body: PlaceOrderBody }[] = [];
+  for (let i = 0; i < n; i++) {
+    const m = next() % markets.length;
+    const r = next();
+    if (r % 7 === 0) mids[m] = Math.min(TICKS - 12, Math.max(12, mids[m]! + ((r >>> 3) & 1 ? 1 : -1)));
+    const x = next();
+    const bid = (x & 1) === 0;
+    const outcome = ((x >>> 1) & 1) as 0 | 1;
+    const away = ((x >>> 2) % 11) - 2;
+    const axisBps = Math.min(TICKS - 1, Math.max(1, bid ? mids[m]! - away : mids[m]! + away)) * ENGINE_CONFIG.tickBps;
+    const shares = 1 + ((x >>> 8) % 100);
+    out.push({
+      agent: ((next() % Math.floor(agents / 2)) << 1) | (bid ? 0 : 1),
+      body: {
+        market: markets[m]!,
+        outcome,
+        action: (outcome === 0) === bid ? 'buy' : 'sell',
+        priceBps: outcome === 0 ? axisBps : 10_000 - axisBps,
+        shares: String(shares),
+        tif: next() % 10 === 0 ? 'IOC' : 'GTC',
+        postOnly: false,
+      },
+    });
+  }
+  return out;
+}
+
+interface Trader {
+  principal: Principal;
+  keys: string[];
+}
+
+/** Registers a wallet agent the way POST /register does (wallet proof over a fresh nonce); its wallet gets the signup grant. */
+async function registerWalletAgent(runtime: Runtime, account: PrivateKeyAccount, name: string, clientIp: string): Promise<{ principal: Principal; key: string }> {
+  const { services, clock, config } = runtime;
+  const { nonce } = await services.nonces.issue();
+  const timestamp = Math.floor(clock.now().getTime() / 1000);
+  const message = walletProofText('agent-register', { walletAddress: account.address, nonce, chainId: config.chain.id, timestamp });
+  const registered = await services.registration.register(
+    { kind: 'wallet', name, walletAddress: account.address, walletSignature: await account.signMessage({ message }), proofNonce: nonce, signatureTimestamp: timestamp },
+    clientIp,
+  );
+  return { principal: await services.keys.authenticate(registered.key), key: registered.key };
+}
+
+/** ORDERBOOK markets through the create loop, as the demo seed makes them: propose, accept, prepare-deploy, send, commit-deploy. */
+async function createMarkets(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
+  const creator = privateKeyToAccount(anvilDevAccounts()[CREATOR_DEV_ACCOUNT]!);
+  const { principal } = await registerWalletAgent(runtime, creator, 'bench-creator', '10.78.0.1');
+  const { negotiations, chain } = runtime.services;
+  const wallet = createWalletClient({ account: creator, chain: chainDefinition(runtime.config.chain.id, runtime.config.chain.name, runtime.rpcUrl), transport: http(runtime.rpcUrl) });
+  const closeTime = new Date(Math.floor((runtime.clock.now().getTime() + 30 * 86_400_000) / 1000) * 1000).toISOString();
+  const addresses: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const terms: MarketTerms = {
+      question: `Will order-book bench market ${i + 1} resolve Yes?`,
+      description: 'Play-money order book created by bench/orderbook-http.ts.',
+      category: 'TECH',
+      outcomes: ['Yes', 'No'],
+      pricingModel: 'ORDERBOOK',
+      collateral: 'PLAY',
+      closeTime,
+      resolutionSource: 'https://www.example.org/bench',
+      liquidity: '0',
+      creatorFeeBps: 0,
+      externalId: `bench-orderbook-${i + 1}-${runtime.clock.now().getTime()}`,
+    };
+    const { negotiation } = await negotiations.propose(principal, terms);
+    await negotiations.accept(principal, negotiation.id);
+    const prepared = await negotiations.prepareDeploy(principal, negotiation.id);
+    const hash = await wallet.sendTransaction({ to: prepared.transaction.to, data: prepared.transaction.data });
+    const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new Error(`bench: market creation ${hash} reverted`);
+    const { market } = await negotiations.commitDeploy(principal, negotiation.id, hash);
+    addresses.push(market.address);
+  }
+  log(`bench: ${count} ORDERBOOK markets created through the negotiate loop`);
+  return addresses;
+}
+
+/**
+ * Every agent ends up holding INVENTORY shares of both outcomes in every market: in pairs, one rests a buy of
+ * outcome 0 at 50 % and the other buys outcome 1 at 50 % against it (a MINT), then the other way round.
+ */
+async function mintInventory(runtime: Runtime, traders: readonly Trader[], markets: readonly string[], log: (line: string) => void): Promise<void> {
+  const t0 = performance.now();
+  const { orderbook } = runtime.services;
+  const place = async (who: Trader, market: string, outcome: 0 | 1) => {
+    const order = await orderbook.place(who.principal, { market, outcome, action: 'buy', priceBps: 5_000, shares: INVENTORY, tif: 'GTC', postOnly: false });
+    return order.status;
+  };
+  for (const market of markets) {
+    for (let i = 0; i + 1 < traders.length; i += 2) {
+      const [a, b] = [traders[i]!, traders[i + 1]!];
+      for (const [maker, taker] of [[a, b], [b, a]] as const) {
+        await place(maker, market, 0);
+        const status = await place(taker, market, 1);
+        if (status !== 'filled') throw new Error(`bench: minting the inventory left an order ${status}`);
+      }
+    }
+  }
+  log(`bench: inventory minted: ${INVENTORY} shares of each outcome per agent and market (${Math.round(performance.now() - t0)} ms)`);
+}
+
+/** One place-order over HTTP; throws unless 201. */
+async function placeOverHttp(base: string, key: string, body: PlaceOrderBody, idempotencyKey: string): Promise<{ text: string; json: { status: string; fills: unknown[] } }> {
+  const res = await fetch(`${base}${PATH}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': idempotencyKey },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`bench: POST ${PATH} answered ${res.status}: ${text.slice(0, 300)}`);
+  return { text, json: JSON.parse(text) as { status: string; fills: unknown[] } };
+}
+
+type Counts = Record<string, number>;
+
+/** The server's error log lines, counted by cause (error code and message), with the first detail of each: a 500's body only names a request id. */
+function errorCollector(): { stream: Writable; causes: Map<string, { count: number; detail: string }> } {
+  const causes = new Map<string, { count: number; detail: string }>();
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const text of chunk.toString('utf8').split('\n')) {
+        if (text.trim() === '') continue;
+        try {
+          const line = JSON.parse(text) as { msg?: string; err?: { code?: string; message?: string; detail?: string; where?: string } };
+          const cause = [line.msg, line.err?.code, line.err?.message].filter(Boolean).join(': ');
+          const seen = causes.get(cause);
+          if (seen) seen.count++;
+          else causes.set(cause, { count: 1, detail: [line.err?.detail, line.err?.where].filter(Boolean).join(' / ').replaceAll('\n', ' ') });
+        } catch {
+          causes.set(text.slice(0, 200), { count: 1, detail: '' });
+        }
+      }
+      done();
+    },
+  });
+  return { stream, causes };
+}
+
+async function countsOf(runtime: Runtime, markets: readonly string[], since: Date): Promise<{ orders: number; orderStatuses: Counts; fills: Counts }> {
+  const { db } = runtime.database;
+  const ids = (await db.selectFrom('markets').select('ledger_market_id').where('address', 'in', markets).execute()).map((r) => r.ledger_market_id!);
+  const orderRows = await db.selectFrom('orders').select(['status', sql<string>`count(*)`.as('n')]).where('market_id', 'in', ids).where('created_at', '>=', since).groupBy('status').execute();
+  const fillRows = await db.selectFrom('order_fills').select(['kind', sql<string>`count(*)`.as('n')]).where('market_id', 'in', ids).where('created_at', '>=', since).groupBy('kind').execute();
+  const kinds = ['TRANSFER', 'MINT', 'MERGE', 'TAKER_SELLS'];
+  const orderStatuses = Object.fromEntries(orderRows.map((r) => [r.status, toCount(r.n)]));
+  return {
+    orders: Object.values(orderStatuses).reduce((a, b) => a + b, 0),
+    orderStatuses,
+    fills: Object.fromEntries(fillRows.map((r) => [kinds[r.kind] ?? String(r.kind), toCount(r.n)])),
+  };
+}
+
+async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendingOps: number }> {
+  const { db } = runtime.database;
+  const batches = await db.selectFrom('ledger_batches').select(sql<string>`count(*)`.as('n')).where('status', '=', 'confirmed').executeTakeFirstOrThrow();
+  const pending = await db.selectFrom('ledger_operations').select(sql<string>`count(*)`.as('n')).where('batch_nonce', 'is', null).executeTakeFirstOrThrow();
+  return { confirmed: toCount(batches.n), pendingOps: toCount(pending.n) };
+}
+
+export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<PlaceBenchReport> {
+  const { log } = opts;
+  if (opts.agents < 2 || opts.agents % 2 !== 0) throw new Error('bench: the number of agents must be even and at least 2');
+  const cleanups: (() => Promise<void>)[] = [];
+  const onSigint = () => {
+    log('bench: interrupted, shutting down');
+    void closeAll().finally(() => process.exit(130));
+  };
+  const closeAll = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log(`bench: shutdown step failed: ${(err as Error).message}`));
+    cleanups.length = 0;
+  };
+  process.once('SIGINT', onSigint);
+  cleanups.push(async () => void process.removeListener('SIGINT', onSigint));
+
+  try {
+    const serverErrors = errorCollector();
+    const runtime = await startBenchRuntime(
+      {
+        log,
+        logger: createLogger('error', serverErrors.stream),
+        env: {
+          REGISTRATION_PATHS: 'wallet',
+          LEDGER_SIGNUP_GRANT: GRANT.toString(),
+          // The allowance stays on (its reads and writes are part of every order), just out of reach.
+          FILLS_FREE_PER_MONTH: '1000000000',
+        },
+      },
+      cleanups,
+    );
+    const t0 = performance.now();
+    const markets = await createMarkets(runtime, 1 + opts.markets, log);
+
+    const traders: Trader[] = [];
+    for (let i = 0; i < opts.agents; i++) {
+      const account = privateKeyToAccount(keccak256(toHex(`svc-bench-orderbook-agent-${i}`)));
+      // The hourly wallet-registration budget is per client address: one address per agent.
+      const { principal, key } = await registerWalletAgent(runtime, account, `bench-trader-${i}`, `10.77.${i >> 8}.${i & 255}`);
+      traders.push({ principal, keys: [key] });
+    }
+    // Further keys of the same agents with the same entitlement, so the per-key write budget does not throttle.
+    for (let k = opts.agents; k < opts.keys; k++) {
+      const trader = traders[k % opts.agents]!;
+      const issued = await runtime.services.keys.create({ tier: trader.principal.tier, scopes: trader.principal.scopes, agentId: trader.principal.agentId, label: `bench-${k}` });
+      trader.keys.push(issued.key);
+    }
+    const keyCount = Math.max(opts.keys, opts.agents);
+    log(`bench: ${opts.agents} wallet agents registered, ${keyCount} execute keys (${Math.round(performance.now() - t0)} ms since the runtime was up)`);
+    await mintInventory(runtime, traders, markets, log);
+
+    await runtime.listen();
+    const address = runtime.http.server.address();
+    if (address === null || typeof address === 'string') throw new Error('bench: the runtime is not listening on a TCP port');
+    const host = '127.0.0.1';
+    const base = `http://${host}:${address.port}`;
+
+    // Sanity over HTTP, and the anchor's body: a resting bid, then the order that takes it (one MINT fill).
+    const [a, b] = [traders[0]!, traders[1]!];
+    await placeOverHttp(base, a.keys[0]!, { market: markets[0]!, outcome: 0, action: 'buy', priceBps: 5_000, shares: '1', tif: 'GTC', postOnly: false }, 'bench-probe-1');
+    const probe = await placeOverHttp(base, b.keys[0]!, { market: markets[0]!, outcome: 1, action: 'buy', priceBps: 5_000, shares: '1', tif: 'IOC', postOnly: false }, 'bench-probe-2');
+    if (probe.json.status !== 'filled' || probe.json.fills.length !== 1) throw new Error(`bench: the probe order did not fill: ${probe.text.slice(0, 300)}`);
+
+    const anchorApp = Fastify({ logger: false });
+    const anchorBody = probe.text;
+    anchorApp.post('/anchor', async (_req, reply) => reply.code(201).type('application/json; charset=utf-8').send(anchorBody));
+    await anchorApp.listen({ port: 0, host });
+    cleanups.push(() => anchorApp.close());
+    const anchorAddress = anchorApp.server.address();
+    if (anchorAddress === null || typeof anchorAddress === 'string') throw new Error('bench: the anchor is not listening on a TCP port');
+
+    const client: LoadClient = startLoadClient();
+    cleanups.push(() => client.close());
+
+    const perKey = RATE_LIMITS.execute.write;
+    const ceiling = Math.floor((keyCount * perKey) / (RATE_WINDOW_MS / 1000));
+    const setup = [
+      `${cpus().length} CPU(s), Node ${process.version}, ${runtime.database.kind}, load average ${loadavg()[0]!.toFixed(1)} at start`,
+      `${opts.agents} wallet agents (registered with a wallet proof, signup grant ${GRANT / 10n ** 6n} play dollars each), ${INVENTORY} shares of both outcomes each in every market;`,
+      `     ${keyCount} execute keys in rotation (${perKey} writes per ${RATE_WINDOW_MS / 1000} s each: throttling starts above ~${ceiling} orders/s sustained, or ${keyCount * perKey} orders in a minute)`,
+      `ORDERBOOK markets created through the negotiate loop on anvil; fill allowance on (1e9 free per month); ledger batches committed on chain as configured`,
+      `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
+      `load: ${opts.connections} keep-alive connections, closed loop, ${WARMUP_MS / 1000} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
+      `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${anchorBody.length} bytes, one fill)`,
+    ];
+
+    const streamLength = Math.ceil(((WARMUP_MS / 1000 + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
+    const scriptOf = (scenarioMarkets: readonly string[], seed: number): ScriptedRequest[] => {
+      const used = new Array<number>(opts.agents).fill(0);
+      return placeOrderStream(streamLength, scenarioMarkets, opts.agents, seed).map(({ agent, body }) => {
+        const keys = traders[agent]!.keys;
+        const turn = used[agent]!;
+        used[agent] = turn + 1;
+        return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
+      });
+    };
+    let runs = 0;
+    const run = async (port: number, path: string, script: readonly ScriptedRequest[]): Promise<LoadResult> =>
+      client.run({ host, port, path, tokens: [], method: 'POST', script, idempotencyPrefix: `bench-${++runs}`, okStatus: 201, connections: opts.connections, warmupMs: WARMUP_MS, durationMs: opts.seconds * 1000 });
+
+    log('bench: running anchor');
+    const anchorScript = scriptOf([markets[0]!], 0x0b00c);
+    const anchorResult = await run(anchorAddress.port, '/anchor', anchorScript);
+    const anchor: PlaceScenario = { name: 'anchor: bare Fastify, same body', ...anchorResult, orders: 0, fills: {}, orderStatuses: {}, wrapped: anchorResult.sent > anchorScript.length };
+
+    serverErrors.causes.clear();
+    const before = await ledgerState(runtime);
+    const scenarios: PlaceScenario[] = [];
+    const cases: [string, string[], number][] = [
+      ['place-order, 1 market', [markets[0]!], 0x0b00c],
+      [`place-order, spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`, markets.slice(1), 0x5eed5],
+    ];
+    for (const [name, scenarioMarkets, seed] of cases) {
+      log(`bench: running ${name}`);
+      const script = scriptOf(scenarioMarkets, seed);
+      const since = runtime.clock.now();
+      const result = await run(address.port, PATH, script);
+      const counts = await countsOf(runtime, scenarioMarkets, since);
+      scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length });
+    }
+    const after = await ledgerState(runtime);
+    const notes = [
+      `ledger: ${after.confirmed - before.confirmed} batch(es) committed on chain during the scenarios; ${after.pendingOps} operation(s) waiting for the next batch at the end`,
+      `load average ${loadavg()[0]!.toFixed(1)} at the end`,
+    ];
+    for (const [cause, { count, detail }] of serverErrors.causes) notes.push(`server error log during the scenarios: ${count}× ${cause}${detail ? ` (first: ${detail.slice(0, 400)})` : ''}`);
+    for (const s of scenarios) if (s.wrapped) notes.push(`"${s.name}": the server took more than the ${streamLength}-order stream; it started over (same orders, new idempotency keys)`);
+    return { setup, anchor, scenarios, notes };
+  } finally {
+    await closeAll();
+  }
+}
+
+const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+
+/** scenario rps / anchor rps: two decimals, or two significant digits below 0.1 (0.0079×, not 0.01×). */
+const ratio = (rps: number, anchorRps: number): string => {
+  const x = anchorRps > 0 ? rps / anchorRps : 0;
+  return x >= 0.1 || x === 0 ? x.toFixed(2) : x.toPrecision(2);
+};
+
+/** The report as an aligned text table, with the setup and notes as comment lines and the first failure of each run. */
+export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
+  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
+  const line = (r: PlaceScenario, isAnchor: boolean): string[] => {
+    const failed = Object.entries(r.statuses)
+      .filter(([status]) => status !== '201')
+      .map(([status, count]) => `${count}×${status}`);
+    if (r.errors > 0) failed.push(`${r.errors}×net`);
+    const f = (k: string) => String(r.fills[k] ?? 0);
+    const fills = isAnchor ? '–' : `${f('TRANSFER')}/${f('TAKER_SELLS')}/${f('MINT')}/${f('MERGE')}`;
+    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
+  };
+  const cells = [header, line(report.anchor, true), ...report.scenarios.map((s) => line(s, false))];
+  const widths = header.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
+  const left = new Set([0, 5, 6, 8]);
+  const render = (row: string[]) => row.map((cell, c) => (left.has(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  const lines = [...report.setup.map((l) => `# ${l}`), ...report.notes.map((l) => `# ${l}`), '', render(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(render)];
+  for (const s of report.scenarios) {
+    const st = Object.entries(s.orderStatuses)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
+    lines.push(`# "${s.name}": orders placed (warm-up included) by status now: ${st || 'none'}`);
+  }
+  for (const r of [report.anchor, ...report.scenarios]) if (r.sample !== undefined) lines.push(`first failure in "${r.name}": ${r.sample}`);
+  return lines.join('\n');
+}
+
+function intFromEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new Error(`bench: ${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+  }
+  return Number(raw);
+}
+
+/** The knobs from the environment (documented in bench/run.ts). */
+export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceBenchOptions {
+  const agents = intFromEnv('BENCH_PLACE_AGENTS', 64, 2, 10_000);
+  if (agents % 2 !== 0) throw new Error(`bench: BENCH_PLACE_AGENTS must be even (bids come from even agents, asks from odd ones); got ${agents}`);
+  return {
+    seconds: intFromEnv('BENCH_PLACE_SECONDS', intFromEnv('BENCH_SECONDS', 5, 1, 600), 1, 600),
+    connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
+    agents,
+    keys: intFromEnv('BENCH_KEYS', 256, 1, 100_000),
+    markets: intFromEnv('BENCH_PLACE_MARKETS', 4, 1, 19),
+    log,
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const log = (line: string) => console.log(line);
+  Promise.resolve()
+    .then(() => benchOrderBookHttp(orderBookHttpOptionsFromEnv(log)))
+    .then(
+      (report) => {
+        log('');
+        log(formatOrderBookHttpReport(report));
+        process.exitCode = 0;
+      },
+      (err: unknown) => {
+        console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+        process.exitCode = 1;
+      },
+    );
+}
