@@ -20,6 +20,7 @@ import { createRuntime, type Runtime } from '../src/runtime/runtime.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult } from './load.ts';
 import { generateRows, SEARCH_WORD } from './market-rows.ts';
+import { withCleanups } from './scope.ts';
 
 export interface ListingBenchOptions {
   /** Measured seconds per scenario (after a 1 s warm-up). */
@@ -145,19 +146,7 @@ const countOf = (json: Record<string, unknown>): number => (Array.isArray(json.m
 
 export async function benchMarketsListing(opts: ListingBenchOptions): Promise<ListingBenchReport> {
   const { log } = opts;
-  const cleanups: (() => Promise<void>)[] = [];
-  const onSigint = () => {
-    log('bench: interrupted, shutting down');
-    void closeAll().finally(() => process.exit(130));
-  };
-  const closeAll = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log(`bench: shutdown step failed: ${(err as Error).message}`));
-    cleanups.length = 0;
-  };
-  process.once('SIGINT', onSigint);
-  cleanups.push(async () => void process.removeListener('SIGINT', onSigint));
-
-  try {
+  return withCleanups(log, async (cleanups) => {
     const runtime = await startBenchRuntime({ log }, cleanups);
 
     const setup = await insertRows(runtime, opts.markets, log);
@@ -221,7 +210,5 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
     ];
     for (const [name, pathAndQuery] of cases) scenarios.push(await run(name, address.port, pathAndQuery, keys));
     return { setup, anchor, scenarios };
-  } finally {
-    await closeAll();
-  }
+  });
 }

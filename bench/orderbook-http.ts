@@ -26,6 +26,7 @@ import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.t
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
+import { intFromEnv, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
   /** Measured seconds per scenario (after a 1 s warm-up). */
@@ -254,19 +255,7 @@ async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendi
 export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<PlaceBenchReport> {
   const { log } = opts;
   if (opts.agents < 2 || opts.agents % 2 !== 0) throw new Error('bench: the number of agents must be even and at least 2');
-  const cleanups: (() => Promise<void>)[] = [];
-  const onSigint = () => {
-    log('bench: interrupted, shutting down');
-    void closeAll().finally(() => process.exit(130));
-  };
-  const closeAll = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log(`bench: shutdown step failed: ${(err as Error).message}`));
-    cleanups.length = 0;
-  };
-  process.once('SIGINT', onSigint);
-  cleanups.push(async () => void process.removeListener('SIGINT', onSigint));
-
-  try {
+  return withCleanups(log, async (cleanups) => {
     const serverErrors = errorCollector();
     const runtime = await startBenchRuntime(
       {
@@ -378,9 +367,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     for (const [cause, { count, detail }] of serverErrors.causes) notes.push(`server error log during the scenarios: ${count}× ${cause}${detail ? ` (first: ${detail.slice(0, 400)})` : ''}`);
     for (const s of scenarios) if (s.wrapped) notes.push(`"${s.name}": the server took more than the ${streamLength}-order stream; it started over (same orders, new idempotency keys)`);
     return { setup, anchor, scenarios, notes };
-  } finally {
-    await closeAll();
-  }
+  });
 }
 
 const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
@@ -418,14 +405,6 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
   return lines.join('\n');
 }
 
-function intFromEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
-    throw new Error(`bench: ${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
-  }
-  return Number(raw);
-}
 
 /** The knobs from the environment (documented in bench/run.ts). */
 export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceBenchOptions {

@@ -17,15 +17,8 @@ import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
 import { benchOrderBookHttp, formatOrderBookHttpReport, orderBookHttpOptionsFromEnv } from './orderbook-http.ts';
+import { intFromEnv } from './scope.ts';
 
-function intFromEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
-    throw new Error(`bench: ${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
-  }
-  return Number(raw);
-}
 
 const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
 
