@@ -212,6 +212,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       log,
       pollMs: config.markets.indexerPollMs,
+      // A voided ORDERBOOK market's resting orders are cancelled in the indexer's transaction. `services` is
+      // built below; the indexer only calls this once started, after that.
+      onMarketsVoided: {
+        voiding: async (trx, markets) => {
+          await services.orderbook.cancelVoidedMarkets(trx, markets);
+        },
+        voided: (markets) => services.orderbook.forgetBooks(markets),
+      },
     });
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });

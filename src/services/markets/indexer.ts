@@ -4,7 +4,8 @@
  * with the cursor, so a crash mid-batch leaves either all of it or none: nothing is counted twice on restart.
  * A reorg shows as a stored block hash the chain no longer has; the indexer walks back to the newest stored
  * block the chain still agrees on, rolls the projection back to it and re-reads from there. A market whose
- * creation is gone from the chain is cancelled with reason CREATION_REORGED (docs/markets.md, "Indexer").
+ * creation is gone from the chain is cancelled with reason CREATION_REORGED (docs/markets.md, "Indexer"); the
+ * onMarketsVoided listener (the order service) cancels what rests on it in the same transaction.
  */
 import { getAddress, parseAbi, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import type { Kysely, Transaction } from 'kysely';
@@ -17,6 +18,7 @@ import type { EventBus } from '../events/bus.ts';
 import { readMarketState, type MarketChainState } from './market-state.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { applyCreatorFeesCollected, applyTrade, applyTransfer, createdMarketOf, registerMarket, rollbackAbove, type CreatedMarket, type TradeLog, type TransferLog } from './projection.ts';
+import { ORDERBOOK_MARKET_CREATED, orderBookCreationOf, registerOrderBookMarket } from '../orderbook/markets.ts';
 
 export interface MarketIndexer {
   /** Runs batches until the cursor reaches the head it saw when called. */
@@ -43,6 +45,22 @@ export interface IndexerOptions {
   batchBlocks?: number;
   /** A cursor more than this behind the head is reported unhealthy. */
   maxHealthyLagSeconds?: number;
+  /** Told about every market the indexer voids (the runtime wires the order service). */
+  onMarketsVoided?: VoidedMarketsListener;
+}
+
+/** A market the indexer voided (CREATION_REORGED); `ledgerMarketId` is set for ORDERBOOK markets. */
+export interface VoidedMarket {
+  address: string;
+  ledgerMarketId: bigint | null;
+}
+
+/** Reacts to markets the indexer voids, in two steps around the transaction that voids them. */
+export interface VoidedMarketsListener {
+  /** Inside that transaction: writes that must commit (or roll back) together with the void. */
+  voiding(trx: Transaction<DB>, markets: readonly VoidedMarket[]): Promise<void>;
+  /** After it committed: drop in-memory state of the markets. */
+  voided(markets: readonly VoidedMarket[]): void;
 }
 
 /** Block hashes kept for reorg detection; a reorg deeper than this restarts from the lane's first block. */
@@ -70,6 +88,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
   const maxLag = o.maxHealthyLagSeconds ?? 60;
   const factories = new Set([lane.factories.binary, lane.factories.ternary].map((a) => a.toLowerCase()));
   const outcomeToken = lane.outcomeToken.toLowerCase();
+  const orderbookFactory = lane.orderbookFactory;
   const symbolOf = new Map(o.collateral.map((c) => [c.token.toLowerCase(), c.symbol]));
 
   let running: Promise<void> | null = null;
@@ -114,6 +133,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       if (orphaned.some((m) => m.address === market)) continue;
       refresh.set(market, await stateAt(getAddress(market), ancestor));
     }
+    let voided: VoidedMarket[] = [];
     await db.transaction().execute(async (trx) => {
       await rollbackAbove(trx, chainId, ancestor);
       for (const [market, s] of refresh) {
@@ -127,27 +147,36 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       if (orphaned.length > 0) {
         await trx.updateTable('markets').set({ confirmed: false, updated_at: clock.now() }).where('chain_id', '=', chainId).where('address', 'in', orphaned.map((m) => m.address)).execute();
       }
-      for (const address of gone) await cancelReorged(trx, address);
+      voided = await cancelReorged(trx, gone);
       await trx
         .insertInto('indexer_cursors')
         .values({ chain_id: chainId, block_number: ancestor.toString(), block_hash: ancestorBlock.hash, updated_at: clock.now() })
         .onConflict((oc) => oc.column('chain_id').doUpdateSet({ block_number: ancestor.toString(), block_hash: ancestorBlock.hash, updated_at: clock.now() }))
         .execute();
     });
+    if (voided.length > 0) o.onMarketsVoided?.voided(voided);
     o.events.notify();
     log.warn({ chainId, from: cursorNumber.toString(), ancestor: ancestor.toString(), cancelled: gone.length }, 'indexer: reorg rolled back');
   }
 
-  async function cancelReorged(trx: Transaction<DB>, address: string): Promise<void> {
-    const updated = await trx
-      .updateTable('markets')
-      .set({ state: 'void', cancel_reason: 'CREATION_REORGED', confirmed: false, updated_at: clock.now() })
-      .where('chain_id', '=', chainId)
-      .where('address', '=', address)
-      .where('state', '<>', 'void')
-      .returning('address')
-      .executeTakeFirst();
-    if (updated) await appendEvent(trx, clock, { type: 'market.cancelled', chainId, marketAddress: address, payload: { reason: 'CREATION_REORGED' } });
+  /** Voids markets whose creation is gone, with market.cancelled; the listener cancels what rests on them. Returns the markets voided now. */
+  async function cancelReorged(trx: Transaction<DB>, addresses: readonly string[]): Promise<VoidedMarket[]> {
+    const voided: VoidedMarket[] = [];
+    for (const address of addresses) {
+      const updated = await trx
+        .updateTable('markets')
+        .set({ state: 'void', cancel_reason: 'CREATION_REORGED', confirmed: false, updated_at: clock.now() })
+        .where('chain_id', '=', chainId)
+        .where('address', '=', address)
+        .where('state', '<>', 'void')
+        .returning(['address', 'ledger_market_id'])
+        .executeTakeFirst();
+      if (!updated) continue;
+      await appendEvent(trx, clock, { type: 'market.cancelled', chainId, marketAddress: address, payload: { reason: 'CREATION_REORGED' } });
+      voided.push({ address, ledgerMarketId: updated.ledger_market_id === null ? null : BigInt(updated.ledger_market_id) });
+    }
+    if (voided.length > 0) await o.onMarketsVoided?.voiding(trx, voided);
+    return voided;
   }
 
   /** One batch. Returns true when more blocks remain. */
@@ -169,12 +198,14 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
     const to = from + batchBlocks - 1n < head.number ? from + batchBlocks - 1n : head.number;
     const toBlock = await client.getBlock({ blockNumber: to });
     const logs = (await client.getLogs({ events: EVENTS, fromBlock: from, toBlock: to, strict: true })) as DecodedLog[];
+    // Order-book markets: only their factory's creations (play money trades in the ledger, not on chain).
+    const orderbookLogs = await client.getLogs({ address: orderbookFactory, event: ORDERBOOK_MARKET_CREATED, fromBlock: from, toBlock: to, strict: true });
     const recheck = await client.getBlock({ blockNumber: to });
     if (recheck.hash !== toBlock.hash) return true; // the chain moved under us; the next tick sees the reorg
 
     // Everything read from the chain is gathered before the transaction opens.
     const times = new Map<bigint, { hash: string; time: Date }>([[to, { hash: toBlock.hash, time: new Date(Number(toBlock.timestamp) * 1000) }]]);
-    for (const l of logs) {
+    for (const l of [...logs, ...orderbookLogs]) {
       if (!times.has(l.blockNumber)) {
         const b = await client.getBlock({ blockNumber: l.blockNumber });
         times.set(l.blockNumber, { hash: b.hash, time: new Date(Number(b.timestamp) * 1000) });
@@ -203,8 +234,14 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       for (const r of rows) known.add(r.address);
     }
 
+    const orderbookCreated = orderbookLogs.map((l) => orderBookCreationOf(l, { chainId, blockTime: times.get(l.blockNumber)!.time }));
+
     let inserted = 0;
+    let voided: VoidedMarket[] = [];
     await db.transaction().execute(async (trx) => {
+      for (const c of orderbookCreated) {
+        if ((await registerOrderBookMarket(trx, clock, c, { confirmed: true })).inserted) inserted++;
+      }
       for (const l of logs) {
         const market = l.address.toLowerCase();
         if (l.eventName === 'MarketCreated') {
@@ -253,14 +290,15 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       await trx.deleteFrom('indexed_blocks').where('chain_id', '=', chainId).where('block_number', '<', (to - BLOCK_WINDOW).toString()).execute();
       // Registered from a receipt (commit-deploy) but absent from the chain the indexer has now read past.
       const unseen = await trx.selectFrom('markets').select('address').where('chain_id', '=', chainId).where('confirmed', '=', false).where('state', '<>', 'void').where('created_block', '<=', to.toString()).execute();
-      for (const m of unseen) await cancelReorged(trx, m.address);
+      voided = await cancelReorged(trx, unseen.map((m) => m.address));
       await trx
         .insertInto('indexer_cursors')
         .values({ chain_id: chainId, block_number: to.toString(), block_hash: toBlock.hash, updated_at: clock.now() })
         .onConflict((oc) => oc.column('chain_id').doUpdateSet({ block_number: to.toString(), block_hash: toBlock.hash, updated_at: clock.now() }))
         .execute();
     });
-    if (logs.length > 0) o.events.notify();
+    if (voided.length > 0) o.onMarketsVoided?.voided(voided);
+    if (logs.length + orderbookLogs.length > 0 || voided.length > 0) o.events.notify();
     if (inserted > 0) log.info({ chainId, markets: inserted, to: to.toString() }, 'indexer: markets registered');
     return to < head.number;
   }

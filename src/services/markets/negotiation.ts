@@ -23,7 +23,7 @@ import type { MarketIndexer } from './indexer.ts';
 import { readMarketState } from './market-state.ts';
 import { createdMarketOf, registerMarket, type MarketCreatedArgs } from './projection.ts';
 import type { MarketRow } from './records.ts';
-import { PLAY_MONEY, registerOrderBookMarket } from '../orderbook/markets.ts';
+import { orderBookCreationsIn, PLAY_MONEY, registerOrderBookMarket } from '../orderbook/markets.ts';
 
 /** How long a negotiation may wait for accept and deploy. */
 export const NEGOTIATION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -162,25 +162,25 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
     return updated;
   }
 
-  /** ORDERBOOK: the factory's MarketCreated of this creator and questionHash registers the market. */
-  async function commitOrderBook(row: NegotiationRow, terms: MarketTerms, receipt: TransactionReceipt) {
+  /**
+   * ORDERBOOK: the factory's MarketCreated of this creator and questionHash registers the market, unconfirmed
+   * until the indexer reads the same log (the registration code is shared with it: orderbook/markets.ts).
+   */
+  async function commitOrderBook(row: NegotiationRow, receipt: TransactionReceipt) {
     const factory = chain.lane().orderbookFactory.toLowerCase();
-    const created = parseEventLogs({ abi: orderbookFactoryAbi, logs: receipt.logs, eventName: 'MarketCreated' }).find(
-      (l) => l.address.toLowerCase() === factory && (l.args as { creator: string }).creator.toLowerCase() === row.creator && (l.args as { questionHash: string }).questionHash.toLowerCase() === row.question_hash,
+    const block = await chain.guard(() => chain.client.getBlock({ blockHash: receipt.blockHash }));
+    const created = orderBookCreationsIn(receipt, { chainId: chain.chainId, factory, blockTime: new Date(Number(block.timestamp) * 1000) }).find(
+      (c) => c.creator === row.creator && c.questionHash === row.question_hash,
     );
     if (!created) throw problem('DEPLOY_TX_MISMATCH', `transaction ${receipt.transactionHash} created no order-book market of this negotiation (factory ${factory}, creator ${row.creator}, questionHash ${row.question_hash})`);
-    const registered = await registerOrderBookMarket({ db, clock, chainId: chain.chainId, factory }, receipt, {
-      question: terms.question,
-      description: terms.description,
-      category: terms.category,
-      outcomes: terms.outcomes as [string, string],
-      resolutionSource: terms.resolutionSource,
-      externalId: terms.externalId,
-      negotiationId: row.id,
+    const market = await db.transaction().execute(async (trx) => {
+      await registerOrderBookMarket(trx, clock, created, { confirmed: false, negotiationId: row.id });
+      // Also when the indexer registered it first (a creation it read before this commit).
+      await trx.updateTable('negotiations').set({ status: 'deployed', market_address: created.address, deploy_tx_hash: receipt.transactionHash, updated_at: clock.now() }).where('id', '=', row.id).execute();
+      return trx.selectFrom('markets').selectAll().where('chain_id', '=', chain.chainId).where('address', '=', created.address).executeTakeFirstOrThrow();
     });
-    await db.updateTable('negotiations').set({ status: 'deployed', market_address: registered.address, deploy_tx_hash: receipt.transactionHash, updated_at: clock.now() }).where('id', '=', row.id).execute();
     deps.events.notify();
-    const market = await db.selectFrom('markets').selectAll().where('chain_id', '=', chain.chainId).where('address', '=', registered.address).executeTakeFirstOrThrow();
+    indexer.kick();
     const negotiation = await db.selectFrom('negotiations').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return { negotiation, market };
   }
@@ -301,7 +301,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       }
       if (receipt.status !== 'success') throw problem('DEPLOY_TX_REVERTED', `transaction ${txHash} reverted; nothing was created (check approvals and balances with prepare-deploy)`);
       const terms = row.terms as unknown as MarketTerms;
-      if (terms.pricingModel === 'ORDERBOOK') return commitOrderBook(row, terms, receipt);
+      if (terms.pricingModel === 'ORDERBOOK') return commitOrderBook(row, receipt);
       const factory = factoryFor(terms.outcomes.length).toLowerCase();
       const created = parseEventLogs({ abi: factoryAbi, logs: receipt.logs, eventName: 'MarketCreated' }).find(
         (l) => l.address.toLowerCase() === factory && (l.args as { creator: string }).creator.toLowerCase() === row.creator && (l.args as { questionHash: string }).questionHash.toLowerCase() === row.question_hash,

@@ -80,7 +80,8 @@ export interface RegisterResult {
   inserted: boolean;
 }
 
-interface Metadata {
+/** A market's text, from the negotiation of the create loop it went through. */
+export interface Metadata {
   negotiationId: string;
   question: string;
   description: string | null;
@@ -90,17 +91,21 @@ interface Metadata {
   externalId: string | null;
 }
 
-/** The terms the creator negotiated for this question hash, if the market went through the create loop. */
-async function metadataFor(trx: Transaction<DB>, creator: string, questionHash: string, chainId: number): Promise<Metadata | null> {
-  const row = await trx
+/**
+ * The terms the creator negotiated for this question hash, if the market went through the create loop (or at
+ * least its propose and accept steps); null for a creation sent outside it. `negotiationId` pins the negotiation
+ * when the caller knows it (commit-deploy).
+ */
+export async function metadataFor(trx: Transaction<DB>, creator: string, questionHash: string, chainId: number, negotiationId?: string): Promise<Metadata | null> {
+  let q = trx
     .selectFrom('negotiations')
     .select(['id', 'terms'])
     .where('creator', '=', creator)
     .where('question_hash', '=', questionHash)
     .where('chain_id', '=', chainId)
-    .where('status', 'in', ['accepted', 'deployed'])
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
+    .where('status', 'in', ['accepted', 'deployed']);
+  if (negotiationId !== undefined) q = q.where('id', '=', negotiationId);
+  const row = await q.orderBy('created_at', 'desc').executeTakeFirst();
   if (!row) return null;
   const t = row.terms as { question: string; description?: string | null; category: string; outcomes: string[]; resolutionSource?: string | null; externalId?: string | null };
   return {
@@ -113,6 +118,12 @@ async function metadataFor(trx: Transaction<DB>, creator: string, questionHash: 
     externalId: t.externalId ?? null,
   };
 }
+
+/** Outcome names of a market created without a negotiation: its question is null, so it is never listed. */
+export const placeholderOutcomes = (count: number): string[] => Array.from({ length: count }, (_, i) => `Outcome ${i + 1}`);
+
+/** The question events carry for a market without a negotiation (records.ts reads it the same way). */
+export const placeholderQuestion = (address: string): string => `Unregistered market ${address}`;
 
 /**
  * Registers a market from its creation log. The first registration (by commit-deploy or the indexer, whichever
@@ -156,7 +167,7 @@ export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: Crea
       question: meta?.question ?? null,
       description: meta?.description ?? null,
       category: meta?.category ?? 'OTHER',
-      outcomes: JSON.stringify(meta?.outcomes ?? Array.from({ length: m.outcomeCount }, (_, i) => `Outcome ${i + 1}`)),
+      outcomes: JSON.stringify(meta?.outcomes ?? placeholderOutcomes(m.outcomeCount)),
       resolution_source: meta?.resolutionSource ?? null,
       external_id: meta?.externalId ?? null,
       question_hash: m.questionHash.toLowerCase(),
@@ -187,7 +198,7 @@ export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: Crea
   if (meta) {
     await trx.updateTable('negotiations').set({ status: 'deployed', market_address: address, deploy_tx_hash: m.txHash, updated_at: clock.now() }).where('id', '=', meta.negotiationId).execute();
   }
-  const question = meta?.question ?? `Unregistered market ${address}`;
+  const question = meta?.question ?? placeholderQuestion(address);
   await appendEvent(trx, clock, { type: 'market.created', chainId: m.chainId, marketAddress: address, payload: { question, category: meta?.category ?? 'OTHER' } });
   await appendEvent(trx, clock, { type: 'market.live', chainId: m.chainId, marketAddress: address, payload: { question, creatorAddress: creator } });
   return { inserted: true };

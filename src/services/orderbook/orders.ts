@@ -4,7 +4,8 @@
  * becomes one ledger match operation in the same database transaction as the order rows, the fills,
  * the per-agent order events, the execution:report outbox events and the fill-allowance count.
  * Placements on one market are serialised; a failed transaction rebuilds that market's book from the
- * database, so memory never runs ahead of what was committed.
+ * database, so memory never runs ahead of what was committed. A market the indexer voids has its resting
+ * orders cancelled in the indexer's transaction (cancelVoidedMarkets) and its book dropped after it.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -24,6 +25,7 @@ import { applyFillsToMarket } from './market-stats.ts';
 import type { EventBus } from '../events/bus.ts';
 import { requireAgent } from '../identity/agents.ts';
 import type { LedgerService } from '../ledger/ledger.ts';
+import type { VoidedMarket } from '../markets/indexer.ts';
 
 export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 
@@ -89,7 +91,18 @@ export interface OrderBookService {
   events(principal: Principal, after: bigint, limit: number): Promise<{ events: OrderEvent[]; nextAfter: string; hasMore: boolean }>;
   /** The live book of a market (levels on the outcome-0 axis). */
   depth(marketId: bigint, levels: number): Promise<ReturnType<OrderBook['depth']>>;
+  /**
+   * Inside the transaction that voids these markets (the indexer's): cancels each resting order with reason
+   * MARKET_VOID, releasing its reservation, with a `cancelled` order event and execution:report for its owner.
+   * Fills already settled stay in the ledger (play money the ledger accepted). Returns how many were cancelled.
+   */
+  cancelVoidedMarkets(trx: Transaction<DB>, markets: readonly VoidedMarket[]): Promise<number>;
+  /** After that transaction committed: drops the markets' in-memory books (the next read rebuilds them, empty). */
+  forgetBooks(markets: readonly VoidedMarket[]): void;
 }
+
+/** The reason of orders cancelled because their market was voided (its creation reorged out). */
+export const MARKET_VOID = 'MARKET_VOID';
 
 const KIND_NAMES = ['TRANSFER', 'MINT', 'MERGE', 'TAKER_SELLS'] as const;
 
@@ -110,12 +123,16 @@ export function createOrderBookService(deps: {
   const { db, clock, ledger } = deps;
   const books = new Map<string, OrderBook>();
   const queues = new Map<string, Promise<unknown>>();
+  // Bumped when a book is dropped: a load that read the rows before the drop must not cache what it read.
+  const generations = new Map<string, number>();
 
   const loadBook = async (marketId: bigint): Promise<OrderBook> => {
+    const key = marketId.toString();
+    const generation = generations.get(key) ?? 0;
     const book = new OrderBook(ENGINE_CONFIG);
-    const rows = await db.selectFrom('orders').selectAll().where('market_id', '=', marketId.toString()).where('status', '=', 'resting').orderBy('seq').execute();
+    const rows = await db.selectFrom('orders').selectAll().where('market_id', '=', key).where('status', '=', 'resting').orderBy('seq').execute();
     book.restore(rows.map(toResting));
-    books.set(marketId.toString(), book);
+    if ((generations.get(key) ?? 0) === generation) books.set(key, book);
     return book;
   };
   const bookOf = async (marketId: bigint) => books.get(marketId.toString()) ?? loadBook(marketId);
@@ -142,10 +159,13 @@ export function createOrderBookService(deps: {
       .where('address', '=', address.toLowerCase())
       .executeTakeFirst();
     if (!m || m.pricing_model !== 'ORDERBOOK' || m.ledger_market_id === null) throw problem('MARKET_NOT_FOUND', `no order-book market ${address} on chain ${deps.chainId}`);
-    const controls = (typeof m.controls === 'string' ? JSON.parse(m.controls) : m.controls) as Controls;
-    const open = isTradeable(m.state as MarketState, controls, m.close_time, clock.now());
-    return { address: m.address, marketId: BigInt(m.ledger_market_id), open };
+    return { address: m.address, marketId: BigInt(m.ledger_market_id), open: tradeable(m) };
   };
+  const tradeable = (m: { state: string; controls: unknown; close_time: Date }) => {
+    const controls = (typeof m.controls === 'string' ? JSON.parse(m.controls) : m.controls) as Controls;
+    return isTradeable(m.state as MarketState, controls, m.close_time, clock.now());
+  };
+  const notTradeable = (address: string) => problem('MARKET_NOT_TRADEABLE', `market ${address} does not take orders now (closed, halted, resolving or void)`);
 
   const freeRemaining = async (trx: Transaction<DB>, agentId: string): Promise<number> => {
     const row = await trx.selectFrom('fill_usage').select('free_used').where('agent_id', '=', agentId).where('month', '=', fillMonth(clock.now())).executeTakeFirst();
@@ -182,6 +202,12 @@ export function createOrderBookService(deps: {
     const body = { seq: seq.toString(), type, orderId, ...payload };
     await trx.insertInto('order_events').values({ agent_id: agentId, seq: seq.toString(), order_id: orderId, type, fill_id: fillId, payload: JSON.stringify(body), created_at: clock.now() }).execute();
     await appendEvent(trx, clock, { type: 'execution:report', chainId: deps.chainId, agentId, payload: body });
+  };
+
+  /** Cancels a resting order: no reservation left, and its owner's `cancelled` event (the remainder it took off the book). */
+  const writeCancelled = async (trx: Transaction<DB>, order: { id: string; agentId: string }, reason: string, cancelled: bigint) => {
+    await trx.updateTable('orders').set({ status: 'cancelled', reason, reserved: '0', updated_at: clock.now() }).where('id', '=', order.id).execute();
+    await emit(trx, order.agentId, order.id, 'cancelled', { reason, cancelled: cancelled.toString() });
   };
 
   const agentOfOrder = async (trx: Transaction<DB>, orderId: string) => (await trx.selectFrom('orders').select(['agent_id', 'action', 'price_bps', 'remaining', 'filled']).where('id', '=', orderId).executeTakeFirstOrThrow());
@@ -302,7 +328,7 @@ export function createOrderBookService(deps: {
     async place(principal, input) {
       const { agentId, owner, paidFills } = await walletOf(principal);
       const market = await marketOf(input.market);
-      if (!market.open) throw problem('MARKET_NOT_TRADEABLE', `market ${market.address} does not take orders now (closed, halted or resolving)`);
+      if (!market.open) throw notTradeable(market.address);
       if (input.priceBps % ENGINE_CONFIG.tickBps !== 0 || input.priceBps < ENGINE_CONFIG.tickBps || input.priceBps > 10_000 - ENGINE_CONFIG.tickBps) {
         throw problem('INVALID_PAYLOAD', `priceBps must be a multiple of the ${ENGINE_CONFIG.tickBps}-bps tick between ${ENGINE_CONFIG.tickBps} and ${10_000 - ENGINE_CONFIG.tickBps}`);
       }
@@ -314,6 +340,10 @@ export function createOrderBookService(deps: {
         let result: SubmitResult | undefined;
         try {
           await db.transaction().execute(async (trx) => {
+            // Again under the row lock (the fills update this row anyway): the indexer voids a market, and cancels its
+            // orders, in a transaction of its own, so an order cannot land between the void and the cancellations.
+            const now = await trx.selectFrom('markets').select(['state', 'controls', 'close_time']).where('chain_id', '=', deps.chainId).where('address', '=', market.address).forUpdate().executeTakeFirstOrThrow();
+            if (!tradeable(now)) throw notTradeable(market.address);
             if (deps.fills.enabled && (await freeRemaining(trx, agentId)) + paidFills <= 0) {
               throw problem('FILL_ALLOWANCE_EXHAUSTED', 'no fills remain this month: resting orders keep filling and cancels are always accepted; buy a fill pack or wait for the monthly reset (GET /me fills.resetsOn)');
             }
@@ -392,8 +422,7 @@ export function createOrderBookService(deps: {
           await trx.updateTable('orders').set({ cancel_requested_at: clock.now(), updated_at: clock.now() }).where('id', '=', orderId).where('cancel_requested_at', 'is', null).execute();
           if (row.status !== 'resting') return;
           const removed = book.cancel(orderId);
-          await trx.updateTable('orders').set({ status: 'cancelled', reason: 'CANCELLED_BY_OWNER', reserved: '0', updated_at: clock.now() }).where('id', '=', orderId).execute();
-          await emit(trx, o.agent_id, orderId, 'cancelled', { reason: 'CANCELLED_BY_OWNER', cancelled: (removed?.remaining ?? 0n).toString() });
+          await writeCancelled(trx, { id: orderId, agentId: o.agent_id }, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
         });
         deps.events.notify();
         return view(db, orderId);
@@ -439,6 +468,31 @@ export function createOrderBookService(deps: {
     },
 
     depth: async (marketId, levels) => (await bookOf(marketId)).depth(levels),
+
+    async cancelVoidedMarkets(trx, markets) {
+      const ids = markets.flatMap((m) => (m.ledgerMarketId === null ? [] : [m.ledgerMarketId.toString()]));
+      if (ids.length === 0) return 0;
+      const resting = await trx
+        .selectFrom('orders')
+        .select(['id', 'agent_id', 'remaining'])
+        .where('chain_id', '=', deps.chainId)
+        .where('market_id', 'in', ids)
+        .where('status', '=', 'resting')
+        .orderBy('seq')
+        .forUpdate()
+        .execute();
+      for (const r of resting) await writeCancelled(trx, { id: r.id, agentId: r.agent_id }, MARKET_VOID, BigInt(r.remaining));
+      return resting.length;
+    },
+
+    forgetBooks(markets) {
+      for (const m of markets) {
+        if (m.ledgerMarketId === null) continue;
+        const key = m.ledgerMarketId.toString();
+        generations.set(key, (generations.get(key) ?? 0) + 1);
+        books.delete(key);
+      }
+    },
   };
 }
 
