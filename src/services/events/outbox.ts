@@ -27,32 +27,45 @@ export interface StoredEvent {
 }
 
 export async function appendEvent(trx: Transaction<DB>, clock: Clock, event: NewEvent): Promise<StoredEvent> {
+  return (await appendEvents(trx, clock, [event]))[0]!;
+}
+
+/**
+ * Appends several events in order with one counter update and one insert. The counter row is locked until
+ * the transaction ends, so a writer that also locks other rows should append last (docs/events.md).
+ */
+export async function appendEvents(trx: Transaction<DB>, clock: Clock, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
   const counter = await trx
     .updateTable('event_sequence')
-    .set({ last_seq: sql<string>`last_seq + 1` })
+    .set({ last_seq: sql<string>`last_seq + ${events.length}` })
     .where('id', '=', 1)
     .returning('last_seq')
     .executeTakeFirstOrThrow();
-  const stored: StoredEvent = {
-    seq: BigInt(counter.last_seq),
+  const first = BigInt(counter.last_seq) - BigInt(events.length) + 1n;
+  const createdAt = clock.now();
+  const stored: StoredEvent[] = events.map((event, i) => ({
+    seq: first + BigInt(i),
     type: event.type,
     chainId: event.chainId ?? null,
     marketAddress: event.marketAddress ?? null,
     agentId: event.agentId ?? null,
     payload: event.payload,
-    createdAt: clock.now(),
-  };
+    createdAt,
+  }));
   await trx
     .insertInto('events')
-    .values({
-      seq: stored.seq.toString(),
-      type: stored.type,
-      chain_id: stored.chainId,
-      market_address: stored.marketAddress,
-      agent_id: stored.agentId,
-      payload: JSON.stringify(stored.payload),
-      created_at: stored.createdAt,
-    })
+    .values(
+      stored.map((e) => ({
+        seq: e.seq.toString(),
+        type: e.type,
+        chain_id: e.chainId,
+        market_address: e.marketAddress,
+        agent_id: e.agentId,
+        payload: JSON.stringify(e.payload),
+        created_at: e.createdAt,
+      })),
+    )
     .execute();
   return stored;
 }

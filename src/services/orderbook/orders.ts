@@ -13,14 +13,14 @@ import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { fillMonth } from '../../core/fill-allowance.ts';
 import { costOf } from '../../core/ledger/engine.ts';
-import { COLLATERAL_ASSET, outcomeAsset, type Account } from '../../core/ledger/types.ts';
+import { COLLATERAL_ASSET, MATCH_KIND_NAMES, outcomeAsset, type Account } from '../../core/ledger/types.ts';
 import { ORDERBOOK_FEES } from '../../core/markets/fees.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
 import { OrderBook, takerFeeOf } from '../../core/orderbook/engine.ts';
 import type { Fill, OrderAction, Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../core/orderbook/types.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../api/catalog/types.ts';
-import { appendEvent } from '../events/outbox.ts';
+import { appendEvents } from '../events/outbox.ts';
 import { applyFillsToMarket } from './market-stats.ts';
 import type { EventBus } from '../events/bus.ts';
 import { requireAgent } from '../identity/agents.ts';
@@ -104,7 +104,20 @@ export interface OrderBookService {
 /** The reason of orders cancelled because their market was voided (its creation reorged out). */
 export const MARKET_VOID = 'MARKET_VOID';
 
-const KIND_NAMES = ['TRANSFER', 'MINT', 'MERGE', 'TAKER_SELLS'] as const;
+/** Namespace of the per-owner placement lock (pg_advisory_xact_lock(namespace, hashtext(owner))). */
+const ORDER_OWNER_LOCK = 0x0b0c;
+/** A placement the database aborted as a deadlock or serialization failure is tried this many times in all. */
+const PLACE_ATTEMPTS = 3;
+const isRetryable = (err: unknown): boolean => ['40P01', '40001'].includes(String((err as { code?: unknown } | null)?.code));
+
+/** An order event waiting for the end of its transaction (writeEvents). */
+interface PendingEvent {
+  agentId: string;
+  orderId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  fillId: string | null;
+}
 
 /** What an order reserves while it can still fill: collateral (buys: cost plus the most fee it could pay) or shares (sells). */
 export function reservationOf(action: OrderAction, priceBps: number, remaining: bigint): bigint {
@@ -186,34 +199,55 @@ export function createOrderBookService(deps: {
     await trx.updateTable('agents').set({ paid_fills_remaining: sql`greatest(paid_fills_remaining - 1, 0)` }).where('id', '=', agentId).execute();
   };
 
-  const nextEventSeq = async (trx: Transaction<DB>, agentId: string): Promise<bigint> => {
-    const row = await trx
-      .insertInto('order_event_cursors')
-      .values({ agent_id: agentId, last_seq: '1' })
-      .onConflict((oc) => oc.column('agent_id').doUpdateSet({ last_seq: sql`order_event_cursors.last_seq + 1` }))
-      .returning('last_seq')
-      .executeTakeFirstOrThrow();
-    return BigInt(row.last_seq);
+  /** Queues an order event for the agent; the transaction writes its queue at the end (writeEvents). */
+  const emit = (queue: PendingEvent[], agentId: string, orderId: string, type: string, payload: Record<string, unknown>, fillId: string | null = null) => {
+    queue.push({ agentId, orderId, type, payload, fillId });
   };
 
-  /** An order event in the agent's sequence, and its execution:report in the outbox (same transaction). */
-  const emit = async (trx: Transaction<DB>, agentId: string, orderId: string, type: string, payload: Record<string, unknown>, fillId: string | null = null) => {
-    const seq = await nextEventSeq(trx, agentId);
-    const body = { seq: seq.toString(), type, orderId, ...payload };
-    await trx.insertInto('order_events').values({ agent_id: agentId, seq: seq.toString(), order_id: orderId, type, fill_id: fillId, payload: JSON.stringify(body), created_at: clock.now() }).execute();
-    await appendEvent(trx, clock, { type: 'execution:report', chainId: deps.chainId, agentId, payload: body });
+  /**
+   * Writes a transaction's order events, each in its agent's gap-free sequence, and their execution:report
+   * outbox events. The rows that serialise writers are locked last and in one order — the agents' cursors
+   * sorted by agent id, then the outbox counter — so concurrent placements on different markets wait for each
+   * other instead of deadlocking.
+   */
+  const writeEvents = async (trx: Transaction<DB>, queue: readonly PendingEvent[]) => {
+    if (queue.length === 0) return;
+    const counts = new Map<string, number>();
+    for (const e of queue) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
+    const next = new Map<string, bigint>();
+    for (const agentId of [...counts.keys()].sort()) {
+      const n = counts.get(agentId)!;
+      const row = await trx
+        .insertInto('order_event_cursors')
+        .values({ agent_id: agentId, last_seq: String(n) })
+        .onConflict((oc) => oc.column('agent_id').doUpdateSet({ last_seq: sql`order_event_cursors.last_seq + ${n}` }))
+        .returning('last_seq')
+        .executeTakeFirstOrThrow();
+      next.set(agentId, BigInt(row.last_seq) - BigInt(n) + 1n);
+    }
+    const now = clock.now();
+    const written = queue.map((e) => {
+      const seq = next.get(e.agentId)!;
+      next.set(e.agentId, seq + 1n);
+      return { e, seq, body: { seq: seq.toString(), type: e.type, orderId: e.orderId, ...e.payload } };
+    });
+    await trx
+      .insertInto('order_events')
+      .values(written.map(({ e, seq, body }) => ({ agent_id: e.agentId, seq: seq.toString(), order_id: e.orderId, type: e.type, fill_id: e.fillId, payload: JSON.stringify(body), created_at: now })))
+      .execute();
+    await appendEvents(trx, clock, written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: body })));
   };
 
   /** Cancels a resting order: no reservation left, and its owner's `cancelled` event (the remainder it took off the book). */
-  const writeCancelled = async (trx: Transaction<DB>, order: { id: string; agentId: string }, reason: string, cancelled: bigint) => {
+  const writeCancelled = async (trx: Transaction<DB>, queue: PendingEvent[], order: { id: string; agentId: string }, reason: string, cancelled: bigint) => {
     await trx.updateTable('orders').set({ status: 'cancelled', reason, reserved: '0', updated_at: clock.now() }).where('id', '=', order.id).execute();
-    await emit(trx, order.agentId, order.id, 'cancelled', { reason, cancelled: cancelled.toString() });
+    emit(queue, order.agentId, order.id, 'cancelled', { reason, cancelled: cancelled.toString() });
   };
 
   const agentOfOrder = async (trx: Transaction<DB>, orderId: string) => (await trx.selectFrom('orders').select(['agent_id', 'action', 'price_bps', 'remaining', 'filled']).where('id', '=', orderId).executeTakeFirstOrThrow());
 
   /** Records one fill whose ledger match was written as operation `ledgerSeq`. */
-  const recordFill = async (trx: Transaction<DB>, market: { address: string; marketId: bigint }, fill: Fill, ledgerSeq: string, takerAgent: string): Promise<void> => {
+  const recordFill = async (trx: Transaction<DB>, queue: PendingEvent[], market: { address: string; marketId: bigint }, fill: Fill, ledgerSeq: string, takerAgent: string): Promise<void> => {
     const row = await trx
       .insertInto('order_fills')
       .values({
@@ -246,9 +280,9 @@ export function createOrderBookService(deps: {
       })
       .where('id', '=', fill.makerOrderId)
       .execute();
-    const fillPayload = { fillId: String(row.id), kind: KIND_NAMES[fill.kind], outcome: fill.side, priceBps: fill.priceBps, shares: fill.shares.toString(), ledgerSeq, final: false };
-    await emit(trx, maker.agent_id, fill.makerOrderId, 'fill', { ...fillPayload, role: 'maker', fee: '0', remaining: remaining.toString() }, String(row.id));
-    await emit(trx, takerAgent, fill.takerOrderId, 'fill', { ...fillPayload, role: 'taker', fee: fill.takerFee.toString() }, String(row.id));
+    const fillPayload = { fillId: String(row.id), kind: MATCH_KIND_NAMES[fill.kind], outcome: fill.side, priceBps: fill.priceBps, shares: fill.shares.toString(), ledgerSeq, final: false };
+    emit(queue, maker.agent_id, fill.makerOrderId, 'fill', { ...fillPayload, role: 'maker', fee: '0', remaining: remaining.toString() }, String(row.id));
+    emit(queue, takerAgent, fill.takerOrderId, 'fill', { ...fillPayload, role: 'taker', fee: fill.takerFee.toString() }, String(row.id));
     await consumeFill(trx, maker.agent_id);
     await consumeFill(trx, takerAgent);
   };
@@ -302,7 +336,7 @@ export function createOrderBookService(deps: {
           id: String(f.id),
           role: maker ? ('maker' as const) : ('taker' as const),
           counterpartyOrderId: maker ? f.taker_order : f.maker_order,
-          kind: KIND_NAMES[f.kind as 0 | 1 | 2 | 3],
+          kind: MATCH_KIND_NAMES[f.kind as 0 | 1 | 2 | 3],
           outcome: f.side as Outcome,
           priceBps: f.price_bps,
           shares: String(f.shares),
@@ -335,80 +369,88 @@ export function createOrderBookService(deps: {
       if (input.shares < ENGINE_CONFIG.minShares) throw problem('INVALID_PAYLOAD', `shares must be at least ${ENGINE_CONFIG.minShares}`);
 
       return serial(market.marketId, async () => {
-        const book = await bookOf(market.marketId);
         const orderId = randomUUID();
-        let result: SubmitResult | undefined;
-        try {
-          await db.transaction().execute(async (trx) => {
-            // Again under the row lock (the fills update this row anyway): the indexer voids a market, and cancels its
-            // orders, in a transaction of its own, so an order cannot land between the void and the cancellations.
-            const now = await trx.selectFrom('markets').select(['state', 'controls', 'close_time']).where('chain_id', '=', deps.chainId).where('address', '=', market.address).forUpdate().executeTakeFirstOrThrow();
-            if (!tradeable(now)) throw notTradeable(market.address);
-            if (deps.fills.enabled && (await freeRemaining(trx, agentId)) + paidFills <= 0) {
-              throw problem('FILL_ALLOWANCE_EXHAUSTED', 'no fills remain this month: resting orders keep filling and cancels are always accepted; buy a fill pack or wait for the monthly reset (GET /me fills.resetsOn)');
-            }
-            const asset = input.action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(market.marketId, input.outcome);
-            const need = reservationOf(input.action, input.priceBps, input.shares);
-            const have = await available(trx, owner, asset);
-            if (have < need) {
-              throw problem('INSUFFICIENT_BALANCE', `this order needs ${need} of ledger asset ${asset} available; you have ${have} (balance minus what your resting orders reserve)`, {
-                extensions: { assetId: asset.toString(), required: need.toString(), available: have.toString() },
-              });
-            }
-            const inserted = await trx
-              .insertInto('orders')
-              .values({
-                id: orderId,
-                agent_id: agentId,
-                owner,
-                chain_id: deps.chainId,
-                market: market.address,
-                market_id: market.marketId.toString(),
-                outcome: input.outcome,
-                action: input.action,
-                price_bps: input.priceBps,
-                shares: input.shares.toString(),
-                remaining: input.shares.toString(),
-                tif: input.tif,
-                post_only: input.postOnly,
-                status: 'resting',
-                created_at: clock.now(),
-                updated_at: clock.now(),
-              })
-              .returning('seq')
-              .executeTakeFirstOrThrow();
-            await emit(trx, agentId, orderId, 'accepted', { outcome: input.outcome, action: input.action, priceBps: input.priceBps, shares: input.shares.toString(), tif: input.tif, postOnly: input.postOnly });
-            result = book.submit({ id: orderId, owner, outcome: input.outcome, action: input.action, priceBps: input.priceBps, shares: input.shares, tif: input.tif, postOnly: input.postOnly, seq: BigInt(inserted.seq) });
-            // Every fill of the order is one ledger match, written together (one balance check, in order).
-            const matches = result.fills.map((f) => ({ type: 'match' as const, match: { maker: f.maker, taker: f.taker, marketId: market.marketId, side: f.side, kind: f.kind, shares: f.shares, priceBps: f.priceBps, fee: f.takerFee } }));
-            const { seqs } = matches.length > 0 ? await ledger.submit(matches, { trx }) : { seqs: [] };
-            for (const [i, fill] of result.fills.entries()) await recordFill(trx, market, fill, seqs[i]!, agentId);
-            await applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, result.fills, clock.now());
-            const filled = result.fills.reduce((n, f) => n + f.shares, 0n);
-            const remaining = result.resting?.remaining ?? 0n;
-            await trx
-              .updateTable('orders')
-              .set({
-                filled: filled.toString(),
-                remaining: remaining.toString(),
-                reserved: reservationOf(input.action, input.priceBps, remaining).toString(),
-                status: result.status === 'filled' ? 'filled' : result.status === 'resting' ? 'resting' : result.status,
-                reason: result.reason,
-                updated_at: clock.now(),
-              })
-              .where('id', '=', orderId)
-              .execute();
-            if (result.status !== 'filled' && result.status !== 'resting') {
-              await emit(trx, agentId, orderId, result.status, { reason: result.reason, cancelled: result.cancelled.toString() });
-            }
-          });
-        } catch (err) {
-          // The book may have matched in memory what the database did not keep: rebuild it from the rows.
-          if (result) await loadBook(market.marketId);
-          throw err;
+        for (let attempt = 1; ; attempt++) {
+          const book = await bookOf(market.marketId);
+          let result: SubmitResult | undefined;
+          try {
+            await db.transaction().execute(async (trx) => {
+              const queue: PendingEvent[] = [];
+              // One placement of an owner at a time, whatever the market: what it may reserve depends on its others.
+              await sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(${owner}))`.execute(trx);
+              // Again under the row lock (the fills update this row anyway): the indexer voids a market, and cancels its
+              // orders, in a transaction of its own, so an order cannot land between the void and the cancellations.
+              const now = await trx.selectFrom('markets').select(['state', 'controls', 'close_time']).where('chain_id', '=', deps.chainId).where('address', '=', market.address).forUpdate().executeTakeFirstOrThrow();
+              if (!tradeable(now)) throw notTradeable(market.address);
+              if (deps.fills.enabled && (await freeRemaining(trx, agentId)) + paidFills <= 0) {
+                throw problem('FILL_ALLOWANCE_EXHAUSTED', 'no fills remain this month: resting orders keep filling and cancels are always accepted; buy a fill pack or wait for the monthly reset (GET /me fills.resetsOn)');
+              }
+              const asset = input.action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(market.marketId, input.outcome);
+              const need = reservationOf(input.action, input.priceBps, input.shares);
+              const have = await available(trx, owner, asset);
+              if (have < need) {
+                throw problem('INSUFFICIENT_BALANCE', `this order needs ${need} of ledger asset ${asset} available; you have ${have} (balance minus what your resting orders reserve)`, {
+                  extensions: { assetId: asset.toString(), required: need.toString(), available: have.toString() },
+                });
+              }
+              const inserted = await trx
+                .insertInto('orders')
+                .values({
+                  id: orderId,
+                  agent_id: agentId,
+                  owner,
+                  chain_id: deps.chainId,
+                  market: market.address,
+                  market_id: market.marketId.toString(),
+                  outcome: input.outcome,
+                  action: input.action,
+                  price_bps: input.priceBps,
+                  shares: input.shares.toString(),
+                  remaining: input.shares.toString(),
+                  tif: input.tif,
+                  post_only: input.postOnly,
+                  status: 'resting',
+                  created_at: clock.now(),
+                  updated_at: clock.now(),
+                })
+                .returning('seq')
+                .executeTakeFirstOrThrow();
+              emit(queue, agentId, orderId, 'accepted', { outcome: input.outcome, action: input.action, priceBps: input.priceBps, shares: input.shares.toString(), tif: input.tif, postOnly: input.postOnly });
+              result = book.submit({ id: orderId, owner, outcome: input.outcome, action: input.action, priceBps: input.priceBps, shares: input.shares, tif: input.tif, postOnly: input.postOnly, seq: BigInt(inserted.seq) });
+              // Every fill of the order is one ledger match, written together (one balance check, in order).
+              const matches = result.fills.map((f) => ({ type: 'match' as const, match: { maker: f.maker, taker: f.taker, marketId: market.marketId, side: f.side, kind: f.kind, shares: f.shares, priceBps: f.priceBps, fee: f.takerFee } }));
+              const { seqs } = matches.length > 0 ? await ledger.submit(matches, { trx }) : { seqs: [] };
+              for (const [i, fill] of result.fills.entries()) await recordFill(trx, queue, market, fill, seqs[i]!, agentId);
+              await applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, result.fills, clock.now());
+              const filled = result.fills.reduce((n, f) => n + f.shares, 0n);
+              const remaining = result.resting?.remaining ?? 0n;
+              await trx
+                .updateTable('orders')
+                .set({
+                  filled: filled.toString(),
+                  remaining: remaining.toString(),
+                  reserved: reservationOf(input.action, input.priceBps, remaining).toString(),
+                  status: result.status === 'filled' ? 'filled' : result.status === 'resting' ? 'resting' : result.status,
+                  reason: result.reason,
+                  updated_at: clock.now(),
+                })
+                .where('id', '=', orderId)
+                .execute();
+              if (result.status !== 'filled' && result.status !== 'resting') {
+                emit(queue, agentId, orderId, result.status, { reason: result.reason, cancelled: result.cancelled.toString() });
+              }
+              await writeEvents(trx, queue);
+            });
+          } catch (err) {
+            // The book may have matched in memory what the database did not keep: rebuild it from the rows.
+            if (result) await loadBook(market.marketId);
+            // A deadlock the database broke (another writer of the outbox, e.g. the indexer voiding a market) is retried.
+            if (isRetryable(err) && attempt < PLACE_ATTEMPTS) continue;
+            throw err;
+          }
+          deps.events.notify();
+          return view(db, orderId);
         }
-        deps.events.notify();
-        return view(db, orderId);
       });
     },
 
@@ -417,12 +459,14 @@ export function createOrderBookService(deps: {
       return serial(o.marketId, async () => {
         const book = await bookOf(o.marketId);
         await db.transaction().execute(async (trx) => {
+          const queue: PendingEvent[] = [];
           const row = await trx.selectFrom('orders').select(['status']).where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
           // Always accepted: an order with nothing left to cancel just records the request.
           await trx.updateTable('orders').set({ cancel_requested_at: clock.now(), updated_at: clock.now() }).where('id', '=', orderId).where('cancel_requested_at', 'is', null).execute();
           if (row.status !== 'resting') return;
           const removed = book.cancel(orderId);
-          await writeCancelled(trx, { id: orderId, agentId: o.agent_id }, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
+          await writeCancelled(trx, queue, { id: orderId, agentId: o.agent_id }, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
+          await writeEvents(trx, queue);
         });
         deps.events.notify();
         return view(db, orderId);
@@ -481,7 +525,9 @@ export function createOrderBookService(deps: {
         .orderBy('seq')
         .forUpdate()
         .execute();
-      for (const r of resting) await writeCancelled(trx, { id: r.id, agentId: r.agent_id }, MARKET_VOID, BigInt(r.remaining));
+      const queue: PendingEvent[] = [];
+      for (const r of resting) await writeCancelled(trx, queue, { id: r.id, agentId: r.agent_id }, MARKET_VOID, BigInt(r.remaining));
+      await writeEvents(trx, queue);
       return resting.length;
     },
 
