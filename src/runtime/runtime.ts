@@ -23,7 +23,7 @@ import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relaye
 import { createLedgerService } from '../services/ledger/ledger.ts';
 import { createLedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
 import { createFillPackService } from '../services/orderbook/fill-packs.ts';
-import { createOrderBookService } from '../services/orderbook/orders.ts';
+import { createOrderBookService, MARKET_CLOSED, MARKET_VOID } from '../services/orderbook/orders.ts';
 import type { Config } from '../config.ts';
 import { CREDIT_REASONS, type Account } from '../core/ledger/types.ts';
 import type { Transaction } from 'kysely';
@@ -215,10 +215,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       // A voided ORDERBOOK market's resting orders are cancelled in the indexer's transaction. `services` is
       // built below; the indexer only calls this once started, after that.
       onMarketsVoided: {
-        voiding: async (trx, markets) => {
-          await services.orderbook.cancelVoidedMarkets(trx, markets);
+        ending: async (trx, markets) => {
+          await services.orderbook.cancelMarketOrders(trx, markets, MARKET_VOID);
         },
-        voided: (markets) => services.orderbook.forgetBooks(markets),
+        ended: (markets) => services.orderbook.forgetBooks(markets),
       },
     });
     const nonces = createNonceService({ db: database.db, clock });
@@ -273,7 +273,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         countLive: (creator) => countLiveMarkets(database.db, { chainId: config.chain.id, creator }),
       }),
       trading: createTradingService({ db: database.db, clock, chain: chainService }),
-      lifecycle: createMarketLifecycle({ db: database.db, clock, events, log, intervalMs: config.markets.schedulerMs }),
+      lifecycle: createMarketLifecycle({
+        db: database.db,
+        clock,
+        events,
+        log,
+        intervalMs: config.markets.schedulerMs,
+        // A closed order book takes no orders: what rests on it is cancelled with the close (docs/orderbook.md).
+        onMarketsClosed: {
+          ending: async (trx, markets) => {
+            await services.orderbook.cancelMarketOrders(trx, markets, MARKET_CLOSED);
+          },
+          ended: (markets) => services.orderbook.forgetBooks(markets),
+        },
+      }),
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
       nonces,
       sessions: createSessionService({ db: database.db, clock, nonces, settings: { publicBaseUrl: config.publicBaseUrl, chainId: config.chain.id, ttlHours: config.sessionTtlHours } }),

@@ -130,6 +130,33 @@ describe('order-book loop', () => {
     expect((await server.call('GET', `${A}/me`, { key: dave.key })).body.fills).toMatchObject({ freeUsed: 0, remaining: 3, resetsOn: '2027-01-01T00:00:00.000Z' });
   });
 
+  it('cancels the resting orders of a market when it closes, releasing their reservations', async () => {
+    const frank = await registerWallet(server, undefined, 'frank');
+    const grace = await registerWallet(server, undefined, 'grace');
+    await gas(server, frank.account.address);
+    const market = await createOrderBookMarketVia(server, frank, 'Will the closing book resolve Yes?', new Date(clock.now().getTime() + 2 * 3_600_000));
+    const bid = await post(frank.key, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '5' });
+    const other = await post(grace.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', priceBps: 3000, shares: '2' });
+    expect([bid.body.status, other.body.status]).toEqual(['resting', 'resting']);
+
+    clock.advance(3 * 3_600_000);
+    expect((await server.runtime.services.lifecycle.tick()).closed).toBeGreaterThanOrEqual(1);
+    for (const [agent, order, remaining] of [
+      [frank, bid.body, '5'],
+      [grace, other.body, '2'],
+    ] as const) {
+      const events = (await post(agent.key, '/orderbook/events', { after: '0', limit: 200 }, undefined)).body.events as { type: string; orderId: string; reason?: string; cancelled?: string }[];
+      expect(events.filter((e) => e.orderId === order.id).map((e) => e.type)).toEqual(['accepted', 'cancelled']);
+      expect(events.find((e) => e.orderId === order.id && e.type === 'cancelled')).toMatchObject({ reason: 'MARKET_CLOSED', cancelled: remaining });
+      expect((await post(agent.key, '/orderbook/confirm-cancel', { orderId: order.id }, undefined)).body).toMatchObject({ final: true, status: 'cancelled', reason: 'MARKET_CLOSED', reserved: '0' });
+    }
+    const depth = await server.call('GET', `${A}/discover/markets/${market.address}/depth`, { key: frank.key });
+    expect(depth.body).toMatchObject({ kind: 'orderbook', tradeable: false, bids: [], asks: [] });
+    const late = await post(grace.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', priceBps: 3000, shares: '1' });
+    expect(late.status).toBe(409);
+    expect(late.body.code).toBe('MARKET_NOT_TRADEABLE');
+  });
+
   it('checks ORDERBOOK terms in the create loop: binary only, no collateral, liquidity or fee; automated terms still need theirs', async () => {
     const erin = await registerWallet(server, undefined, 'erin');
     const base = { question: 'Will the terms check market resolve Yes?', category: 'TECH', closeTime: new Date(clock.now().getTime() + 30 * 86_400_000).toISOString(), resolutionSource: 'https://example.org/r' };

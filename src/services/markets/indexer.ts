@@ -17,6 +17,7 @@ import type { ProjectionT } from '../../api/catalog/markets/shapes.ts';
 import type { EventBus } from '../events/bus.ts';
 import { readMarketState, type MarketChainState } from './market-state.ts';
 import { appendEvent } from '../events/outbox.ts';
+import type { EndedMarket, EndedMarketsListener } from './ended-markets.ts';
 import { applyCreatorFeesCollected, applyTrade, applyTransfer, createdMarketOf, registerMarket, rollbackAbove, type CreatedMarket, type TradeLog, type TransferLog } from './projection.ts';
 import { ORDERBOOK_MARKET_CREATED, orderBookCreationOf, registerOrderBookMarket } from '../orderbook/markets.ts';
 
@@ -46,21 +47,7 @@ export interface IndexerOptions {
   /** A cursor more than this behind the head is reported unhealthy. */
   maxHealthyLagSeconds?: number;
   /** Told about every market the indexer voids (the runtime wires the order service). */
-  onMarketsVoided?: VoidedMarketsListener;
-}
-
-/** A market the indexer voided (CREATION_REORGED); `ledgerMarketId` is set for ORDERBOOK markets. */
-export interface VoidedMarket {
-  address: string;
-  ledgerMarketId: bigint | null;
-}
-
-/** Reacts to markets the indexer voids, in two steps around the transaction that voids them. */
-export interface VoidedMarketsListener {
-  /** Inside that transaction: writes that must commit (or roll back) together with the void. */
-  voiding(trx: Transaction<DB>, markets: readonly VoidedMarket[]): Promise<void>;
-  /** After it committed: drop in-memory state of the markets. */
-  voided(markets: readonly VoidedMarket[]): void;
+  onMarketsVoided?: EndedMarketsListener;
 }
 
 /** Block hashes kept for reorg detection; a reorg deeper than this restarts from the lane's first block. */
@@ -133,7 +120,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       if (orphaned.some((m) => m.address === market)) continue;
       refresh.set(market, await stateAt(getAddress(market), ancestor));
     }
-    let voided: VoidedMarket[] = [];
+    let voided: EndedMarket[] = [];
     await db.transaction().execute(async (trx) => {
       await rollbackAbove(trx, chainId, ancestor);
       for (const [market, s] of refresh) {
@@ -154,14 +141,14 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
         .onConflict((oc) => oc.column('chain_id').doUpdateSet({ block_number: ancestor.toString(), block_hash: ancestorBlock.hash, updated_at: clock.now() }))
         .execute();
     });
-    if (voided.length > 0) o.onMarketsVoided?.voided(voided);
+    if (voided.length > 0) o.onMarketsVoided?.ended(voided);
     o.events.notify();
     log.warn({ chainId, from: cursorNumber.toString(), ancestor: ancestor.toString(), cancelled: gone.length }, 'indexer: reorg rolled back');
   }
 
   /** Voids markets whose creation is gone, with market.cancelled; the listener cancels what rests on them. Returns the markets voided now. */
-  async function cancelReorged(trx: Transaction<DB>, addresses: readonly string[]): Promise<VoidedMarket[]> {
-    const voided: VoidedMarket[] = [];
+  async function cancelReorged(trx: Transaction<DB>, addresses: readonly string[]): Promise<EndedMarket[]> {
+    const voided: EndedMarket[] = [];
     for (const address of addresses) {
       const updated = await trx
         .updateTable('markets')
@@ -175,7 +162,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
       await appendEvent(trx, clock, { type: 'market.cancelled', chainId, marketAddress: address, payload: { reason: 'CREATION_REORGED' } });
       voided.push({ address, ledgerMarketId: updated.ledger_market_id === null ? null : BigInt(updated.ledger_market_id) });
     }
-    if (voided.length > 0) await o.onMarketsVoided?.voiding(trx, voided);
+    if (voided.length > 0) await o.onMarketsVoided?.ending(trx, voided);
     return voided;
   }
 
@@ -237,7 +224,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
     const orderbookCreated = orderbookLogs.map((l) => orderBookCreationOf(l, { chainId, blockTime: times.get(l.blockNumber)!.time }));
 
     let inserted = 0;
-    let voided: VoidedMarket[] = [];
+    let voided: EndedMarket[] = [];
     await db.transaction().execute(async (trx) => {
       for (const c of orderbookCreated) {
         if ((await registerOrderBookMarket(trx, clock, c, { confirmed: true })).inserted) inserted++;
@@ -297,7 +284,7 @@ export function createMarketIndexer(o: IndexerOptions): MarketIndexer {
         .onConflict((oc) => oc.column('chain_id').doUpdateSet({ block_number: to.toString(), block_hash: toBlock.hash, updated_at: clock.now() }))
         .execute();
     });
-    if (voided.length > 0) o.onMarketsVoided?.voided(voided);
+    if (voided.length > 0) o.onMarketsVoided?.ended(voided);
     if (logs.length + orderbookLogs.length > 0 || voided.length > 0) o.events.notify();
     if (inserted > 0) log.info({ chainId, markets: inserted, to: to.toString() }, 'indexer: markets registered');
     return to < head.number;

@@ -1,5 +1,6 @@
 /**
- * Market lifecycle on the service's clock: open → closed at close time, market.resolution_due ahead of resolveBy,
+ * Market lifecycle on the service's clock: open → closed at close time (an order book's resting orders are cancelled
+ * with it, through onMarketsClosed), market.resolution_due ahead of resolveBy,
  * and the control plane's halt / unfreeze edges (market.controlsChanged with isTradeable recomputed). The
  * scheduler is idempotent: each edge is a conditional UPDATE, so two instances (or a retry) emit once.
  */
@@ -11,6 +12,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { EventBus } from '../events/bus.ts';
 import { appendEvent } from '../events/outbox.ts';
+import type { EndedMarket, EndedMarketsListener } from './ended-markets.ts';
 
 /** How long before resolveBy market.resolution_due is emitted. */
 export const RESOLUTION_DUE_LEAD_MS = 24 * 60 * 60 * 1000;
@@ -25,7 +27,15 @@ export interface MarketLifecycle {
   stop(): Promise<void>;
 }
 
-export function createMarketLifecycle(deps: { db: Kysely<DB>; clock: Clock; events: EventBus; log: Logger; intervalMs: number }): MarketLifecycle {
+export function createMarketLifecycle(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  events: EventBus;
+  log: Logger;
+  intervalMs: number;
+  /** Told about the markets each tick closes (the runtime wires the order service). */
+  onMarketsClosed?: EndedMarketsListener;
+}): MarketLifecycle {
   const { db, clock, log } = deps;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
@@ -33,8 +43,18 @@ export function createMarketLifecycle(deps: { db: Kysely<DB>; clock: Clock; even
 
   async function tick() {
     const now = clock.now();
+    let ended: EndedMarket[] = [];
     const result = await db.transaction().execute(async (trx) => {
-      const closed = await trx.updateTable('markets').set({ state: 'closed', updated_at: now }).where('state', '=', 'open').where('close_time', '<=', now).returning('address').execute();
+      const closed = await trx
+        .updateTable('markets')
+        .set({ state: 'closed', updated_at: now })
+        .where('state', '=', 'open')
+        .where('close_time', '<=', now)
+        .returning(['address', 'ledger_market_id'])
+        .execute();
+      // Before any event is appended: the listener writes order events, whose locks come before the outbox's.
+      ended = closed.map((m) => ({ address: m.address, ledgerMarketId: m.ledger_market_id === null ? null : BigInt(m.ledger_market_id) }));
+      if (ended.length > 0) await deps.onMarketsClosed?.ending(trx, ended);
       const due = await trx
         .updateTable('markets')
         .set({ resolution_due_sent_at: now, updated_at: now })
@@ -54,7 +74,8 @@ export function createMarketLifecycle(deps: { db: Kysely<DB>; clock: Clock; even
       }
       return { closed: closed.length, resolutionDue: due.length };
     });
-    if (result.resolutionDue > 0) deps.events.notify();
+    if (ended.length > 0) deps.onMarketsClosed?.ended(ended);
+    if (result.resolutionDue > 0 || ended.length > 0) deps.events.notify();
     return result;
   }
 

@@ -5,7 +5,8 @@
  * the per-agent order events, the execution:report outbox events and the fill-allowance count.
  * Placements on one market are serialised; a failed transaction rebuilds that market's book from the
  * database, so memory never runs ahead of what was committed. A market the indexer voids has its resting
- * orders cancelled in the indexer's transaction (cancelVoidedMarkets) and its book dropped after it.
+ * orders cancelled in the indexer's transaction (cancelMarketOrders) and its book dropped after it; so does a
+ * market the lifecycle closes at its close time.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -25,7 +26,7 @@ import { applyFillsToMarket } from './market-stats.ts';
 import type { EventBus } from '../events/bus.ts';
 import { requireAgent } from '../identity/agents.ts';
 import type { LedgerService } from '../ledger/ledger.ts';
-import type { VoidedMarket } from '../markets/indexer.ts';
+import type { EndedMarket } from '../markets/ended-markets.ts';
 
 export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 
@@ -92,17 +93,19 @@ export interface OrderBookService {
   /** The live book of a market (levels on the outcome-0 axis). */
   depth(marketId: bigint, levels: number): Promise<ReturnType<OrderBook['depth']>>;
   /**
-   * Inside the transaction that voids these markets (the indexer's): cancels each resting order with reason
-   * MARKET_VOID, releasing its reservation, with a `cancelled` order event and execution:report for its owner.
-   * Fills already settled stay in the ledger (play money the ledger accepted). Returns how many were cancelled.
+   * Inside the transaction that ends these markets (the indexer voiding them, the lifecycle closing them): cancels
+   * each resting order with `reason`, releasing its reservation, with a `cancelled` order event and execution:report
+   * for its owner. Fills already settled stay in the ledger. Returns how many were cancelled.
    */
-  cancelVoidedMarkets(trx: Transaction<DB>, markets: readonly VoidedMarket[]): Promise<number>;
+  cancelMarketOrders(trx: Transaction<DB>, markets: readonly EndedMarket[], reason: typeof MARKET_VOID | typeof MARKET_CLOSED): Promise<number>;
   /** After that transaction committed: drops the markets' in-memory books (the next read rebuilds them, empty). */
-  forgetBooks(markets: readonly VoidedMarket[]): void;
+  forgetBooks(markets: readonly EndedMarket[]): void;
 }
 
 /** The reason of orders cancelled because their market was voided (its creation reorged out). */
 export const MARKET_VOID = 'MARKET_VOID';
+/** The reason of orders cancelled because their market reached its close time. */
+export const MARKET_CLOSED = 'MARKET_CLOSED';
 
 /** Namespace of the per-owner placement lock (pg_advisory_xact_lock(namespace, hashtext(owner))). */
 const ORDER_OWNER_LOCK = 0x0b0c;
@@ -513,7 +516,7 @@ export function createOrderBookService(deps: {
 
     depth: async (marketId, levels) => (await bookOf(marketId)).depth(levels),
 
-    async cancelVoidedMarkets(trx, markets) {
+    async cancelMarketOrders(trx, markets, reason) {
       const ids = markets.flatMap((m) => (m.ledgerMarketId === null ? [] : [m.ledgerMarketId.toString()]));
       if (ids.length === 0) return 0;
       const resting = await trx
@@ -526,7 +529,7 @@ export function createOrderBookService(deps: {
         .forUpdate()
         .execute();
       const queue: PendingEvent[] = [];
-      for (const r of resting) await writeCancelled(trx, queue, { id: r.id, agentId: r.agent_id }, MARKET_VOID, BigInt(r.remaining));
+      for (const r of resting) await writeCancelled(trx, queue, { id: r.id, agentId: r.agent_id }, reason, BigInt(r.remaining));
       await writeEvents(trx, queue);
       return resting.length;
     },
