@@ -103,7 +103,7 @@ describe('fill packs', () => {
     expect(rows).toHaveLength(1);
   });
 
-  it('refuses a payment that is wrong: another amount or pack, another recipient, reverted, unknown, malformed', async () => {
+  it('refuses a payment that is wrong: another amount or pack, another recipient, not the transfer call itself, reverted, unknown, malformed', async () => {
     const carol = await registerWallet(server, undefined, 'pack-carol');
     await gas(server, carol.account.address);
     await fund(server, carol.account.address, { usdc: parseUnits('100', 6), pm: 0n });
@@ -122,6 +122,18 @@ describe('fill packs', () => {
     const elsewhere = await sendTx(server, carol.account, transfer(carol.account.address, 5_000_000n));
     await mine();
     expect((await purchase({ fills: 3, txHash: elsewhere.transactionHash })).body.code).toBe('PAYMENT_TX_MISMATCH');
+
+    // The right transfer made inside another call (here transferFrom; a trade's protocol fee to the operator is
+    // the same kind of log) is not a payment: only the offer's own transfer call pays.
+    const usdc = tokens(server).USDC;
+    await sendTx(server, carol.account, { to: usdc, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [carol.account.address, 5_000_000n] }) });
+    const indirect = await sendTx(server, carol.account, { to: usdc, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [carol.account.address, operator, 5_000_000n] }) });
+    expect(indirect.status).toBe('success');
+    await mine();
+    const notACall = await purchase({ fills: 3, txHash: indirect.transactionHash });
+    expect(notACall.status).toBe(422);
+    expect(notACall.body).toMatchObject({ code: 'PAYMENT_TX_MISMATCH' });
+    expect(notACall.body.detail).toContain('not that exact USDC transfer call');
 
     // A transfer beyond the balance reverts (sent with a fixed gas limit, so it is mined).
     const reverted = await sendTx(server, carol.account, transfer(operator, parseUnits('1000', 6)), { gas: 100_000n });

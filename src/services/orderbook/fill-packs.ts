@@ -3,10 +3,12 @@
  * chain: the agent's bound wallet sends `usdCents × 10^(decimals − 2)` USDC to the operator (the protocol
  * treasury) in an ERC-20 transfer, then names the transaction. The service reads the receipt from the node,
  * finds a Transfer log of exactly that amount from the agent's wallet to the operator, and credits the pack's
- * fills to `agents.paid_fills_remaining` once per log, in one database transaction with the purchase row.
+ * fills to `agents.paid_fills_remaining` once, in one database transaction with the purchase row. Only the
+ * exact transfer call the offer hands out counts (sent by the wallet to the token): a transfer to the operator
+ * made inside another call — a trade's protocol fee goes to the same address — pays for nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
@@ -52,6 +54,14 @@ export function centsToBaseUnits(usdCents: number, decimals: number): bigint {
   return BigInt(usdCents) * 10n ** BigInt(decimals - 2);
 }
 
+/** A catch handler that turns one error class into null and rethrows the rest. */
+const nullIf =
+  (kind: abstract new (...args: never[]) => Error) =>
+  (err: unknown): null => {
+    if (err instanceof kind) return null;
+    throw err;
+  };
+
 export function createFillPackService(deps: {
   db: Kysely<DB>;
   clock: Clock;
@@ -94,12 +104,11 @@ export function createFillPackService(deps: {
       const wallet = agent.wallet_address.toLowerCase();
       const txHash = input.txHash.toLowerCase() as Hex;
 
-      const receipt = await chain.guard(() => chain.client.getTransactionReceipt({ hash: txHash }).catch(() => null));
-      if (!receipt) {
-        const pending = await chain.guard(() => chain.client.getTransaction({ hash: txHash }).catch(() => null));
-        if (pending) throw problem('PAYMENT_TX_PENDING', `transaction ${txHash} is not mined yet; retry when it is`, { headers: { 'Retry-After': '2' } });
-        throw problem('PAYMENT_TX_NOT_FOUND', `the chain node does not know transaction ${txHash} on chain ${chain.chainId}`);
-      }
+      // Not found is an answer; a node that does not answer is SERVICE_UNAVAILABLE (guard), never "not found".
+      const tx = await chain.guard(() => chain.client.getTransaction({ hash: txHash }).catch(nullIf(TransactionNotFoundError)));
+      if (!tx) throw problem('PAYMENT_TX_NOT_FOUND', `the chain node does not know transaction ${txHash} on chain ${chain.chainId}`);
+      const receipt = await chain.guard(() => chain.client.getTransactionReceipt({ hash: txHash }).catch(nullIf(TransactionReceiptNotFoundError)));
+      if (!receipt) throw problem('PAYMENT_TX_PENDING', `transaction ${txHash} is not mined yet; retry when it is`, { headers: { 'Retry-After': '2' } });
       if (receipt.status !== 'success') throw problem('PAYMENT_TX_REVERTED', `transaction ${txHash} reverted; nothing was paid`);
       const head = await chain.head();
       const confirmations = Number(head.blockNumber - receipt.blockNumber + 1n);
@@ -110,24 +119,23 @@ export function createFillPackService(deps: {
         });
       }
 
+      // Only the offer's own transaction pays: the bound wallet calling USDC.transfer(operator, price) itself. A
+      // transfer to the operator made inside another call (a trade's protocol fee, a transferFrom) is not a payment.
       const amount = BigInt(offer.payment.amount);
-      const payments = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' }).filter(
-        (l) =>
-          l.address.toLowerCase() === offer.payment.token.toLowerCase() &&
-          l.args.from.toLowerCase() === wallet &&
-          l.args.to.toLowerCase() === deps.payTo.toLowerCase() &&
-          l.args.value === amount,
-      );
-      if (payments.length === 0) {
-        throw problem(
-          'PAYMENT_TX_MISMATCH',
-          `transaction ${txHash} has no transfer of ${amount} ${offer.payment.symbol} base units (token ${offer.payment.token}) from your wallet ${wallet} to ${deps.payTo}: the price of the ${pack.fills}-fill pack`,
-        );
+      const mismatch = (why: string) =>
+        problem('PAYMENT_TX_MISMATCH', `transaction ${txHash} does not pay the ${pack.fills}-fill pack: ${why}; send the transaction GET /orderbook/fill-packs gives (transfer of ${amount} ${offer.payment.symbol} base units to ${deps.payTo}) from your wallet ${wallet}`);
+      if (tx.from.toLowerCase() !== wallet) throw mismatch(`it was sent by ${tx.from.toLowerCase()}, not your bound wallet`);
+      if (tx.to?.toLowerCase() !== offer.payment.token.toLowerCase() || tx.input.toLowerCase() !== offer.transaction.data.toLowerCase()) {
+        throw mismatch('it is not that exact USDC transfer call');
       }
+      const payments = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' }).filter(
+        (l) => l.address.toLowerCase() === offer.payment.token.toLowerCase() && l.args.from.toLowerCase() === wallet && l.args.to.toLowerCase() === deps.payTo.toLowerCase() && l.args.value === amount,
+      );
+      if (payments.length !== 1) throw mismatch('the token did not log exactly that one transfer');
 
       const now = clock.now();
       const purchase = await db.transaction().execute(async (trx) => {
-        // One pack per transfer log: the first of this transaction's matching logs not claimed yet.
+        // One pack per payment: the transfer log is claimed once (chain, transaction, log index).
         for (const l of payments) {
           const row = await trx
             .insertInto('fill_pack_purchases')
@@ -154,7 +162,7 @@ export function createFillPackService(deps: {
         }
         return null;
       });
-      if (!purchase) throw problem('PAYMENT_ALREADY_CLAIMED', `every matching transfer of transaction ${txHash} has already paid for a pack`);
+      if (!purchase) throw problem('PAYMENT_ALREADY_CLAIMED', `transaction ${txHash} has already paid for a pack`);
       deps.log.info({ agentId: agent.id, fills: pack.fills, txHash, logIndex: purchase.log_index }, 'fill pack purchased');
 
       const paid = await db.selectFrom('agents').select('paid_fills_remaining').where('id', '=', agent.id).executeTakeFirstOrThrow();
