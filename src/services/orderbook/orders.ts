@@ -9,7 +9,7 @@
  * market the lifecycle closes at its close time.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { fillMonth } from '../../core/fill-allowance.ts';
@@ -19,7 +19,7 @@ import { ORDERBOOK_FEES } from '../../core/markets/fees.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
 import { OrderBook, takerFeeOf } from '../../core/orderbook/engine.ts';
 import type { Fill, OrderAction, Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../core/orderbook/types.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, OrderFillsTable, OrdersTable } from '../../db/schema.ts';
 import type { Principal } from '../../api/catalog/types.ts';
 import { appendEvents } from '../events/outbox.ts';
 import { applyFillsToMarket } from './market-stats.ts';
@@ -109,9 +109,11 @@ export const MARKET_CLOSED = 'MARKET_CLOSED';
 
 /** Namespace of the per-owner placement lock (pg_advisory_xact_lock(namespace, hashtext(owner))). */
 const ORDER_OWNER_LOCK = 0x0b0c;
-/** A placement the database aborted as a deadlock or serialization failure is tried this many times in all. */
+/** A placement or cancel the database aborted as a deadlock or serialization failure is tried this many times in all. */
 const PLACE_ATTEMPTS = 3;
 const isRetryable = (err: unknown): boolean => ['40P01', '40001'].includes(String((err as { code?: unknown } | null)?.code));
+/** What a caller hears when every attempt deadlocked: the database is contended, try again shortly. */
+const busy = (cause: unknown) => problem('SERVICE_UNAVAILABLE', 'the order book is busy (the database broke a lock conflict several times); retry shortly', { cause, headers: { 'Retry-After': '1' } });
 
 /** An order event waiting for the end of its transaction (writeEvents). */
 interface PendingEvent {
@@ -128,6 +130,50 @@ export function reservationOf(action: OrderAction, priceBps: number, remaining: 
   return costOf(remaining, priceBps) + takerFeeOf(remaining, priceBps, ENGINE_CONFIG.takerFeeBps);
 }
 
+/** A fill as an order's view shows it: the fill row with the status of the ledger batch holding it (null: none yet). */
+type ViewFill = Pick<Selectable<OrderFillsTable>, 'id' | 'maker_order' | 'taker_order' | 'kind' | 'side' | 'price_bps' | 'shares' | 'taker_fee' | 'ledger_seq' | 'created_at'> & {
+  batch_nonce: string | null;
+  batch_status: string | null;
+};
+
+/** The wire order: its row and its fills (oldest first), each from this order's side. */
+function renderView(o: Selectable<OrdersTable>, fills: readonly ViewFill[]): OrderView {
+  return {
+    id: o.id,
+    market: o.market,
+    marketId: String(o.market_id),
+    outcome: o.outcome as Outcome,
+    action: o.action,
+    priceBps: o.price_bps,
+    shares: String(o.shares),
+    filled: String(o.filled),
+    remaining: String(o.remaining),
+    tif: o.tif,
+    postOnly: o.post_only,
+    status: o.status,
+    reason: o.reason,
+    reserved: String(o.reserved),
+    createdAt: o.created_at.toISOString(),
+    fills: fills.map((f) => {
+      const maker = f.maker_order === o.id;
+      return {
+        id: String(f.id),
+        role: maker ? ('maker' as const) : ('taker' as const),
+        counterpartyOrderId: maker ? f.taker_order : f.maker_order,
+        kind: MATCH_KIND_NAMES[f.kind as 0 | 1 | 2 | 3],
+        outcome: f.side as Outcome,
+        priceBps: f.price_bps,
+        shares: String(f.shares),
+        fee: maker ? '0' : String(f.taker_fee),
+        ledgerSeq: String(f.ledger_seq),
+        final: f.batch_status === 'confirmed',
+        batchNonce: f.batch_nonce === null ? null : String(f.batch_nonce),
+        at: f.created_at.toISOString(),
+      };
+    }),
+  };
+}
+
 export function createOrderBookService(deps: {
   db: Kysely<DB>;
   clock: Clock;
@@ -139,19 +185,34 @@ export function createOrderBookService(deps: {
   const { db, clock, ledger } = deps;
   const books = new Map<string, OrderBook>();
   const queues = new Map<string, Promise<unknown>>();
-  // Bumped when a book is dropped: a load that read the rows before the drop must not cache what it read.
-  const generations = new Map<string, number>();
+  // One load of a market's book at a time, shared by everyone who asks meanwhile (depth reads too), and only
+  // the latest load is cached: a load started before a rebuild or a drop never overwrites what came after.
+  const loads = new Map<string, Promise<OrderBook>>();
 
-  const loadBook = async (marketId: bigint): Promise<OrderBook> => {
+  /** Rebuilds a market's book from its resting orders (replacing whatever is cached). */
+  const loadBook = (marketId: bigint): Promise<OrderBook> => {
     const key = marketId.toString();
-    const generation = generations.get(key) ?? 0;
-    const book = new OrderBook(ENGINE_CONFIG);
-    const rows = await db.selectFrom('orders').selectAll().where('market_id', '=', key).where('status', '=', 'resting').orderBy('seq').execute();
-    book.restore(rows.map(toResting));
-    if ((generations.get(key) ?? 0) === generation) books.set(key, book);
-    return book;
+    books.delete(key);
+    const load = (async () => {
+      const book = new OrderBook(ENGINE_CONFIG);
+      const rows = await db.selectFrom('orders').selectAll().where('market_id', '=', key).where('status', '=', 'resting').orderBy('seq').execute();
+      book.restore(rows.map(toResting));
+      return book;
+    })();
+    loads.set(key, load);
+    const settle = (book: OrderBook | null) => {
+      if (loads.get(key) !== load) return;
+      loads.delete(key);
+      if (book) books.set(key, book);
+    };
+    load.then(settle, () => settle(null));
+    return load;
   };
-  const bookOf = async (marketId: bigint) => books.get(marketId.toString()) ?? loadBook(marketId);
+  const bookOf = (marketId: bigint): Promise<OrderBook> => {
+    const key = marketId.toString();
+    const cached = books.get(key);
+    return cached ? Promise.resolve(cached) : (loads.get(key) ?? loadBook(marketId));
+  };
 
   /** Runs placements and cancels of one market one at a time. */
   const serial = <T>(marketId: bigint, fn: () => Promise<T>): Promise<T> => {
@@ -188,18 +249,25 @@ export function createOrderBookService(deps: {
     return Math.max(0, deps.fills.freePerMonth - (row?.free_used ?? 0));
   };
 
-  /** One fill off an agent's allowance: free fills of this month first, then purchased ones (never below zero). */
-  const consumeFill = async (trx: Transaction<DB>, agentId: string): Promise<void> => {
+  /**
+   * The fills of one order off their owners' allowances (each fill counts once for each owner): this month's
+   * free fills first, then purchased ones (never below zero). One read and at most two writes per owner, the
+   * owners in agent-id order (a fixed lock order).
+   */
+  const consumeFills = async (trx: Transaction<DB>, perAgent: ReadonlyMap<string, number>): Promise<void> => {
     if (!deps.fills.enabled) return;
-    if ((await freeRemaining(trx, agentId)) > 0) {
-      await trx
-        .insertInto('fill_usage')
-        .values({ agent_id: agentId, month: fillMonth(clock.now()), free_used: 1 })
-        .onConflict((oc) => oc.columns(['agent_id', 'month']).doUpdateSet({ free_used: sql`fill_usage.free_used + 1` }))
-        .execute();
-      return;
+    for (const agentId of [...perAgent.keys()].sort()) {
+      const n = perAgent.get(agentId)!;
+      const free = Math.min(n, await freeRemaining(trx, agentId));
+      if (free > 0) {
+        await trx
+          .insertInto('fill_usage')
+          .values({ agent_id: agentId, month: fillMonth(clock.now()), free_used: free })
+          .onConflict((oc) => oc.columns(['agent_id', 'month']).doUpdateSet({ free_used: sql`fill_usage.free_used + ${free}` }))
+          .execute();
+      }
+      if (n > free) await trx.updateTable('agents').set({ paid_fills_remaining: sql`greatest(paid_fills_remaining - ${n - free}, 0)` }).where('id', '=', agentId).execute();
     }
-    await trx.updateTable('agents').set({ paid_fills_remaining: sql`greatest(paid_fills_remaining - 1, 0)` }).where('id', '=', agentId).execute();
   };
 
   /** Queues an order event for the agent; the transaction writes its queue at the end (writeEvents). */
@@ -250,7 +318,7 @@ export function createOrderBookService(deps: {
   const agentOfOrder = async (trx: Transaction<DB>, orderId: string) => (await trx.selectFrom('orders').select(['agent_id', 'action', 'price_bps', 'remaining', 'filled']).where('id', '=', orderId).executeTakeFirstOrThrow());
 
   /** Records one fill whose ledger match was written as operation `ledgerSeq`. */
-  const recordFill = async (trx: Transaction<DB>, queue: PendingEvent[], market: { address: string; marketId: bigint }, fill: Fill, ledgerSeq: string, takerAgent: string): Promise<void> => {
+  const recordFill = async (trx: Transaction<DB>, queue: PendingEvent[], market: { address: string; marketId: bigint }, fill: Fill, ledgerSeq: string, takerAgent: string): Promise<{ fill: ViewFill; makerAgent: string }> => {
     const row = await trx
       .insertInto('order_fills')
       .values({
@@ -268,7 +336,7 @@ export function createOrderBookService(deps: {
         ledger_seq: ledgerSeq,
         created_at: clock.now(),
       })
-      .returning('id')
+      .returning(['id', 'maker_order', 'taker_order', 'kind', 'side', 'price_bps', 'shares', 'taker_fee', 'ledger_seq', 'created_at'])
       .executeTakeFirstOrThrow();
     const maker = await agentOfOrder(trx, fill.makerOrderId);
     const remaining = BigInt(maker.remaining) - fill.shares;
@@ -286,25 +354,18 @@ export function createOrderBookService(deps: {
     const fillPayload = { fillId: String(row.id), kind: MATCH_KIND_NAMES[fill.kind], outcome: fill.side, priceBps: fill.priceBps, shares: fill.shares.toString(), ledgerSeq, final: false };
     emit(queue, maker.agent_id, fill.makerOrderId, 'fill', { ...fillPayload, role: 'maker', fee: '0', remaining: remaining.toString() }, String(row.id));
     emit(queue, takerAgent, fill.takerOrderId, 'fill', { ...fillPayload, role: 'taker', fee: fill.takerFee.toString() }, String(row.id));
-    await consumeFill(trx, maker.agent_id);
-    await consumeFill(trx, takerAgent);
+    // Written with the fills: the ledger batch holding them cannot be committed before this transaction is.
+    return { fill: { ...row, batch_nonce: null, batch_status: null }, makerAgent: maker.agent_id };
   };
 
-  /** The caller's available balance of an asset: ledger balance minus what its resting orders reserve. */
-  const available = async (trx: Transaction<DB>, owner: Account, assetId: bigint): Promise<bigint> => {
-    const bal = await trx.selectFrom('ledger_balances').select('balance').where('account', '=', owner).where('asset_id', '=', assetId.toString()).executeTakeFirst();
-    const reservedRows = await trx
-      .selectFrom('orders')
-      .select(['action', 'outcome', 'market_id', 'reserved'])
-      .where('owner', '=', owner)
-      .where('status', '=', 'resting')
-      .execute();
-    let reserved = 0n;
-    for (const r of reservedRows) {
-      const asset = r.action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(BigInt(r.market_id), r.outcome as Outcome);
-      if (asset === assetId) reserved += BigInt(r.reserved);
-    }
-    return BigInt(bal?.balance ?? '0') - reserved;
+  /** The caller's available balance of an asset: ledger balance minus what its resting orders reserve (one statement). */
+  const available = async (trx: Transaction<DB>, owner: Account, asset: { id: bigint; marketId?: bigint; outcome?: Outcome }): Promise<bigint> => {
+    // Buys reserve collateral; sells reserve shares of their market's outcome.
+    const reserving = asset.marketId === undefined ? sql`action = 'buy'` : sql`action = 'sell' AND market_id = ${asset.marketId.toString()} AND outcome = ${asset.outcome}`;
+    const row = await sql<{ available: string }>`
+      SELECT (coalesce((SELECT balance FROM ledger_balances WHERE account = ${owner} AND asset_id = ${asset.id.toString()}::numeric), 0)
+        - coalesce((SELECT sum(reserved) FROM orders WHERE owner = ${owner} AND status = 'resting' AND ${reserving}), 0))::text AS available`.execute(trx);
+    return BigInt(row.rows[0]!.available);
   };
 
   const view = async (executor: Kysely<DB> | Transaction<DB>, orderId: string): Promise<OrderView> => {
@@ -317,40 +378,7 @@ export function createOrderBookService(deps: {
       .where((eb) => eb.or([eb('f.maker_order', '=', orderId), eb('f.taker_order', '=', orderId)]))
       .orderBy('f.id')
       .execute();
-    return {
-      id: o.id,
-      market: o.market,
-      marketId: String(o.market_id),
-      outcome: o.outcome as Outcome,
-      action: o.action,
-      priceBps: o.price_bps,
-      shares: String(o.shares),
-      filled: String(o.filled),
-      remaining: String(o.remaining),
-      tif: o.tif,
-      postOnly: o.post_only,
-      status: o.status,
-      reason: o.reason,
-      reserved: String(o.reserved),
-      createdAt: o.created_at.toISOString(),
-      fills: fills.map((f) => {
-        const maker = f.maker_order === orderId;
-        return {
-          id: String(f.id),
-          role: maker ? ('maker' as const) : ('taker' as const),
-          counterpartyOrderId: maker ? f.taker_order : f.maker_order,
-          kind: MATCH_KIND_NAMES[f.kind as 0 | 1 | 2 | 3],
-          outcome: f.side as Outcome,
-          priceBps: f.price_bps,
-          shares: String(f.shares),
-          fee: maker ? '0' : String(f.taker_fee),
-          ledgerSeq: String(f.ledger_seq),
-          final: f.batch_status === 'confirmed',
-          batchNonce: f.batch_nonce === null ? null : String(f.batch_nonce),
-          at: f.created_at.toISOString(),
-        };
-      }),
-    };
+    return renderView(o, fills);
   };
 
   const ownOrder = async (principal: Principal, orderId: string) => {
@@ -376,6 +404,8 @@ export function createOrderBookService(deps: {
         for (let attempt = 1; ; attempt++) {
           const book = await bookOf(market.marketId);
           let result: SubmitResult | undefined;
+          let order: Selectable<OrdersTable> | undefined;
+          const fills: ViewFill[] = [];
           try {
             await db.transaction().execute(async (trx) => {
               const queue: PendingEvent[] = [];
@@ -388,12 +418,12 @@ export function createOrderBookService(deps: {
               if (deps.fills.enabled && (await freeRemaining(trx, agentId)) + paidFills <= 0) {
                 throw problem('FILL_ALLOWANCE_EXHAUSTED', 'no fills remain this month: resting orders keep filling and cancels are always accepted; buy a fill pack or wait for the monthly reset (GET /me fills.resetsOn)');
               }
-              const asset = input.action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(market.marketId, input.outcome);
+              const asset = input.action === 'buy' ? { id: COLLATERAL_ASSET } : { id: outcomeAsset(market.marketId, input.outcome), marketId: market.marketId, outcome: input.outcome };
               const need = reservationOf(input.action, input.priceBps, input.shares);
               const have = await available(trx, owner, asset);
               if (have < need) {
-                throw problem('INSUFFICIENT_BALANCE', `this order needs ${need} of ledger asset ${asset} available; you have ${have} (balance minus what your resting orders reserve)`, {
-                  extensions: { assetId: asset.toString(), required: need.toString(), available: have.toString() },
+                throw problem('INSUFFICIENT_BALANCE', `this order needs ${need} of ledger asset ${asset.id} available; you have ${have} (balance minus what your resting orders reserve)`, {
+                  extensions: { assetId: asset.id.toString(), required: need.toString(), available: have.toString() },
                 });
               }
               const inserted = await trx
@@ -423,11 +453,17 @@ export function createOrderBookService(deps: {
               // Every fill of the order is one ledger match, written together (one balance check, in order).
               const matches = result.fills.map((f) => ({ type: 'match' as const, match: { maker: f.maker, taker: f.taker, marketId: market.marketId, side: f.side, kind: f.kind, shares: f.shares, priceBps: f.priceBps, fee: f.takerFee } }));
               const { seqs } = matches.length > 0 ? await ledger.submit(matches, { trx }) : { seqs: [] };
-              for (const [i, fill] of result.fills.entries()) await recordFill(trx, queue, market, fill, seqs[i]!, agentId);
+              const perAgent = new Map<string, number>();
+              for (const [i, fill] of result.fills.entries()) {
+                const recorded = await recordFill(trx, queue, market, fill, seqs[i]!, agentId);
+                fills.push(recorded.fill);
+                for (const a of [recorded.makerAgent, agentId]) perAgent.set(a, (perAgent.get(a) ?? 0) + 1);
+              }
+              await consumeFills(trx, perAgent);
               await applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, result.fills, clock.now());
               const filled = result.fills.reduce((n, f) => n + f.shares, 0n);
               const remaining = result.resting?.remaining ?? 0n;
-              await trx
+              order = await trx
                 .updateTable('orders')
                 .set({
                   filled: filled.toString(),
@@ -438,7 +474,8 @@ export function createOrderBookService(deps: {
                   updated_at: clock.now(),
                 })
                 .where('id', '=', orderId)
-                .execute();
+                .returningAll()
+                .executeTakeFirstOrThrow();
               if (result.status !== 'filled' && result.status !== 'resting') {
                 emit(queue, agentId, orderId, result.status, { reason: result.reason, cancelled: result.cancelled.toString() });
               }
@@ -446,13 +483,18 @@ export function createOrderBookService(deps: {
             });
           } catch (err) {
             // The book may have matched in memory what the database did not keep: rebuild it from the rows.
-            if (result) await loadBook(market.marketId);
+            // (A failed reload leaves nothing cached: the next call loads again.)
+            if (result) await loadBook(market.marketId).catch(() => undefined);
             // A deadlock the database broke (another writer of the outbox, e.g. the indexer voiding a market) is retried.
-            if (isRetryable(err) && attempt < PLACE_ATTEMPTS) continue;
+            if (isRetryable(err)) {
+              if (attempt < PLACE_ATTEMPTS) continue;
+              throw busy(err);
+            }
             throw err;
           }
           deps.events.notify();
-          return view(db, orderId);
+          // The answer is what the transaction wrote (no fill of it can be in a committed batch yet).
+          return renderView(order!, fills);
         }
       });
     },
@@ -460,19 +502,33 @@ export function createOrderBookService(deps: {
     async cancel(principal, orderId) {
       const o = await ownOrder(principal, orderId);
       return serial(o.marketId, async () => {
-        const book = await bookOf(o.marketId);
-        await db.transaction().execute(async (trx) => {
-          const queue: PendingEvent[] = [];
-          const row = await trx.selectFrom('orders').select(['status']).where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
-          // Always accepted: an order with nothing left to cancel just records the request.
-          await trx.updateTable('orders').set({ cancel_requested_at: clock.now(), updated_at: clock.now() }).where('id', '=', orderId).where('cancel_requested_at', 'is', null).execute();
-          if (row.status !== 'resting') return;
-          const removed = book.cancel(orderId);
-          await writeCancelled(trx, queue, { id: orderId, agentId: o.agent_id }, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
-          await writeEvents(trx, queue);
-        });
-        deps.events.notify();
-        return view(db, orderId);
+        for (let attempt = 1; ; attempt++) {
+          const book = await bookOf(o.marketId);
+          let touched = false;
+          try {
+            await db.transaction().execute(async (trx) => {
+              const queue: PendingEvent[] = [];
+              const row = await trx.selectFrom('orders').select(['status']).where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
+              // Always accepted: an order with nothing left to cancel just records the request.
+              await trx.updateTable('orders').set({ cancel_requested_at: clock.now(), updated_at: clock.now() }).where('id', '=', orderId).where('cancel_requested_at', 'is', null).execute();
+              if (row.status !== 'resting') return;
+              touched = true;
+              const removed = book.cancel(orderId);
+              await writeCancelled(trx, queue, { id: orderId, agentId: o.agent_id }, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
+              await writeEvents(trx, queue);
+            });
+          } catch (err) {
+            // The order left the book in memory but not in the database: rebuild the book from the rows.
+            if (touched) await loadBook(o.marketId).catch(() => undefined);
+            if (isRetryable(err)) {
+              if (attempt < PLACE_ATTEMPTS) continue;
+              throw busy(err);
+            }
+            throw err;
+          }
+          deps.events.notify();
+          return view(db, orderId);
+        }
       });
     },
 
@@ -538,7 +594,7 @@ export function createOrderBookService(deps: {
       for (const m of markets) {
         if (m.ledgerMarketId === null) continue;
         const key = m.ledgerMarketId.toString();
-        generations.set(key, (generations.get(key) ?? 0) + 1);
+        loads.delete(key);
         books.delete(key);
       }
     },

@@ -69,7 +69,7 @@ export const placeOrder = defineCapability({
   output: OrderSchema,
   outputName: 'Order',
   successStatus: 201,
-  errors: ['UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'MARKET_NOT_TRADEABLE', 'INSUFFICIENT_BALANCE', 'FILL_ALLOWANCE_EXHAUSTED', 'WALLET_NOT_BOUND', 'FORBIDDEN'],
+  errors: ['UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'MARKET_NOT_TRADEABLE', 'INSUFFICIENT_BALANCE', 'FILL_ALLOWANCE_EXHAUSTED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
     return ctx.services.orderbook.place(ctx.principal!, { ...body, shares: BigInt(body.shares) });
@@ -94,7 +94,7 @@ export const cancelOrder = defineCapability({
   input: { body: OrderRef },
   output: OrderSchema,
   outputName: 'Order',
-  errors: ['ORDER_NOT_FOUND', 'WALLET_NOT_BOUND', 'FORBIDDEN'],
+  errors: ['ORDER_NOT_FOUND', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => ctx.services.orderbook.cancel(ctx.principal!, body.orderId),
 });
 
