@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import Fastify from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
@@ -20,7 +19,7 @@ import { createRuntime, type Runtime } from '../src/runtime/runtime.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult } from './load.ts';
 import { generateRows, SEARCH_WORD } from './market-rows.ts';
-import { withCleanups } from './scope.ts';
+import { listenAnchor, withCleanups } from './scope.ts';
 
 export interface ListingBenchOptions {
   /** Measured seconds per scenario (after a 1 s warm-up). */
@@ -180,13 +179,7 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
         `category=CRYPTO ${countOf(crypto.json)} per page; top volume_24h ${firstVolume}`,
     );
 
-    const anchorApp = Fastify({ logger: false });
-    const anchorBody = page.text;
-    anchorApp.get('/anchor', async (_req, reply) => reply.type('application/json; charset=utf-8').send(anchorBody));
-    await anchorApp.listen({ port: 0, host });
-    cleanups.push(() => anchorApp.close());
-    const anchorAddress = anchorApp.server.address();
-    if (anchorAddress === null || typeof anchorAddress === 'string') throw new Error('bench: the anchor is not listening on a TCP port');
+    const anchorPort = await listenAnchor({ method: 'GET', path: '/anchor', status: 200, body: page.text }, host, cleanups);
 
     const client: LoadClient = startLoadClient();
     cleanups.push(() => client.close());
@@ -198,7 +191,7 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
       return { name, path: pathAndQuery, ...result };
     };
 
-    const anchor = await run('anchor: bare Fastify, same body', anchorAddress.port, '/anchor', []);
+    const anchor = await run('anchor: bare Fastify, same body', anchorPort, '/anchor', []);
     const scenarios: ScenarioResult[] = [];
     const cases: [string, string][] = [
       ['consumer list (default sort=new)', '/api/v1/markets'],

@@ -9,7 +9,6 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { createWalletClient, http, keccak256, toHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -26,7 +25,7 @@ import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.t
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
-import { intFromEnv, withCleanups } from './scope.ts';
+import { intFromEnv, listenAnchor, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
   /** Measured seconds per scenario (after a 1 s warm-up). */
@@ -302,13 +301,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const probe = await placeOverHttp(base, b.keys[0]!, { market: markets[0]!, outcome: 1, action: 'buy', priceBps: 5_000, shares: '1', tif: 'IOC', postOnly: false }, 'bench-probe-2');
     if (probe.json.status !== 'filled' || probe.json.fills.length !== 1) throw new Error(`bench: the probe order did not fill: ${probe.text.slice(0, 300)}`);
 
-    const anchorApp = Fastify({ logger: false });
-    const anchorBody = probe.text;
-    anchorApp.post('/anchor', async (_req, reply) => reply.code(201).type('application/json; charset=utf-8').send(anchorBody));
-    await anchorApp.listen({ port: 0, host });
-    cleanups.push(() => anchorApp.close());
-    const anchorAddress = anchorApp.server.address();
-    if (anchorAddress === null || typeof anchorAddress === 'string') throw new Error('bench: the anchor is not listening on a TCP port');
+    const anchorPort = await listenAnchor({ method: 'POST', path: '/anchor', status: 201, body: probe.text }, host, cleanups);
 
     const client: LoadClient = startLoadClient();
     cleanups.push(() => client.close());
@@ -322,7 +315,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `ORDERBOOK markets created through the negotiate loop on anvil; fill allowance on (1e9 free per month); ledger batches committed on chain as configured`,
       `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
       `load: ${opts.connections} keep-alive connections, closed loop, ${WARMUP_MS / 1000} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
-      `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${anchorBody.length} bytes, one fill)`,
+      `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
     ];
 
     const streamLength = Math.ceil(((WARMUP_MS / 1000 + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
@@ -341,7 +334,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
 
     log('bench: running anchor');
     const anchorScript = scriptOf([markets[0]!], 0x0b00c);
-    const anchorResult = await run(anchorAddress.port, '/anchor', anchorScript);
+    const anchorResult = await run(anchorPort, '/anchor', anchorScript);
     const anchor: PlaceScenario = { name: 'anchor: bare Fastify, same body', ...anchorResult, orders: 0, fills: {}, orderStatuses: {}, wrapped: anchorResult.sent > anchorScript.length };
 
     serverErrors.causes.clear();

@@ -1,5 +1,6 @@
-// What every bench shares: whole-number knobs from the environment, and a shutdown scope that runs its cleanups
-// (last registered first) at the end or on Ctrl-C.
+// What every bench shares: whole-number knobs from the environment, a shutdown scope that runs its cleanups
+// (last registered first) at the end or on Ctrl-C, and the bare-Fastify anchor the HTTP benches compare against.
+import Fastify from 'fastify';
 
 /** A whole-number environment knob in min..max, or `fallback` when unset; anything else throws. */
 export function intFromEnv(name: string, fallback: number, min: number, max: number): number {
@@ -29,4 +30,18 @@ export async function withCleanups<T>(log: (line: string) => void, body: (cleanu
   } finally {
     await closeAll();
   }
+}
+
+/**
+ * The anchor of an HTTP bench: a bare Fastify route on this process answering `body` verbatim (what the measured
+ * route answers), listening on `host`; closed with the scope. Returns its port.
+ */
+export async function listenAnchor(route: { method: 'GET' | 'POST'; path: string; status: number; body: string }, host: string, cleanups: (() => Promise<void>)[]): Promise<number> {
+  const app = Fastify({ logger: false });
+  app.route({ method: route.method, url: route.path, handler: async (_req, reply) => reply.code(route.status).type('application/json; charset=utf-8').send(route.body) });
+  await app.listen({ port: 0, host });
+  cleanups.push(() => app.close());
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('bench: the anchor is not listening on a TCP port');
+  return address.port;
 }

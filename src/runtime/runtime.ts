@@ -35,6 +35,7 @@ import { createEventBus } from '../services/events/bus.ts';
 import { createMarketIndexer } from '../services/markets/indexer.ts';
 import { seedDemoMarkets } from '../services/markets/seed.ts';
 import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
+import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
 import { countLiveMarkets } from '../services/markets/listing.ts';
@@ -201,6 +202,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         readAfterWriteWindowMs: config.chain.readAfterWriteWindowMs,
       },
     });
+    // Markets that stop trading (voided by the indexer, closed by the lifecycle) take their resting orders with them:
+    // cancelled in the same transaction, books dropped after it. `services` is built below; neither calls this before.
+    const orderBooksEnding = (reason: typeof MARKET_VOID | typeof MARKET_CLOSED): EndedMarketsListener => ({
+      ending: async (trx, markets) => {
+        await services.orderbook.cancelMarketOrders(trx, markets, reason);
+      },
+      ended: (markets) => services.orderbook.forgetBooks(markets),
+    });
     const indexer = createMarketIndexer({
       db: database.db,
       client,
@@ -212,14 +221,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       log,
       pollMs: config.markets.indexerPollMs,
-      // A voided ORDERBOOK market's resting orders are cancelled in the indexer's transaction. `services` is
-      // built below; the indexer only calls this once started, after that.
-      onMarketsVoided: {
-        ending: async (trx, markets) => {
-          await services.orderbook.cancelMarketOrders(trx, markets, MARKET_VOID);
-        },
-        ended: (markets) => services.orderbook.forgetBooks(markets),
-      },
+      onMarketsVoided: orderBooksEnding(MARKET_VOID),
     });
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });
@@ -279,13 +281,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         events,
         log,
         intervalMs: config.markets.schedulerMs,
-        // A closed order book takes no orders: what rests on it is cancelled with the close (docs/orderbook.md).
-        onMarketsClosed: {
-          ending: async (trx, markets) => {
-            await services.orderbook.cancelMarketOrders(trx, markets, MARKET_CLOSED);
-          },
-          ended: (markets) => services.orderbook.forgetBooks(markets),
-        },
+        onMarketsClosed: orderBooksEnding(MARKET_CLOSED),
       }),
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
       nonces,

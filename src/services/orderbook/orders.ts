@@ -112,8 +112,21 @@ const ORDER_OWNER_LOCK = 0x0b0c;
 /** A placement or cancel the database aborted as a deadlock or serialization failure is tried this many times in all. */
 const PLACE_ATTEMPTS = 3;
 const isRetryable = (err: unknown): boolean => ['40P01', '40001'].includes(String((err as { code?: unknown } | null)?.code));
-/** What a caller hears when every attempt deadlocked: the database is contended, try again shortly. */
-const busy = (cause: unknown) => problem('SERVICE_UNAVAILABLE', 'the order book is busy (the database broke a lock conflict several times); retry shortly', { cause, headers: { 'Retry-After': '1' } });
+
+/**
+ * Runs `attempt` again when the database aborted it as a deadlock or serialization failure (a writer outside the
+ * order loop's lock order, e.g. the indexer voiding a market, can meet it); after PLACE_ATTEMPTS in all, 503.
+ */
+async function retryingDeadlocks<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isRetryable(err)) throw err;
+      if (n >= PLACE_ATTEMPTS) throw problem('SERVICE_UNAVAILABLE', 'the order book is busy (the database broke a lock conflict several times); retry shortly', { cause: err, headers: { 'Retry-After': '1' } });
+    }
+  }
+}
 
 /** An order event waiting for the end of its transaction (writeEvents). */
 interface PendingEvent {
@@ -401,7 +414,7 @@ export function createOrderBookService(deps: {
 
       return serial(market.marketId, async () => {
         const orderId = randomUUID();
-        for (let attempt = 1; ; attempt++) {
+        return retryingDeadlocks(async () => {
           const book = await bookOf(market.marketId);
           let result: SubmitResult | undefined;
           let order: Selectable<OrdersTable> | undefined;
@@ -485,24 +498,19 @@ export function createOrderBookService(deps: {
             // The book may have matched in memory what the database did not keep: rebuild it from the rows.
             // (A failed reload leaves nothing cached: the next call loads again.)
             if (result) await loadBook(market.marketId).catch(() => undefined);
-            // A deadlock the database broke (another writer of the outbox, e.g. the indexer voiding a market) is retried.
-            if (isRetryable(err)) {
-              if (attempt < PLACE_ATTEMPTS) continue;
-              throw busy(err);
-            }
             throw err;
           }
           deps.events.notify();
           // The answer is what the transaction wrote (no fill of it can be in a committed batch yet).
           return renderView(order!, fills);
-        }
+        });
       });
     },
 
     async cancel(principal, orderId) {
       const o = await ownOrder(principal, orderId);
-      return serial(o.marketId, async () => {
-        for (let attempt = 1; ; attempt++) {
+      return serial(o.marketId, () =>
+        retryingDeadlocks(async () => {
           const book = await bookOf(o.marketId);
           let touched = false;
           try {
@@ -520,16 +528,12 @@ export function createOrderBookService(deps: {
           } catch (err) {
             // The order left the book in memory but not in the database: rebuild the book from the rows.
             if (touched) await loadBook(o.marketId).catch(() => undefined);
-            if (isRetryable(err)) {
-              if (attempt < PLACE_ATTEMPTS) continue;
-              throw busy(err);
-            }
             throw err;
           }
           deps.events.notify();
           return view(db, orderId);
-        }
-      });
+        }),
+      );
     },
 
     async confirmCancel(principal, orderId) {
