@@ -85,6 +85,7 @@ export const ERROR_CODES = {
   PAYMENT_TX_PENDING: { status: 409, title: 'Payment transaction not confirmed yet' },
   PAYMENT_TX_REVERTED: { status: 409, title: 'Payment transaction reverted' },
   PAYMENT_ALREADY_CLAIMED: { status: 409, title: 'Payment already claimed' },
+  FILL_PACK_LIMIT: { status: 409, title: 'Purchased fills would exceed the most an agent can hold' },
   PAYMENT_TX_MISMATCH: { status: 422, title: 'Transaction does not pay for this pack' },
   // The play-money ledger (docs/ledger.md).
   INVALID_LEDGER_OPERATION: { status: 400, title: 'Invalid ledger operation' },

@@ -157,5 +157,18 @@ describe('fill packs', () => {
     expect((await purchase({ fills: 3, txHash: twelve.transactionHash, chainId: 1 })).body.code).toBe('UNSUPPORTED_CHAIN');
     // Nothing of the refused payments was credited.
     expect((await server.call('GET', `${A}/me`, { key: carol.key })).body.fills).toMatchObject({ paidRemaining: 10 });
+
+    // Purchased fills are capped at 2^31 − 1 per agent: a pack beyond it is refused and its payment stays unclaimed.
+    const db = server.runtime.database.db;
+    const agentId = (await server.call('GET', `${A}/me`, { key: carol.key })).body.id as string;
+    await db.updateTable('agents').set({ paid_fills_remaining: 2_147_483_647 - 2 }).where('id', '=', agentId).execute();
+    const full = await sendTx(server, carol.account, transfer(operator, 5_000_000n));
+    await mine();
+    const capped = await purchase({ fills: 3, txHash: full.transactionHash });
+    expect(capped.status).toBe(409);
+    expect(capped.body.code).toBe('FILL_PACK_LIMIT');
+    expect(await db.selectFrom('fill_pack_purchases').select('id').where('tx_hash', '=', full.transactionHash.toLowerCase()).execute()).toEqual([]);
+    await db.updateTable('agents').set({ paid_fills_remaining: 0 }).where('id', '=', agentId).execute();
+    expect((await purchase({ fills: 3, txHash: full.transactionHash })).body.fills).toMatchObject({ paidRemaining: 3 });
   });
 });

@@ -54,6 +54,9 @@ export function centsToBaseUnits(usdCents: number, decimals: number): bigint {
   return BigInt(usdCents) * 10n ** BigInt(decimals - 2);
 }
 
+/** The most purchased fills an agent can hold (agents.paid_fills_remaining is a 32-bit integer). */
+export const MAX_PAID_FILLS = 2_147_483_647;
+
 /** A catch handler that turns one error class into null and rethrows the rest. */
 const nullIf =
   (kind: abstract new (...args: never[]) => Error) =>
@@ -157,7 +160,15 @@ export function createFillPackService(deps: {
             .returningAll()
             .executeTakeFirst();
           if (!row) continue;
-          await trx.updateTable('agents').set({ paid_fills_remaining: sql`paid_fills_remaining + ${pack.fills}` }).where('id', '=', agent.id).execute();
+          const credited = await trx
+            .updateTable('agents')
+            .set({ paid_fills_remaining: sql`paid_fills_remaining + ${pack.fills}` })
+            .where('id', '=', agent.id)
+            .where('paid_fills_remaining', '<=', MAX_PAID_FILLS - pack.fills)
+            .returning('id')
+            .executeTakeFirst();
+          // Rolls the purchase row back with it: the payment stays unclaimed.
+          if (!credited) throw problem('FILL_PACK_LIMIT', `an agent holds at most ${MAX_PAID_FILLS} purchased fills; spend some before buying ${pack.fills} more`);
           return row;
         }
         return null;

@@ -65,7 +65,7 @@ export const purchaseFillPack = defineCapability({
   }),
   outputName: 'FillPackPurchase',
   successStatus: 201,
-  errors: ['UNSUPPORTED_CHAIN', 'FILL_PACK_NOT_FOUND', 'PAYMENT_TX_NOT_FOUND', 'PAYMENT_TX_PENDING', 'PAYMENT_TX_REVERTED', 'PAYMENT_TX_MISMATCH', 'PAYMENT_ALREADY_CLAIMED', 'FEATURE_DISABLED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
+  errors: ['UNSUPPORTED_CHAIN', 'FILL_PACK_NOT_FOUND', 'PAYMENT_TX_NOT_FOUND', 'PAYMENT_TX_PENDING', 'PAYMENT_TX_REVERTED', 'PAYMENT_TX_MISMATCH', 'PAYMENT_ALREADY_CLAIMED', 'FILL_PACK_LIMIT', 'FEATURE_DISABLED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
     const { purchase, allowance } = await ctx.services.fillPacks.purchase(ctx.principal!, { fills: body.fills, txHash: body.txHash as `0x${string}` });
