@@ -574,7 +574,8 @@ export function createOrderBookService(deps: {
       };
     },
 
-    depth: async (marketId, levels) => (await bookOf(marketId)).depth(levels),
+    // In the market's queue: a placement's match is shown once its transaction has committed, never before.
+    depth: (marketId, levels) => serial(marketId, async () => (await bookOf(marketId)).depth(levels)),
 
     async cancelMarketOrders(trx, markets, reason) {
       const ids = markets.flatMap((m) => (m.ledgerMarketId === null ? [] : [m.ledgerMarketId.toString()]));
