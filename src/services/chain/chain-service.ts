@@ -3,7 +3,7 @@
  * priority fees and token metadata are read from the node; the relayer's records only add
  * what the node cannot say (a transaction we sent that the node no longer knows: dropped).
  */
-import { erc20Abi, getAddress, type Address, type Hex, type PublicClient } from 'viem';
+import { erc20Abi, getAddress, type Address, type Hex, type PublicClient, type Transaction, type TransactionReceipt } from 'viem';
 import type { Kysely } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
@@ -51,6 +51,10 @@ export interface ChainService {
   /** The public client, for reads the market services make (quotes, receipts, logs). */
   readonly client: PublicClient;
   transactionStatus(hash: Hex): Promise<TransactionStatus>;
+  /** The transaction, or null when the node does not know it; an unreachable node is SERVICE_UNAVAILABLE, never null. */
+  transactionOf(hash: Hex): Promise<Transaction | null>;
+  /** The receipt, or null while the transaction is not mined (or unknown); an unreachable node is SERVICE_UNAVAILABLE. */
+  receiptOf(hash: Hex): Promise<TransactionReceipt | null>;
   /** Throws `code` (UNSUPPORTED_CHAIN or INVALID_CHAIN, per the endpoint's spec) for a chain id we do not serve. */
   requireServed(chainId: number | undefined, code: 'UNSUPPORTED_CHAIN' | 'INVALID_CHAIN'): void;
   /** Throws SERVICE_UNAVAILABLE when the node does not answer. */
@@ -102,6 +106,17 @@ export function createChainService(deps: {
     }
   };
 
+  // Any failure but an unreachable node means "not known": that is what the node answers for a missing hash.
+  const orNull = <T>(read: () => Promise<T>): Promise<T | null> =>
+    guard(() =>
+      read().catch((err: unknown) => {
+        if (isNodeUnreachable(err)) throw err;
+        return null;
+      }),
+    );
+  const transactionOf = (hash: Hex) => orNull(() => client.getTransaction({ hash }));
+  const receiptOf = (hash: Hex) => orNull(() => client.getTransactionReceipt({ hash }));
+
   return {
     chainId: settings.id,
     settings: () => settings,
@@ -122,12 +137,11 @@ export function createChainService(deps: {
     },
     deployments: () => listDeployments(deps.db, settings.id),
     guard,
+    transactionOf,
+    receiptOf,
     transactionStatus: (hash) =>
       guard(async () => {
-        const receipt = await client.getTransactionReceipt({ hash }).catch((err: unknown) => {
-          if (isNodeUnreachable(err)) throw err;
-          return undefined;
-        });
+        const receipt = await receiptOf(hash);
         if (receipt) {
           const block = await client.getBlock({ blockHash: receipt.blockHash });
           return {
@@ -144,10 +158,7 @@ export function createChainService(deps: {
             },
           };
         }
-        const pending = await client.getTransaction({ hash }).catch((err: unknown) => {
-          if (isNodeUnreachable(err)) throw err;
-          return undefined;
-        });
+        const pending = await transactionOf(hash);
         const ours = await deps.relayer.findByHash(hash);
         const unmined = { chainId: settings.id, txHash: hash, blockNumber: null, confirmedAt: null, receipt: null };
         if (pending) return { state: 'PENDING', ...unmined };

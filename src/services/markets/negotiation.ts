@@ -293,9 +293,9 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
         return { negotiation: row, market };
       }
       if (row.status !== 'accepted') throw problem('NEGOTIATION_STATE', `negotiation ${id} is ${row.status}; commit-deploy needs accepted`);
-      const receipt = await chain.guard(() => chain.client.getTransactionReceipt({ hash: txHash }).catch(() => null));
+      const receipt = await chain.receiptOf(txHash);
       if (!receipt) {
-        const pending = await chain.guard(() => chain.client.getTransaction({ hash: txHash }).catch(() => null));
+        const pending = await chain.transactionOf(txHash);
         if (pending) throw problem('DEPLOY_TX_PENDING', `transaction ${txHash} is not mined yet; retry when it is`, { headers: { 'Retry-After': '2' } });
         throw problem('NOT_FOUND', `transaction ${txHash} is not known to chain ${chain.chainId}`);
       }

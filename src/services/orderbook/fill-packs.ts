@@ -8,7 +8,7 @@
  * made inside another call — a trade's protocol fee goes to the same address — pays for nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { encodeFunctionData, erc20Abi, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from 'viem';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
@@ -57,14 +57,6 @@ export function centsToBaseUnits(usdCents: number, decimals: number): bigint {
 /** The most purchased fills an agent can hold (agents.paid_fills_remaining is a 32-bit integer). */
 export const MAX_PAID_FILLS = 2_147_483_647;
 
-/** A catch handler that turns one error class into null and rethrows the rest. */
-const nullIf =
-  (kind: abstract new (...args: never[]) => Error) =>
-  (err: unknown): null => {
-    if (err instanceof kind) return null;
-    throw err;
-  };
-
 export function createFillPackService(deps: {
   db: Kysely<DB>;
   clock: Clock;
@@ -107,10 +99,10 @@ export function createFillPackService(deps: {
       const wallet = agent.wallet_address.toLowerCase();
       const txHash = input.txHash.toLowerCase() as Hex;
 
-      // Not found is an answer; a node that does not answer is SERVICE_UNAVAILABLE (guard), never "not found".
-      const tx = await chain.guard(() => chain.client.getTransaction({ hash: txHash }).catch(nullIf(TransactionNotFoundError)));
+      // Not found is an answer; a node that does not answer is SERVICE_UNAVAILABLE, never "not found".
+      const tx = await chain.transactionOf(txHash);
       if (!tx) throw problem('PAYMENT_TX_NOT_FOUND', `the chain node does not know transaction ${txHash} on chain ${chain.chainId}`);
-      const receipt = await chain.guard(() => chain.client.getTransactionReceipt({ hash: txHash }).catch(nullIf(TransactionReceiptNotFoundError)));
+      const receipt = await chain.receiptOf(txHash);
       if (!receipt) throw problem('PAYMENT_TX_PENDING', `transaction ${txHash} is not mined yet; retry when it is`, { headers: { 'Retry-After': '2' } });
       if (receipt.status !== 'success') throw problem('PAYMENT_TX_REVERTED', `transaction ${txHash} reverted; nothing was paid`);
       const head = await chain.head();
