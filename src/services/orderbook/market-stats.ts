@@ -22,18 +22,11 @@ export const orderBookPrices = (outcome0Bps: number): [string, string] => [
 
 export async function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Promise<void> {
   if (fills.length === 0) return;
-  const row = await trx
-    .selectFrom('markets')
-    .select(['outstanding'])
-    .where('chain_id', '=', market.chainId)
-    .where('address', '=', market.address)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  let sets = BigInt(row.outstanding[0] ?? '0');
+  let setDelta = 0n;
   let volume = 0n;
   for (const f of fills) {
-    if (f.kind === MATCH_KINDS.MINT) sets += f.shares * SHARE_VALUE;
-    if (f.kind === MATCH_KINDS.MERGE) sets -= f.shares * SHARE_VALUE;
+    if (f.kind === MATCH_KINDS.MINT) setDelta += f.shares * SHARE_VALUE;
+    if (f.kind === MATCH_KINDS.MERGE) setDelta -= f.shares * SHARE_VALUE;
     volume += fillCostOf(f.kind, f.priceBps, f.shares);
   }
   const last = fills[fills.length - 1]!;
@@ -41,7 +34,8 @@ export async function applyFillsToMarket(trx: Transaction<DB>, market: { chainId
     .updateTable('markets')
     .set({
       prices: JSON.stringify(orderBookPrices(outcome0PriceOf(last.side, last.priceBps))),
-      outstanding: JSON.stringify([sets.toString(), sets.toString()]),
+      // Both outcomes always hold the same number of shares: complete sets.
+      outstanding: sql`jsonb_build_array(((outstanding->>0)::numeric + ${setDelta.toString()}::numeric)::text, ((outstanding->>0)::numeric + ${setDelta.toString()}::numeric)::text)`,
       volume: sql`volume + ${volume.toString()}::numeric`,
       trade_count: sql`trade_count + ${fills.length}`,
       last_trade_at: at,

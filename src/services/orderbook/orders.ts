@@ -18,9 +18,11 @@ import { COLLATERAL_ASSET, MATCH_KIND_NAMES, outcomeAsset, type Account } from '
 import { ORDERBOOK_FEES } from '../../core/markets/fees.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
 import { OrderBook, takerFeeOf } from '../../core/orderbook/engine.ts';
-import type { Fill, OrderAction, Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../core/orderbook/types.ts';
+import type { Fill, OrderAction, OrderInput, Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../core/orderbook/types.ts';
 import type { DB, OrderFillsTable, OrdersTable } from '../../db/schema.ts';
+import type { z } from 'zod';
 import type { Principal } from '../../api/catalog/types.ts';
+import type { OrderSchema } from '../../api/catalog/orderbook/orders.ts';
 import { appendEvents } from '../events/outbox.ts';
 import { applyFillsToMarket } from './market-stats.ts';
 import type { EventBus } from '../events/bus.ts';
@@ -30,50 +32,11 @@ import type { EndedMarket } from '../markets/ended-markets.ts';
 
 export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 
-export interface PlaceOrderInput {
-  market: string;
-  outcome: Outcome;
-  action: OrderAction;
-  priceBps: number;
-  shares: bigint;
-  tif: TimeInForce;
-  postOnly: boolean;
-}
+/** A new order as the caller names it: the engine's order without what the service assigns, on `market`. */
+export type PlaceOrderInput = Omit<OrderInput, 'id' | 'owner' | 'seq'> & { market: string };
 
-export interface OrderView {
-  id: string;
-  market: string;
-  marketId: string;
-  outcome: Outcome;
-  action: OrderAction;
-  priceBps: number;
-  shares: string;
-  filled: string;
-  remaining: string;
-  tif: TimeInForce;
-  postOnly: boolean;
-  status: 'resting' | 'filled' | 'cancelled' | 'rejected';
-  reason: string | null;
-  reserved: string;
-  createdAt: string;
-  fills: FillView[];
-}
-
-export interface FillView {
-  id: string;
-  role: 'maker' | 'taker';
-  counterpartyOrderId: string;
-  kind: 'TRANSFER' | 'MINT' | 'MERGE' | 'TAKER_SELLS';
-  outcome: Outcome;
-  priceBps: number;
-  shares: string;
-  fee: string;
-  ledgerSeq: string;
-  /** True once the fill's ledger batch is committed on chain (canonical matched-settlement truth). */
-  final: boolean;
-  batchNonce: string | null;
-  at: string;
-}
+/** An order as the order loop answers it (the catalog's Order schema). */
+export type OrderView = z.output<typeof OrderSchema>;
 
 /** One order event as listed: its per-agent seq, type and order, plus the type's fields. */
 export interface OrderEvent {
