@@ -7,13 +7,13 @@
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { keccak256SingleBlock } from '../src/core/ledger/keccak.ts';
 import { LedgerMerkleTree } from '../src/core/ledger/merkle.ts';
 import { naiveLedgerRoot } from '../src/core/ledger/merkle-naive.ts';
 import { outcomeAsset, type Account, type BalanceEntry } from '../src/core/ledger/types.ts';
 import { prng } from './prng.ts';
+import { intFromEnv, runIfMain } from './scope.ts';
 
 export interface MerkleBenchOptions {
   /** Largest leaf count; the sizes are 10^4, 10^5, 10^6 up to it. */
@@ -213,26 +213,10 @@ export function formatMerkleReport(report: MerkleBenchReport): string {
 }
 
 /** BENCH_MERKLE_MAX from the environment: a whole number from 100 to 10^7, default 10^6. */
-export function merkleMaxFromEnv(): number {
-  const raw = process.env.BENCH_MERKLE_MAX;
-  if (raw === undefined || raw.trim() === '') return 1_000_000;
-  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < 100 || Number(raw) > 10_000_000) {
-    throw new Error(`bench: BENCH_MERKLE_MAX must be a whole number from 100 to 10000000 (got '${raw}')`);
-  }
-  return Number(raw);
-}
+export const merkleMaxFromEnv = (): number => intFromEnv('BENCH_MERKLE_MAX', 1_000_000, 100, 10_000_000);
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const log = (line: string) => console.log(line);
-  benchMerkle({ max: merkleMaxFromEnv(), changes: 100, log }).then(
-    (report) => {
-      log('');
-      log(formatMerkleReport(report));
-      process.exitCode = 0;
-    },
-    (err: unknown) => {
-      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-      process.exitCode = 1;
-    },
-  );
-}
+runIfMain(import.meta.url, async (log) => {
+  const report = await benchMerkle({ max: merkleMaxFromEnv(), changes: 100, log });
+  log('');
+  log(formatMerkleReport(report));
+});

@@ -8,7 +8,6 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { createWalletClient, http, keccak256, toHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -25,7 +24,7 @@ import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.t
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
-import { intFromEnv, listenAnchor, withCleanups } from './scope.ts';
+import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
   /** Measured seconds per scenario (after a 1 s warm-up). */
@@ -413,19 +412,8 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
   };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const log = (line: string) => console.log(line);
-  Promise.resolve()
-    .then(() => benchOrderBookHttp(orderBookHttpOptionsFromEnv(log)))
-    .then(
-      (report) => {
-        log('');
-        log(formatOrderBookHttpReport(report));
-        process.exitCode = 0;
-      },
-      (err: unknown) => {
-        console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-        process.exitCode = 1;
-      },
-    );
-}
+runIfMain(import.meta.url, async (log) => {
+  const report = await benchOrderBookHttp(orderBookHttpOptionsFromEnv(log));
+  log('');
+  log(formatOrderBookHttpReport(report));
+});

@@ -6,13 +6,13 @@
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { OrderBook as HftOrderBook, Side } from 'hft-limit-order-book';
 import type { Account } from '../src/core/ledger/types.ts';
 import { OrderBook } from '../src/core/orderbook/engine.ts';
 import { NaiveOrderBook } from '../src/core/orderbook/naive.ts';
 import type { EngineConfig, OrderInput } from '../src/core/orderbook/types.ts';
 import { prng } from './prng.ts';
+import { intFromEnv, runIfMain } from './scope.ts';
 
 export interface OrderBookBenchOptions {
   /** Operations in the stream (orders and cancels). */
@@ -233,26 +233,10 @@ export function formatOrderBookReport(report: OrderBookBenchReport): string {
 }
 
 /** BENCH_ORDERBOOK_OPS from the environment: a whole number from 1,000 to 10^7, default 10^5. */
-export function orderBookOpsFromEnv(): number {
-  const raw = process.env.BENCH_ORDERBOOK_OPS;
-  if (raw === undefined || raw.trim() === '') return 100_000;
-  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < 1_000 || Number(raw) > 10_000_000) {
-    throw new Error(`bench: BENCH_ORDERBOOK_OPS must be a whole number from 1000 to 10000000 (got '${raw}')`);
-  }
-  return Number(raw);
-}
+export const orderBookOpsFromEnv = (): number => intFromEnv('BENCH_ORDERBOOK_OPS', 100_000, 1_000, 10_000_000);
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const log = (line: string) => console.log(line);
-  benchOrderBook({ ops: orderBookOpsFromEnv(), log }).then(
-    (report) => {
-      log('');
-      log(formatOrderBookReport(report));
-      process.exitCode = 0;
-    },
-    (err: unknown) => {
-      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-      process.exitCode = 1;
-    },
-  );
-}
+runIfMain(import.meta.url, async (log) => {
+  const report = await benchOrderBook({ ops: orderBookOpsFromEnv(), log });
+  log('');
+  log(formatOrderBookReport(report));
+});

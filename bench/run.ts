@@ -17,7 +17,7 @@ import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
 import { benchOrderBookHttp, formatOrderBookHttpReport, orderBookHttpOptionsFromEnv } from './orderbook-http.ts';
-import { intFromEnv } from './scope.ts';
+import { intFromEnv, runIfMain } from './scope.ts';
 
 
 const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
@@ -75,12 +75,4 @@ async function main(): Promise<void> {
   log(formatOrderBookHttpReport(placement));
 }
 
-main().then(
-  () => {
-    process.exitCode = 0;
-  },
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exitCode = 1;
-  },
-);
+runIfMain(import.meta.url, main);

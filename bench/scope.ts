@@ -1,5 +1,7 @@
 // What every bench shares: whole-number knobs from the environment, a shutdown scope that runs its cleanups
-// (last registered first) at the end or on Ctrl-C, and the bare-Fastify anchor the HTTP benches compare against.
+// (last registered first) at the end or on Ctrl-C, the bare-Fastify anchor the HTTP benches compare against, and
+// the standalone entry point of each bench.
+import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 
 /** A whole-number environment knob in min..max, or `fallback` when unset; anything else throws. */
@@ -44,4 +46,21 @@ export async function listenAnchor(route: { method: 'GET' | 'POST'; path: string
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('bench: the anchor is not listening on a TCP port');
   return address.port;
+}
+
+/**
+ * Runs `main` when `moduleUrl` is the script node was started with (`npx tsx bench/<name>.ts`), not when the
+ * module is imported by bench/run.ts. Exit code 0, or 1 with the error on stderr.
+ */
+export function runIfMain(moduleUrl: string, main: (log: (line: string) => void) => Promise<void>): void {
+  if (process.argv[1] === undefined || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  main((line) => console.log(line)).then(
+    () => {
+      process.exitCode = 0;
+    },
+    (err: unknown) => {
+      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+      process.exitCode = 1;
+    },
+  );
 }
