@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { createWalletClient, http, keccak256, toHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { Principal } from '../src/api/catalog/types.ts';
+import type { Principal } from '../src/core/principal.ts';
 import { anvilDevAccounts } from '../src/chain/anvil.ts';
 import { chainDefinition } from '../src/chain/clients.ts';
 import { walletProofText } from '../src/core/auth-templates.ts';

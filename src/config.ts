@@ -2,6 +2,7 @@
 // with one line naming the variable; nothing else in the code reads process.env.
 import path from 'node:path';
 import { z } from 'zod';
+import type { HumanCheckSettings } from './services/identity/human-check.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -135,9 +136,7 @@ export interface Config {
   /** Outgoing mail; without SMTP the mail stays in the outbox table and its text is logged. */
   mail: { smtpUrl?: string; from: string };
   /** The anonymous path's human check: a local proof-of-work challenge, or a Turnstile-compatible siteverify call. */
-  humanCheck:
-    | { kind: 'pow'; bits: number }
-    | { kind: 'turnstile'; siteverifyUrl: string; secret: string; siteKey: string | null };
+  humanCheck: HumanCheckSettings;
   fills: { enabled: boolean; freePerMonth: number; packs: { fills: number; usdCents: number }[]; packConfirmations: number };
 }
 

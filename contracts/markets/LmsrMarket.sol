@@ -32,7 +32,9 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
     /// @notice The token the creator's bond is held in (PM).
     IERC20 public immutable bondToken;
 
-    // Storage layout is fixed from here on: the resolution release appends behaviour, not reordered slots.
+    // Every clone delegates to this implementation for good: EIP-1167 proxies have no upgrade path, so a market's code
+    // never changes after creation. New behaviour (resolution) ships in a new implementation and reaches only the
+    // markets created from it.
     IERC20 public collateral;
     uint8 public outcomeCount;
     uint16 public protocolFeeBps;

@@ -89,10 +89,11 @@ contract LmsrMarketFactory is ILmsrMarketFactory, Ownable2Step {
         uint32 resolutionWindow,
         uint256 liquidity,
         uint16 protocolFeeBps_,
-        uint16 creatorFeeBps
+        uint16 creatorFeeBps,
+        uint256 maxBond
     ) external returns (address market) {
         ILmsrMarket.InitParams memory p = _initParams(
-            collateral, questionHash, closeTime, resolutionWindow, liquidity, protocolFeeBps_, creatorFeeBps
+            collateral, questionHash, closeTime, resolutionWindow, liquidity, protocolFeeBps_, creatorFeeBps, maxBond
         );
         market = Clones.cloneDeterministic(implementation, _salt(msg.sender, creatorNonce[msg.sender]++));
         ILmsrMarket(market).initialize(p);
@@ -161,7 +162,8 @@ contract LmsrMarketFactory is ILmsrMarketFactory, Ownable2Step {
         uint32 resolutionWindow,
         uint256 liquidity,
         uint16 protocolFeeBps_,
-        uint16 creatorFeeBps
+        uint16 creatorFeeBps,
+        uint256 maxBond
     ) private view returns (ILmsrMarket.InitParams memory) {
         CollateralConfig memory c = _collaterals[collateral];
         if (c.router == address(0)) revert UnsupportedCollateral(collateral);
@@ -172,6 +174,8 @@ contract LmsrMarketFactory is ILmsrMarketFactory, Ownable2Step {
         if (resolutionWindow < MIN_RESOLUTION_WINDOW || resolutionWindow > MAX_RESOLUTION_WINDOW) {
             revert ResolutionWindowOutOfRange(resolutionWindow);
         }
+        uint256 bond = creationBond;
+        if (bond > maxBond) revert BondAboveMax(bond, maxBond);
         return ILmsrMarket.InitParams({
             collateral: IERC20(collateral),
             router: c.router,
@@ -184,7 +188,7 @@ contract LmsrMarketFactory is ILmsrMarketFactory, Ownable2Step {
             questionHash: questionHash,
             closeTime: closeTime,
             resolutionWindow: resolutionWindow,
-            bond: creationBond
+            bond: bond
         });
     }
 

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { encodeDeployData, getAddress, keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import type { Clock } from '../core/clock.ts';
 import type { DB } from '../db/schema.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../core/logger.ts';
 import { loadArtifact, type ContractName } from './artifacts.ts';
 import type { Relayer } from './relayer.ts';
 

@@ -11,7 +11,7 @@ import { keccak256, type Address, type Hex, type PublicClient, type TransactionR
 import type { LocalAccount } from 'viem/accounts';
 import type { Clock } from '../core/clock.ts';
 import type { DB } from '../db/schema.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../core/logger.ts';
 
 export type RelayState = 'prepared' | 'submitted' | 'confirmed' | 'reverted' | 'dropped';
 

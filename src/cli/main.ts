@@ -1,7 +1,7 @@
 // `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze, ledger verify. Each prints one clear line on failure.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { AGENT_TIERS, type AgentTier } from '../api/catalog/types.ts';
+import { AGENT_TIERS, type AgentTier } from '../core/tiers.ts';
 import { systemClock } from '../core/clock.ts';
 import { ProblemError } from '../core/errors.ts';
 import { isScope, TIER_DEFAULT_SCOPES } from '../core/scopes.ts';
@@ -126,9 +126,10 @@ async function keys(config: Config, args: string[]): Promise<number> {
       throw new UsageError(`--tier must be one of ${AGENT_TIERS.join(', ')}`);
     }
     const tier = values.tier as AgentTier;
-    const scopes = values.scopes === undefined ? [...TIER_DEFAULT_SCOPES[tier]] : values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
-    const unknown = scopes.filter((s) => !isScope(s));
+    const named = values.scopes === undefined ? [...TIER_DEFAULT_SCOPES[tier]] : values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = named.filter((s) => !isScope(s));
     if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
+    const scopes = named.filter(isScope);
     return withKeyService(config, async (service) => {
       const issued = await service.create({ tier, scopes, label: values.label ?? null });
       console.log(`key id:  ${issued.record.id}`);

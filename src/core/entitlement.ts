@@ -3,7 +3,7 @@
  * Every change of proof — email verified, wallet bound, claim accepted — recomputes this and
  * applies it to the agent's live keys, so a key never carries more than its agent has earned.
  */
-import type { AgentTier } from '../api/catalog/types.ts';
+import type { AgentTier } from './tiers.ts';
 import { ALL_SCOPES, type Scope } from './scopes.ts';
 
 /** Anonymous keys expire this long after issue. */

@@ -1,5 +1,5 @@
 // The scope vocabulary of the agent API and the default scopes each tier's key gets when none are named.
-import type { AgentTier } from '../api/catalog/types.ts';
+import type { AgentTier } from './tiers.ts';
 
 /** The eleven scopes of a wallet-registered agent (spec: Registration table). */
 export const ALL_SCOPES = [

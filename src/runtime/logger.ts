@@ -1,7 +1,8 @@
 // Structured JSON logs (pino). Every request logs its request id; secrets never reach a log line.
-import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { pino, type DestinationStream } from 'pino';
+import type { Logger } from '../core/logger.ts';
 
-export type Logger = PinoLogger;
+export type { Logger } from '../core/logger.ts';
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(

@@ -8,11 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { parseEther, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { agentCapabilities, CATALOG, restOnlyCapabilities } from '../api/catalog/index.ts';
-import type { Capability } from '../api/catalog/types.ts';
-import { buildOpenApi } from '../api/docs/openapi.ts';
-import { buildCatalogDocument, type CatalogDocument } from '../api/docs/catalog-document.ts';
-import { buildSkill, type Skill } from '../api/docs/skill.ts';
+import { CATALOG } from '../api/catalog/index.ts';
+import type { Capability, Documents } from '../api/catalog/types.ts';
+import { createDocuments } from '../api/docs/documents-bag.ts';
+import { settleLinks } from '../api/catalog/negotiate/settle.ts';
 import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
@@ -57,7 +56,7 @@ import { createMailer } from '../services/mail/mailer.ts';
 import { createLinkingService } from '../services/identity/linking.ts';
 import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
 import { createLogger, type Logger } from './logger.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../services/services.ts';
 
 /** PM minted to the operator (the protocol treasury) when PM is deployed: 1e9 PM. */
 export const PM_INITIAL_SUPPLY = parseEther('1000000000');
@@ -84,6 +83,8 @@ export interface Runtime {
   relayer: Relayer;
   deployments: Record<string, DeploymentRecord>;
   services: Services;
+  /** The documents generated from the catalog (OpenAPI, catalog.json, skill). */
+  documents: Documents;
   http: FastifyInstance;
   /** Creates the demo markets and trades (svc seed); once per chain unless forced. Returns how many it created. */
   seed(force: boolean): Promise<number>;
@@ -230,12 +231,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, publicBaseUrl: config.publicBaseUrl });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
-    const openApiCache = new Map<string, Record<string, unknown>>();
-    let catalogDoc: CatalogDocument | undefined;
-    let skill: Skill | undefined;
-    // Derived from the catalog once: GET /me and the discovery documents read them on every call.
-    const capabilities = agentCapabilities(catalog);
-    const restOnly = restOnlyCapabilities(catalog);
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
       db: database.db,
@@ -273,6 +268,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         indexer,
         events,
         countLive: (creator) => countLiveMarkets(database.db, { chainId: config.chain.id, creator }),
+        settleLinks,
       }),
       trading: createTradingService({ db: database.db, clock, chain: chainService }),
       lifecycle: createMarketLifecycle({
@@ -311,17 +307,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
       binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, onWalletBound }),
       profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
-      site: { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment },
-      restOnlyCapabilities: () => restOnly,
-      agentCapabilities: () => capabilities,
-      openApi: (surface) => {
-        let doc = openApiCache.get(surface);
-        if (!doc) openApiCache.set(surface, (doc = buildOpenApi(catalog, surface, config.publicBaseUrl)));
-        return doc;
-      },
-      catalogDocument: () => (catalogDoc ??= buildCatalogDocument(catalog)),
-      skill: () => (skill ??= buildSkill(catalog, services.site)),
     };
+    const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
     const purge = setInterval(() => {
       services.idempotency.purgeOlderThan(config.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
@@ -356,6 +343,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const http = await buildHttpServer({
       catalog,
       services,
+      documents,
       clock,
       log,
       publicBaseUrl: config.publicBaseUrl,
@@ -377,6 +365,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       relayer,
       deployments,
       services,
+      documents,
       http,
       seed,
       listen: () => http.listen({ port: config.port, host: config.host }),

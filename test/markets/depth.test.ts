@@ -6,7 +6,7 @@ import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccounts } from '../../src/chain/anvil.ts';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
-import { RESOLUTION_WINDOW_SECONDS } from '../../src/core/markets/fees.ts';
+import { CREATION_BOND_PM, RESOLUTION_WINDOW_SECONDS } from '../../src/core/markets/fees.ts';
 import { wadToDecimal } from '../../src/core/markets/price.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -56,6 +56,7 @@ beforeAll(async () => {
     LIQUIDITY,
     100,
     100,
+    CREATION_BOND_PM,
   ]);
   const [created] = parseEventLogs({ abi: loadArtifact('LmsrMarketFactory').abi, logs: receipt.logs, eventName: 'MarketCreated' });
   market = (created!.args as { market: Address }).market;

@@ -11,7 +11,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
-import { TIER_DEFAULT_SCOPES } from '../../src/core/scopes.ts';
+import { TIER_DEFAULT_SCOPES, type Scope } from '../../src/core/scopes.ts';
+import type { AgentTier } from '../../src/core/tiers.ts';
 import type { Capability } from '../../src/api/catalog/types.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
@@ -45,7 +46,7 @@ export interface TestServer {
   dataDir: string;
   call(method: string, url: string, opts?: CallOptions): Promise<CallResult>;
   /** Issues a key of the given tier directly through the key service. */
-  key(tier: 'read-only' | 'propose' | 'execute', scopes?: string[]): Promise<string>;
+  key(tier: AgentTier, scopes?: Scope[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -119,7 +120,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     log: opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     progress: () => undefined,
   });
-  const checker = new OpenApiChecker([runtime.services.openApi('agent'), runtime.services.openApi('consumer')] as never);
+  const checker = new OpenApiChecker([runtime.documents.openApi('agent'), runtime.documents.openApi('consumer')] as never);
 
   return {
     runtime,

@@ -10,7 +10,8 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 /// fee rates are basis points. Outcome indexes in trading are 0-based; resolution outcomes are 1-indexed, 0 = void.
 interface ILmsrMarket {
     /// @notice On-chain lifecycle. Closed is never stored: state() derives it from Open once closeTime has passed.
-    /// Proposed, Disputed and Resolved are reserved for the resolution release and not reachable yet.
+    /// No function of this implementation reaches Proposed, Disputed or Resolved, so a market cloned from it never
+    /// does: a clone's behaviour is its implementation's, fixed when the clone is created.
     enum MarketState {
         Open,
         Closed,
@@ -47,7 +48,8 @@ interface ILmsrMarket {
         uint256 bond;
     }
 
-    /// @notice Resolution storage, laid out now so the resolution release adds behaviour without moving storage.
+    /// @notice Resolution storage. This implementation only reads it (proposedAt stays 0); an implementation that
+    /// resolves is a new implementation, and only markets created from it can resolve.
     /// @param proposedOutcome 1-indexed outcome the creator proposed; 0 = void (read with state()).
     /// @param proposedAt Unix seconds of the proposal; 0 = none yet.
     /// @param challengeDeadline Unix seconds until which the proposal can be challenged.
@@ -192,7 +194,7 @@ interface ILmsrMarket {
     function marketInfo() external view returns (MarketInfo memory);
 
     /// @notice Pays the accrued creator fees (marketBalance) to the creator. Reverts with CreatorFeesLocked until the
-    /// market is Resolved, which the resolution release makes reachable.
+    /// market is Resolved, which no market cloned from this implementation reaches.
     function collectCreatorFees() external returns (uint256 amount);
 
     function factory() external view returns (address);

@@ -7,8 +7,8 @@ import {IOutcomeToken} from "./IOutcomeToken.sol";
 /// @title ILmsrMarketFactory
 /// @notice Creates LMSR markets with a fixed number of outcomes (one factory for binary, one for ternary) as
 /// minimal-proxy clones of one implementation. It enforces the fee schedule, a liquidity floor per collateral, the
-/// resolution-window range and a future close time; takes the creator's PM bond and the b·ln(n) subsidy into the new
-/// market; and registers the market with the outcome token and the collateral's router.
+/// resolution-window range, a future close time and the creator's bond ceiling; takes the creator's PM bond and the
+/// b·ln(n) subsidy into the new market; and registers the market with the outcome token and the collateral's router.
 interface ILmsrMarketFactory {
     /// @notice What the factory knows about an accepted collateral.
     /// @param router The collateral's TradeRouter; zero means the collateral is not accepted.
@@ -70,9 +70,15 @@ interface ILmsrMarketFactory {
     error InvalidOutcomeCount(uint8 outcomeCount);
     /// @notice A zero address where an account or contract is required.
     error ZeroAddress();
+    /// @notice The creation bond (creationBond(), PM base units) exceeds the most the creator agreed to bond, e.g.
+    /// because the owner raised it between quote and send.
+    /// @param bond PM base units the factory would take.
+    /// @param maxBond PM base units the creator agreed to, as passed to createMarket.
+    error BondAboveMax(uint256 bond, uint256 maxBond);
 
     /// @notice Creates, funds and registers a market; msg.sender is the creator and must have approved this factory
-    /// for `subsidy` of the collateral and `bond` of PM (see quoteCreation).
+    /// for `subsidy` of the collateral and `bond` of PM (see quoteCreation). The bond taken is creationBond() at
+    /// execution, never more than maxBond.
     /// @param collateral An accepted collateral token.
     /// @param questionHash keccak256 of the question metadata.
     /// @param closeTime Unix seconds, in the future; trading stops then.
@@ -80,6 +86,9 @@ interface ILmsrMarketFactory {
     /// @param liquidity LMSR b in collateral base units, at least the collateral's minLiquidity.
     /// @param protocolFeeBps Must equal protocolFeeBps() (so a schedule change between quote and send reverts).
     /// @param creatorFeeBps At most maxCreatorFeeBps().
+    /// @param maxBond The most PM base units the creator agrees to bond, normally the bond quoteCreation returned;
+    /// reverts with BondAboveMax when creationBond() is higher (so a bond raised between quote and send reverts
+    /// rather than taking more than the creator signed for).
     /// @return market The new market's address (predictable with nextMarketAddress).
     function createMarket(
         address collateral,
@@ -88,7 +97,8 @@ interface ILmsrMarketFactory {
         uint32 resolutionWindow,
         uint256 liquidity,
         uint16 protocolFeeBps,
-        uint16 creatorFeeBps
+        uint16 creatorFeeBps,
+        uint256 maxBond
     ) external returns (address market);
 
     /// @notice What createMarket would take from the creator for this b, exactly.
@@ -117,7 +127,8 @@ interface ILmsrMarketFactory {
     function removeCollateral(address token) external;
     /// @notice Owner only.
     function setFeeSchedule(uint16 protocolFeeBps, uint16 maxCreatorFeeBps) external;
-    /// @notice Owner only; PM base units.
+    /// @notice Owner only; PM base units. Applies to createMarket calls from then on; one whose maxBond is lower
+    /// reverts with BondAboveMax.
     function setCreationBond(uint256 bond) external;
     /// @notice Owner only.
     function setProtocolFeeRecipient(address recipient) external;

@@ -6,14 +6,17 @@
 import type { z } from 'zod';
 import type { Clock } from '../../core/clock.ts';
 import type { ErrorCode } from '../../core/error-codes.ts';
-import type { Services } from '../../runtime/services.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { Principal } from '../../core/principal.ts';
+import type { Scope } from '../../core/scopes.ts';
+import type { AgentTier } from '../../core/tiers.ts';
+import type { Services } from '../../services/services.ts';
+import type { AgentCapabilitySchema } from '../../wire/schemas.ts';
+import type { CatalogDocument } from '../docs/catalog-document-schema.ts';
+import type { Site } from '../docs/links.ts';
+import type { Skill } from '../docs/skill-schema.ts';
 import type { WalletSession } from '../../services/identity/sessions.ts';
 import { toolNameOf } from '../mcp/tool-names.ts';
-
-export const AGENT_TIERS = ['read-only', 'propose', 'execute'] as const;
-export type AgentTier = (typeof AGENT_TIERS)[number];
-export const tierRank = (t: AgentTier): number => AGENT_TIERS.indexOf(t);
 
 export type Surface = 'agent' | 'consumer';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,16 +25,24 @@ export type RateClass = 'read' | 'write' | 'uncharged';
 /** Consumer permission classes, derived from the minimum tier. */
 export type PermissionClass = 'none' | 'api-key-read' | 'api-key-execute';
 
-/** The authenticated caller of one request. */
-export interface Principal {
-  keyId: string;
-  agentId: string | null;
-  tier: AgentTier;
-  scopes: readonly string[];
+/** The documents generated from the catalog (built once, at the edge: src/api/docs/documents-bag.ts). */
+export interface Documents {
+  /** What this deployment publishes about itself: base URL, MCP URL, chain, environment. */
+  site: Site;
+  /** AgentCapability of every agent capability (GET /discover/capabilities, GET /me). */
+  agentCapabilities(): z.output<typeof AgentCapabilitySchema>[];
+  /** Agent capabilities the spec keeps REST-only, with why (GET /mcp-discovery surfacePolicy). */
+  restOnlyCapabilities(): { capability: string; reason: string; paths: string[] }[];
+  openApi(surface: Surface): Record<string, unknown>;
+  /** GET /catalog.json (src/api/docs/catalog-document.ts). */
+  catalogDocument(): CatalogDocument;
+  /** The skill every agent-facing document renders (src/api/docs/skill.ts). */
+  skill(): Skill;
 }
 
 export interface HandlerContext {
   services: Services;
+  documents: Documents;
   principal: Principal | null;
   requestId: string;
   clock: Clock;
@@ -80,7 +91,7 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
   description: string;
   /** Minimum tier; null = public (no credential). */
   tier: AgentTier | null;
-  scopes?: readonly string[];
+  scopes?: readonly Scope[];
   rateClass: RateClass;
   /** AgentCapability.idempotent: repeating the call has no further effect. */
   idempotent: boolean;
@@ -122,7 +133,7 @@ export interface Capability extends CapabilityDef<z.ZodType | undefined, z.ZodTy
   /** Absolute URL path, Fastify syntax. */
   fullPath: string;
   permission: PermissionClass;
-  scopes: readonly string[];
+  scopes: readonly Scope[];
   invalidInputCode: ErrorCode;
   requiresIdempotencyKey: boolean;
 }

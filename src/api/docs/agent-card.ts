@@ -5,7 +5,8 @@
  * loop the server serves in full. Built from the skill object and the site settings.
  */
 import type { Site } from './links.ts';
-import { AGENT_CARD_VERSION, type Skill } from './skill.ts';
+import { AGENT_CARD_VERSION } from './skill.ts';
+import type { Skill } from './skill-schema.ts';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 /** The card's extension that names the EVM chains svc serves; its URI resolves to the landing page section. */

@@ -1,6 +1,6 @@
 // GET /api/agent/v1/agent-contract: what an agent may rely on, rendered from the skill object.
 import { html, link, page } from './html.ts';
-import type { Skill } from './skill.ts';
+import type { Skill } from './skill-schema.ts';
 
 
 export function agentContractPage(skill: Skill): string {

@@ -8,7 +8,7 @@ import { agentContractPage } from './agent-contract-page.ts';
 import { PAGE_HEADERS } from './html.ts';
 import { landingPage } from './landing-page.ts';
 import { DOC_PATHS, type Site } from './links.ts';
-import type { Skill } from './skill.ts';
+import type { Skill } from './skill-schema.ts';
 import { renderSkillMarkdown } from './skill-markdown.ts';
 
 export interface StaticDocument {

@@ -1,6 +1,6 @@
 // GET /agents: the agent landing page — what svc is, where to connect, every discovery document, the loops.
 import { html, link, page, type Html } from './html.ts';
-import type { Skill, SkillLoop } from './skill.ts';
+import type { Skill, SkillLoop } from './skill-schema.ts';
 
 
 function loopHtml(loop: SkillLoop): Html {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../core/error-codes.ts';
 import { WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
-import { ProblemDetailsSchema } from '../catalog/schemas.ts';
+import { ProblemDetailsSchema } from '../../wire/schemas.ts';
 import { SURFACE_PREFIX, type Capability, type Surface } from '../catalog/types.ts';
 
 type JsonSchema = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // GET /skill.md: the skill object (skill.ts) rendered as markdown; nothing here adds facts of its own.
-import type { Skill, SkillLoop } from './skill.ts';
+import type { Skill, SkillLoop } from './skill-schema.ts';
 
 /** A table cell: pipes and line breaks would end the cell. */
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');

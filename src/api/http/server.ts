@@ -8,11 +8,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Clock } from '../../core/clock.ts';
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './confirm-page.ts';
 import { discoveryDocuments } from '../docs/documents.ts';
-import type { Services } from '../../runtime/services.ts';
-import type { Capability } from '../catalog/types.ts';
+import type { Services } from '../../services/services.ts';
+import type { Capability, Documents } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { resolveVersion } from './versions.ts';
@@ -23,6 +23,7 @@ import { originPolicy } from '../mcp/policy.ts';
 export interface HttpDeps {
   catalog: readonly Capability[];
   services: Services;
+  documents: Documents;
   clock: Clock;
   log: Logger;
   publicBaseUrl: string;
@@ -71,6 +72,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
 
   const baseFor = (req: FastifyRequest, cap: Capability): BaseContext => ({
     services: deps.services,
+    documents: deps.documents,
     requestId: req.id,
     clock: deps.clock,
     log: req.log as unknown as Logger,
@@ -115,6 +117,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   const mcp = registerMcpEndpoint(app, {
     catalog: deps.catalog,
     services: deps.services,
+    documents: deps.documents,
     clock: deps.clock,
     log: deps.log,
     publicBaseUrl: deps.publicBaseUrl,
@@ -127,7 +130,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).
   app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));
   // The discovery documents that are not capabilities (landing and contract pages, skill.md, agent card).
-  const documents = discoveryDocuments(deps.services.skill(), deps.services.site);
+  const documents = discoveryDocuments(deps.documents.skill(), deps.documents.site);
   for (const doc of documents) app.get(doc.path, async (_req, reply) => reply.headers(doc.headers).send(doc.body));
 
   // Known path, other method → 405 with Allow; otherwise 404.

@@ -16,15 +16,17 @@ import { problem } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
 import { authorize, executeCall } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
-import type { Principal } from '../catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import { resolveVersion } from '../http/versions.ts';
 import { credentialOf, header } from '../http/request.ts';
-import type { HttpDeps } from '../http/server.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { Services } from '../../services/services.ts';
+import type { Capability, Documents } from '../catalog/types.ts';
 import { createSessionEventStore } from './event-store.ts';
 import { buildTools, splitArguments, type McpTool } from './tools.ts';
 import { isLoopbackHost, originAllowed, protectedResourceMetadata, type OriginPolicy } from './policy.ts';
 
-export const MCP_PROTOCOL_REVISION = '2025-11-25';
 /** A session unused this long is closed; a client that returns gets 404 and re-initializes. */
 export const MCP_SESSION_IDLE_MS = 30 * 60_000;
 /** Open sessions per process; the least recently used one is closed to make room. */
@@ -38,7 +40,16 @@ const STANDALONE_STREAM_ID = '_GET_stream';
 /** JSON-RPC methods a client may send without an API key (plus notifications). */
 const KEYLESS_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
 
-export type McpEndpointDeps = Pick<HttpDeps, 'catalog' | 'services' | 'clock' | 'log' | 'publicBaseUrl' | 'mcpUrl'> & { origins: OriginPolicy };
+export interface McpEndpointDeps {
+  catalog: readonly Capability[];
+  services: Services;
+  documents: Documents;
+  clock: Clock;
+  log: Logger;
+  publicBaseUrl: string;
+  mcpUrl: string;
+  origins: OriginPolicy;
+}
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -92,7 +103,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
       { name: 'svc', title: 'svc prediction markets', version: '0.1.0', websiteUrl: deps.publicBaseUrl },
       {
         capabilities: { tools: { listChanged: false } },
-        instructions: `Agent-native prediction markets on chain ${deps.services.site.chainId}. Read ${deps.publicBaseUrl}/api/agent/v1/skill.md for the loops (discover, create, trade), auth and limits. Public tools work without a key; others need Authorization: Bearer <API key>.`,
+        instructions: `Agent-native prediction markets on chain ${deps.documents.site.chainId}. Read ${deps.publicBaseUrl}/api/agent/v1/skill.md for the loops (discover, create, trade), auth and limits. Public tools work without a key; others need Authorization: Bearer <API key>.`,
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
@@ -111,6 +122,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
       const result = await executeCall(
         {
           services: deps.services,
+          documents: deps.documents,
           requestId: caller.requestId,
           clock: deps.clock,
           log,

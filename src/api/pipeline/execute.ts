@@ -11,7 +11,9 @@ import { IDEMPOTENCY_KEY_PATTERN, isStorable } from '../../services/idempotency/
 import { chargeBudget } from '../../services/rate-limit/charge.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
 import { WalletProofArgumentsSchema, type WalletProofArguments } from '../../services/identity/elevation.ts';
-import { Reply, tierRank, type Capability, type HandlerContext, type Principal } from '../catalog/types.ts';
+import { Reply, type Capability, type HandlerContext } from '../catalog/types.ts';
+import { tierRank } from '../../core/tiers.ts';
+import type { Principal } from '../../core/principal.ts';
 import { parseInput } from './validate.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
 
@@ -109,7 +111,7 @@ async function proveWallet(ctx: HandlerContext, cap: Capability, req: CallReques
       principal: ctx.principal,
       tool,
       scope: cap.mcpElevation.scope,
-      chainId: ctx.services.site.chainId,
+      chainId: ctx.documents.site.chainId,
       resourceId: cap.mcpElevation.resourceId?.(input as never) ?? null,
       payload: req.elevation.intent,
     },

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { StoredEvent } from './outbox.ts';
 
 export interface Subscription {

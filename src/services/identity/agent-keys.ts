@@ -10,7 +10,7 @@ import type { Clock } from '../../core/clock.ts';
 import { entitlementOf } from '../../core/entitlement.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { IssuedKey, KeyService } from '../keys/keys.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import { findAgent, issueEntitledKey, proofsOf } from './agents.ts';

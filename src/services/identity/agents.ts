@@ -2,7 +2,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import { ANONYMOUS_KEY_TTL_MS, entitlementOf } from '../../core/entitlement.ts';
 import { problem } from '../../core/error-codes.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { Executor } from '../../db/index.ts';
 import type { IssuedKey, KeyService } from '../keys/keys.ts';
 import type { AgentsTable, DB } from '../../db/schema.ts';

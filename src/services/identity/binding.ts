@@ -10,7 +10,7 @@ import { problem } from '../../core/error-codes.ts';
 import type { Clock } from '../../core/clock.ts';
 import { isUniqueViolation } from '../../db/index.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
 import { applyEntitlement, requireAgent, walletTaken, type AgentRow } from './agents.ts';

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import { requireAgent } from './agents.ts';
 import type { WalletProofVerifier } from './wallet-proof.ts';
 

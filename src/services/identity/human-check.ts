@@ -9,9 +9,8 @@
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { parsePowToken, powSatisfied, POW_TOKEN_PREFIX } from '../../core/pow.ts';
-import type { Config } from '../../config.ts';
 import type { NonceService } from './nonces.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 
 const SITEVERIFY_TIMEOUT_MS = 10_000;
 
@@ -31,7 +30,12 @@ export interface HumanCheck {
 const failed = (reason: string, detail: string, extra: Record<string, unknown> = {}) =>
   problem('HUMAN_CHECK_FAILED', detail, { extensions: { reason, ...extra } });
 
-export function createHumanCheck(deps: { config: Config['humanCheck']; nonces: NonceService; clock: Clock; log: Logger }): HumanCheck {
+/** How the anonymous path's human check runs (HUMAN_CHECK and its settings, docs/identity.md). */
+export type HumanCheckSettings =
+  | { kind: 'pow'; bits: number }
+  | { kind: 'turnstile'; siteverifyUrl: string; secret: string; siteKey: string | null };
+
+export function createHumanCheck(deps: { config: HumanCheckSettings; nonces: NonceService; clock: Clock; log: Logger }): HumanCheck {
   const { config } = deps;
   if (config.kind === 'turnstile') {
     return {

@@ -7,7 +7,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { fillAllowance, fillMonth, type FillAllowance, type FillPack } from '../../core/fill-allowance.ts';
 import type { DB } from '../../db/schema.ts';
-import { tierRank, type AgentTier, type Principal } from '../../api/catalog/types.ts';
+import { tierRank, type AgentTier } from '../../core/tiers.ts';
+import type { Principal } from '../../core/principal.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../rate-limit/limits.ts';
 import { requireAgent } from './agents.ts';
 

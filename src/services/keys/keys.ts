@@ -6,7 +6,9 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { DB } from '../../db/schema.ts';
-import type { AgentTier, Principal } from '../../api/catalog/types.ts';
+import type { AgentTier } from '../../core/tiers.ts';
+import type { Principal } from '../../core/principal.ts';
+import { isScope, type Scope } from '../../core/scopes.ts';
 
 export type KeyStatus = 'dormant' | 'active' | 'expired' | 'revoked';
 
@@ -16,7 +18,7 @@ export interface KeyRecord {
   agentId: string | null;
   label: string | null;
   tier: AgentTier;
-  scopes: string[];
+  scopes: Scope[];
   status: KeyStatus;
   expiresAt: Date | null;
   createdAt: Date;
@@ -30,7 +32,7 @@ export interface IssuedKey {
 
 export interface CreateKeyParams {
   tier: AgentTier;
-  scopes: readonly string[];
+  scopes: readonly Scope[];
   agentId?: string | null;
   label?: string | null;
   status?: 'dormant' | 'active';
@@ -75,7 +77,8 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
       agentId: row.agent_id,
       label: row.label,
       tier: row.tier as AgentTier,
-      scopes: row.scopes as string[],
+      // Written only from the Scope union; a scope that has since left the vocabulary grants nothing.
+      scopes: (row.scopes as string[]).filter(isScope),
       status,
       expiresAt: row.expires_at,
       createdAt: row.created_at,

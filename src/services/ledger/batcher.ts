@@ -21,7 +21,7 @@ import { loadArtifact } from '../../chain/artifacts.ts';
 import type { Relayer } from '../../chain/relayer.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../db/index.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 import { allBalances, balanceKeysOf, readBalances, rowToOp, upsertBalances } from './rows.ts';
 import { LEDGER_WRITE_LOCK } from './ledger.ts';
 

@@ -10,7 +10,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Clock } from '../../core/clock.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 
 export interface MailMessage {
   to: string;

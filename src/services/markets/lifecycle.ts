@@ -9,7 +9,7 @@ import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { EventBus } from '../events/bus.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { EndedMarket, EndedMarketsListener } from './ended-markets.ts';

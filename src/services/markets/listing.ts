@@ -9,9 +9,8 @@ import { problem } from '../../core/error-codes.ts';
 import { MARKET_STATES, type MarketState } from '../../core/markets/states.ts';
 import { toCount, type DB } from '../../db/index.ts';
 import type { MarketRow } from './records.ts';
+import type { ListingSort } from '../../wire/market-reads.ts';
 
-export const LISTING_SORTS = ['new', 'volume_24h', 'closing_soon', 'resolved_newest'] as const;
-export type ListingSort = (typeof LISTING_SORTS)[number];
 
 /** Every field narrows the listing; absent fields do not. Strings are compared case-insensitively. */
 export interface ListingFilter {

@@ -10,7 +10,7 @@ import { problem } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
 import { WAD, wadToDecimal } from '../../core/markets/price.ts';
 import { toCount, type DB } from '../../db/index.ts';
-import type { LmsrDepthT, MarketChartT, MarketCommentT, MarketHoldersT, MarketTradeT } from '../../api/catalog/markets/read-shapes.ts';
+import type { LmsrDepthT, MarketChartT, MarketCommentT, MarketHoldersT, MarketTradeT } from '../../wire/market-reads.ts';
 import { openInterestOf, type MarketRow } from './records.ts';
 
 /** The projected market at `address` (any market, listed or not), or 404 MARKET_NOT_FOUND. */

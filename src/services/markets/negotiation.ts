@@ -11,10 +11,10 @@ import { loadArtifact } from '../../chain/artifacts.ts';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { LMSR_FEES, MAX_LIVE_MARKETS_PER_CREATOR, MIN_LIQUIDITY, RESOLUTION_WINDOW_SECONDS } from '../../core/markets/fees.ts';
-import { checkTerms, counterTerms, questionHash, type CounterChange, type MarketTerms, type TermsProblem } from '../../core/markets/terms.ts';
+import { checkTerms, counterTerms, questionHash, type MarketTerms, type TermsProblem } from '../../core/markets/terms.ts';
 import type { DB, NegotiationsTable } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/index.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { EventBus } from '../events/bus.ts';
@@ -69,7 +69,18 @@ export interface NegotiationService {
   get(principal: Principal, id: string): Promise<NegotiationRow>;
 }
 
-export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; chain: ChainService; indexer: MarketIndexer; events: EventBus; countLive: (creator: string) => Promise<number> }): NegotiationService {
+/** Where an agent settles a negotiation (the negotiation.countered event names them); built at the edge from the routes. */
+export type SettleLinks = (negotiationId: string) => { accept: string; reject: string };
+
+export function createNegotiationService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  chain: ChainService;
+  indexer: MarketIndexer;
+  events: EventBus;
+  countLive: (creator: string) => Promise<number>;
+  settleLinks: SettleLinks;
+}): NegotiationService {
   const { db, clock, chain, indexer } = deps;
   const factoryAbi = loadArtifact('LmsrMarketFactory').abi;
   const orderbookFactoryAbi = loadArtifact('OrderBookMarketFactory').abi;
@@ -236,7 +247,7 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       try {
         const inserted = await db.transaction().execute(async (trx) => {
           const saved = await trx.insertInto('negotiations').values(row).returningAll().executeTakeFirstOrThrow();
-          if (countered) await appendEvent(trx, clock, { type: 'negotiation.countered', chainId: chain.chainId, agentId, payload: counterPayload(saved.id, countered.changes, final) });
+          if (countered) await appendEvent(trx, clock, { type: 'negotiation.countered', chainId: chain.chainId, agentId, payload: { negotiationId: saved.id, changes: countered.changes, terms: final, next: deps.settleLinks(saved.id) } });
           return saved;
         });
         if (countered) deps.events.notify();
@@ -280,7 +291,8 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       const data = encodeFunctionData({
         abi: factoryAbi,
         functionName: 'createMarket',
-        args: [tokenOf(terms.collateral as 'USDC' | 'PM'), row.question_hash as Hex, BigInt(Date.parse(terms.closeTime) / 1000), RESOLUTION_WINDOW_SECONDS, BigInt(terms.liquidity), LMSR_FEES.protocolFeeBps, terms.creatorFeeBps],
+        // maxBond = the bond charged above: a bond raised before the creator sends reverts (BondAboveMax), never takes more.
+        args: [tokenOf(terms.collateral as 'USDC' | 'PM'), row.question_hash as Hex, BigInt(Date.parse(terms.closeTime) / 1000), RESOLUTION_WINDOW_SECONDS, BigInt(terms.liquidity), LMSR_FEES.protocolFeeBps, terms.creatorFeeBps, BigInt(c.bond.amount)],
       });
       return { negotiation: row, charges: c, approvalsMissing, balancesShort, predictedMarket, transaction: { chainId: chain.chainId, from: creator, to: c.factory, data, value: '0' } };
     },
@@ -325,8 +337,4 @@ export function createNegotiationService(deps: { db: Kysely<DB>; clock: Clock; c
       return { negotiation, market };
     },
   };
-}
-
-function counterPayload(negotiationId: string, changes: CounterChange[], terms: MarketTerms) {
-  return { negotiationId, changes, terms, next: { accept: `/api/agent/v1/negotiate/${negotiationId}/accept`, reject: `/api/agent/v1/negotiate/${negotiationId}/reject` } };
 }

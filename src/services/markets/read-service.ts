@@ -10,8 +10,8 @@ import type { MarketRow } from './records.ts';
 import { readCreatorFunds, type CreatorFunds } from './creator-funds.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { problem } from '../../core/error-codes.ts';
-import type { Principal } from '../../api/catalog/types.ts';
-import type { MarketTradeT, OrderbookTradeT } from '../../api/catalog/markets/read-shapes.ts';
+import type { Principal } from '../../core/principal.ts';
+import type { MarketTradeT, OrderbookTradeT } from '../../wire/market-reads.ts';
 import { orderBookHolders, orderBookTrades } from '../orderbook/reads.ts';
 
 export interface MarketReadService {

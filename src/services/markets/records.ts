@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import { WAD, wadToDecimal } from '../../core/markets/price.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
 import type { MarketsTable } from '../../db/schema.ts';
-import type { MarketRecordT } from '../../api/catalog/markets/shapes.ts';
+import type { MarketRecordT } from '../../wire/markets.ts';
 
 export type MarketRow = Selectable<MarketsTable>;
 

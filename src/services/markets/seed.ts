@@ -13,7 +13,7 @@ import { fundFromOperator } from '../../chain/dev-funding.ts';
 import type { Relayer } from '../../chain/relayer.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { MarketIndexer } from './indexer.ts';
 import type { NegotiationService } from './negotiation.ts';

@@ -13,7 +13,7 @@ import { isTradeable, type Controls, type MarketState } from '../../core/markets
 import { WAD, wadToDecimal } from '../../core/markets/price.ts';
 import { TRADE_DEFAULTS } from '../../core/trade-defaults.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Principal } from '../../api/catalog/types.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { collateralApproval, outcomeTokenApproval } from './approvals.ts';

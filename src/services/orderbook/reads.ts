@@ -10,7 +10,7 @@ import { fillCostOf, takerPriceOf } from '../../core/orderbook/engine.ts';
 import { BPS, MATCH_KIND_NAMES, outcomeAsset, SHARE_VALUE, SUPPLY_ACCOUNT, type MatchKind } from '../../core/ledger/types.ts';
 import { WAD, wadToDecimal } from '../../core/markets/price.ts';
 import { toCount, type DB } from '../../db/index.ts';
-import type { MarketHoldersT, OrderbookTradeT } from '../../api/catalog/markets/read-shapes.ts';
+import type { MarketHoldersT, OrderbookTradeT } from '../../wire/market-reads.ts';
 import { openInterestOf, type MarketRow } from '../markets/records.ts';
 import { TOP_HOLDERS } from '../markets/market-reads.ts';
 import { orderBookPrices } from './market-stats.ts';

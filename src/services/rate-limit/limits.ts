@@ -1,6 +1,6 @@
 // Per-minute budgets by caller class and rate class. The spec leaves the numbers open; these are
 // published in auth-discovery and docs/http.md.
-import type { AgentTier } from '../../api/catalog/types.ts';
+import type { AgentTier } from '../../core/tiers.ts';
 
 export const RATE_WINDOW_MS = 60_000;
 

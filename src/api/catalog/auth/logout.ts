@@ -1,7 +1,7 @@
 // POST /api/auth/logout: ends the caller's wallet session and clears the session cookie.
 import { z } from 'zod';
 import { clearedSessionCookie } from '../../../core/wallet-session.ts';
-import { EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability, Reply } from '../types.ts';
 
 export const logoutWalletSession = defineCapability({

@@ -1,6 +1,6 @@
 // GET /api/auth/session: the wallet session the caller holds (cookieAuth or developerAuthHeader).
 import { z } from 'zod';
-import { EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const WalletSessionResponse = z.object({

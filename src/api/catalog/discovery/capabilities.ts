@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentCapabilitySchema } from '../schemas.ts';
+import { AgentCapabilitySchema } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const discoverCapabilities = defineCapability({
@@ -15,5 +15,5 @@ export const discoverCapabilities = defineCapability({
   mcp: { tool: 'svc_discover_capabilities' },
   output: z.object({ capabilities: z.array(AgentCapabilitySchema) }),
   errors: [],
-  handler: async (ctx) => ({ capabilities: ctx.services.agentCapabilities() }),
+  handler: async (ctx) => ({ capabilities: ctx.documents.agentCapabilities() }),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChainId, WeiString } from '../schemas.ts';
+import { ChainId, WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const ChainDetail = z.object({

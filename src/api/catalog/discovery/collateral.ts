@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChainId, ChainIdQuery, EvmAddress } from '../schemas.ts';
+import { ChainId, ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const CollateralTokenSchema = z.object({

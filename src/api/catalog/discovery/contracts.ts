@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
-import { ChainId, ChainIdQuery, DeploymentRecordSchema, EvmAddress, Hash32, WeiString } from '../schemas.ts';
+import { ChainId, ChainIdQuery, DeploymentRecordSchema, EvmAddress, Hash32, WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { routerInterface, tradingApprovals } from '../../../services/markets/approvals.ts';
 import { matchCollateral } from '../../../services/chain/chain-service.ts';

@@ -1,7 +1,7 @@
 // GET /discover/fees: the two-lane fee schedule (LMSR and ORDERBOOK factory defaults).
 import { z } from 'zod';
 import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY, ORDERBOOK_FEES } from '../../../core/markets/fees.ts';
-import { WeiString } from '../schemas.ts';
+import { WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 const Bps = z.number().int().min(0).max(10_000);

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { artifactParityHash, CONTRACT_NAMES, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../../chain/artifacts.ts';
 import type { DeploymentRecord } from '../../../chain/deployer.ts';
 import type { ChainService } from '../../../services/chain/chain-service.ts';
-import { ChainId, EvmAddress, Hash32 } from '../schemas.ts';
+import { ChainId, EvmAddress, Hash32 } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 const ReleaseContract = z.object({

@@ -9,7 +9,7 @@ import {
   MAX_LIVE_MARKETS_PER_CREATOR,
   RESOLUTION_WINDOW_SECONDS,
 } from '../../../core/markets/fees.ts';
-import { WeiString } from '../schemas.ts';
+import { WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const discoverRules = defineCapability({

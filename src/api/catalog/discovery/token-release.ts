@@ -6,7 +6,7 @@
 import { erc20Abi } from 'viem';
 import { z } from 'zod';
 import type { DeploymentRecord } from '../../../chain/deployer.ts';
-import { ChainId, DeploymentRecordSchema, EvmAddress, WeiString } from '../schemas.ts';
+import { ChainId, DeploymentRecordSchema, EvmAddress, WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 /** Deployment name of the participation token (runtime.ts). */
@@ -67,7 +67,7 @@ export const discoverTokenRelease = defineCapability({
     if (!pm) throw new Error('token release: no PM collateral configured');
     const read = <F extends 'name' | 'symbol' | 'decimals' | 'totalSupply'>(functionName: F) =>
       chain.client.readContract({ address: pm.token, abi: erc20Abi, functionName });
-    const stage = ctx.services.site.environment === 'live' ? ('production' as const) : ('test' as const);
+    const stage = ctx.documents.site.environment === 'live' ? ('production' as const) : ('test' as const);
     const [name, symbol, decimals, totalSupply, deployments] = await chain.guard(() =>
       Promise.all([read('name'), read('symbol'), read('decimals'), read('totalSupply'), chain.deployments()]),
     );

@@ -1,5 +1,5 @@
 // GET /catalog.json: the agent capability catalog, its MCP tools and the REST-only list as one document.
-import { CatalogDocumentSchema } from '../../docs/catalog-document.ts';
+import { CatalogDocumentSchema } from '../../docs/catalog-document-schema.ts';
 import { defineCapability } from '../types.ts';
 
 export const catalogJson = defineCapability({
@@ -17,5 +17,5 @@ export const catalogJson = defineCapability({
   output: CatalogDocumentSchema,
   outputName: 'CatalogDocument',
   errors: [],
-  handler: async (ctx) => ctx.services.catalogDocument(),
+  handler: async (ctx) => ctx.documents.catalogDocument(),
 });

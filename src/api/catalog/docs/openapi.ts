@@ -16,7 +16,7 @@ export const agentOpenApi = defineCapability({
   mcp: { tool: 'svc_get_openapi' },
   output: OpenApiDocument,
   errors: [],
-  handler: async (ctx) => ctx.services.openApi('agent') as z.output<typeof OpenApiDocument>,
+  handler: async (ctx) => ctx.documents.openApi('agent') as z.output<typeof OpenApiDocument>,
 });
 
 export const consumerOpenApi = defineCapability({
@@ -31,5 +31,5 @@ export const consumerOpenApi = defineCapability({
   idempotent: true,
   output: OpenApiDocument,
   errors: [],
-  handler: async (ctx) => ctx.services.openApi('consumer') as z.output<typeof OpenApiDocument>,
+  handler: async (ctx) => ctx.documents.openApi('consumer') as z.output<typeof OpenApiDocument>,
 });

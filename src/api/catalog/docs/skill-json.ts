@@ -1,5 +1,5 @@
 // GET /skill.json: how an agent uses svc (loops, auth, limits, errors, guarantees); skill.md renders the same object.
-import { SkillSchema } from '../../docs/skill.ts';
+import { SkillSchema } from '../../docs/skill-schema.ts';
 import { defineCapability } from '../types.ts';
 
 export const skillJson = defineCapability({
@@ -17,5 +17,5 @@ export const skillJson = defineCapability({
   output: SkillSchema,
   outputName: 'Skill',
   errors: [],
-  handler: async (ctx) => ctx.services.skill(),
+  handler: async (ctx) => ctx.documents.skill(),
 });

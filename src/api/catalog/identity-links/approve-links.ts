@@ -1,7 +1,7 @@
 // POST /identity/approve-links: the root approves up to 20 pending consents, all or nothing.
 import { z } from 'zod';
 import { APPROVE_LINKS_MAX, LINKED_ADDRESS_CAP } from '../../../services/identity/linking.ts';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { distinct, LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
 

@@ -1,7 +1,7 @@
 // POST /identity/link-code: the root's multi-use link code (3-minute TTL), shown once.
 import { z } from 'zod';
 import { LINK_CODE_TTL_SECONDS } from '../../../services/identity/linking.ts';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
 

@@ -1,7 +1,7 @@
 // GET /agents/me/identity: the identity-link state of the caller's bound wallet.
 import { z } from 'zod';
 import { LINKED_ADDRESS_CAP } from '../../../services/identity/linking.ts';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { IdentityRoleSchema, LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
 

@@ -1,6 +1,6 @@
 // GET /identity/pending-links: the root's queue of consents awaiting approval, oldest first.
 import { z } from 'zod';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
 

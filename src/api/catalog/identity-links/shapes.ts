@@ -1,6 +1,6 @@
 // Shapes shared by the identity-linking capabilities (docs/identity.md "Identity linking").
 import { z } from 'zod';
-import { EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 
 export const IdentityRoleSchema = z.enum(['root', 'member']);
 export const LowerEvmAddress = EvmAddress.describe('EvmAddress, lowercased');

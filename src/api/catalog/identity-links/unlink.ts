@@ -1,7 +1,7 @@
 // POST /identity/unlink: remove up to 49 wallets from the caller's identity, all or nothing.
 import { z } from 'zod';
 import { LINKED_ADDRESS_CAP, UNLINK_MAX } from '../../../services/identity/linking.ts';
-import { EvmAddress } from '../schemas.ts';
+import { EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { distinct, LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
 

@@ -7,7 +7,8 @@ import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_S
 import { WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../../core/wallet-session.ts';
 import { REGISTRATION_LIMITS, REGISTRATION_WINDOW_SECONDS } from '../../../services/identity/registration-limits.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../../../services/rate-limit/limits.ts';
-import { AGENT_TIERS, defineCapability } from '../types.ts';
+import { defineCapability } from '../types.ts';
+import { AGENT_TIERS } from '../../../core/tiers.ts';
 
 const Endpoint = z.object({ method: z.literal('POST'), path: z.string(), summary: z.string() });
 const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
@@ -63,7 +64,7 @@ export const authDiscovery = defineCapability({
   outputName: 'AuthDiscovery',
   errors: [],
   handler: async (ctx) => {
-    const siwe = ctx.services.site;
+    const siwe = ctx.documents.site;
     return {
       nonceEndpoint: { method: 'POST' as const, path: '/api/auth/nonce', summary: 'A single-use nonce (TTL 300 s) for a wallet proof or a SIWE message' },
       verifyEndpoint: { method: 'POST' as const, path: '/api/auth/verify', summary: `Sign in with Ethereum: verifies a signed SIWE message and opens a wallet session (cookie ${WALLET_SESSION_COOKIE}, or header ${WALLET_SESSION_HEADER})` },

@@ -1,6 +1,6 @@
 // POST /agents/me/bind-email: mails a link; opening it binds the email (REST-only by the spec).
 import { z } from 'zod';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const bindEmail = defineCapability({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { entitlementOf } from '../../../core/entitlement.ts';
 import { proofsOf } from '../../../services/identity/agents.ts';
-import { AgentTierSchema, EvmAddress } from '../schemas.ts';
+import { AgentTierSchema, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { WalletProofFields } from './register.ts';
 

@@ -1,7 +1,7 @@
 // POST /email-links/confirm: applies the link a registration or bind-email mailed (the page at
 // /confirm-email posts it when the person presses Confirm). Holding the token is the proof.
 import { z } from 'zod';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 const OUTCOME = { 'verify-email': 'email-verified', 'bind-email': 'email-bound', claim: 'claimed' } as const;

@@ -1,6 +1,6 @@
 // GET /human-check/challenge: what the anonymous path's humanCheckToken is made from.
 import { z } from 'zod';
-import { IsoTimestamp } from '../schemas.ts';
+import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 export const humanCheckChallenge = defineCapability({

@@ -1,7 +1,7 @@
 // The issued-key object every key-issuing capability returns (register, rotate, recover).
 import { z } from 'zod';
 import type { KeyRecord } from '../../../services/keys/keys.ts';
-import { AgentTierSchema, IsoTimestamp } from '../schemas.ts';
+import { AgentTierSchema, IsoTimestamp } from '../../../wire/schemas.ts';
 
 export const ApiKeyIssued = z.object({
   id: z.uuid(),

@@ -91,10 +91,11 @@ export const mcpDiscovery = defineCapability({
   outputName: 'McpDiscovery',
   errors: [],
   handler: async (ctx) => {
-    const { registration, humanCheck, site } = ctx.services;
+    const { registration, humanCheck } = ctx.services;
+    const { site } = ctx.documents;
     const status = (path: 'anonymous' | 'email' | 'wallet' | 'claim') => (registration.isOpen(path) ? ('open' as const) : ('closed' as const));
-    const restOnly = ctx.services.restOnlyCapabilities();
-    const skill = ctx.services.skill();
+    const restOnly = ctx.documents.restOnlyCapabilities();
+    const skill = ctx.documents.skill();
     return {
       spec: { name: 'model-context-protocol' as const, version: '2025-11-25' as const, specUrl: 'https://modelcontextprotocol.io/specification/2025-11-25' },
       endpoints: {

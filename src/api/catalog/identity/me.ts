@@ -1,6 +1,6 @@
 // GET /me: the agent identity resource, exactly the spec's fields.
 import { z } from 'zod';
-import { AgentCapabilitySchema, AgentTierSchema, EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { AgentCapabilitySchema, AgentTierSchema, EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { reachableBy } from '../../../services/identity/profile.ts';
 import { defineCapability } from '../types.ts';
 
@@ -69,7 +69,7 @@ export const getMe = defineCapability({
     const { keyId, ...me } = await ctx.services.profile.me(ctx.principal!);
     return {
       ...me,
-      capabilities: reachableBy(ctx.services.agentCapabilities(), me.tier),
+      capabilities: reachableBy(ctx.documents.agentCapabilities(), me.tier),
       version: ctx.apiVersion,
       links: {
         docs: `${V1}/skill.md`,

@@ -1,7 +1,7 @@
 // POST /register: the four registration paths of the spec; closed paths answer 403 FEATURE_DISABLED
 // with reason AGENT_REGISTRATION_CLOSED. The raw key is returned once and never replayed.
 import { z } from 'zod';
-import { EvmAddress, IsoTimestamp } from '../schemas.ts';
+import { EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { AGENT_LINKS, ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 import { defineCapability, Reply } from '../types.ts';
 

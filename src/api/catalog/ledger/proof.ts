@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
 import { COLLATERAL_DECIMALS, parseAsset, type Account } from '../../../core/ledger/types.ts';
 import { LEAF_ENCODING } from '../../../core/ledger/merkle.ts';
-import { ChainId, EvmAddress, Hash32, IsoTimestamp } from '../schemas.ts';
+import { ChainId, EvmAddress, Hash32, IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 const Digits = z.string().regex(/^[0-9]+$/);

@@ -2,9 +2,9 @@
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import { MAX_LIVE_MARKETS_PER_CREATOR } from '../../../core/markets/fees.ts';
-import { EvmAddress } from '../schemas.ts';
+import { EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
-import { CreatorLiveMarketCountResponse } from './read-shapes.ts';
+import { CreatorLiveMarketCountResponse } from '../../../wire/market-reads.ts';
 
 export const creatorLiveMarketCount = defineCapability({
   surface: 'consumer',

@@ -1,10 +1,10 @@
 // GET /discover/markets: listed markets for agents, filtered and sorted, keyset-paginated for sort=new.
 import { z } from 'zod';
-import { ChainIdQuery, EvmAddress } from '../schemas.ts';
+import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
-import { AddressPrefixQuery, CategoryQuery, CursorQuery, ListingSortSchema, SearchQuery } from './read-shapes.ts';
+import { AddressPrefixQuery, CategoryQuery, CursorQuery, ListingSortSchema, SearchQuery } from '../../../wire/market-reads.ts';
 import { toRecords } from './read-context.ts';
-import { MarketRecord, MarketStateSchema, PricingModel, ProjectionSchema } from './shapes.ts';
+import { MarketRecord, MarketStateSchema, PricingModel, ProjectionSchema } from '../../../wire/markets.ts';
 
 export const DiscoverMarketsQuery = z.strictObject({
   pageSize: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1).max(100).default(20),

@@ -1,9 +1,9 @@
 // GET /discover/markets/:address: one market, listed or not, with the projection's freshness.
 import { z } from 'zod';
 import { defineCapability } from '../types.ts';
-import { MarketChainQuery, MarketPathParams } from './read-shapes.ts';
+import { MarketChainQuery, MarketPathParams } from '../../../wire/market-reads.ts';
 import { marketFor, toRecords } from './read-context.ts';
-import { MarketRecord, ProjectionSchema } from './shapes.ts';
+import { MarketRecord, ProjectionSchema } from '../../../wire/markets.ts';
 
 export const getMarket = defineCapability({
   surface: 'agent',

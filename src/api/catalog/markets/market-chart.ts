@@ -2,9 +2,9 @@
 // GET /api/v1/markets/{market_id}/chart (consumer, chainId required), the same series and latest frame.
 import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
-import { ChainIdQuery, EvmAddress } from '../schemas.ts';
+import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
-import { ChartWindowSchema, MarketChart, MarketPathParams, PathAddress } from './read-shapes.ts';
+import { ChartWindowSchema, MarketChart, MarketPathParams, PathAddress } from '../../../wire/market-reads.ts';
 import { marketFor, requireMarketAddress } from './read-context.ts';
 
 const CHART_DOC =

@@ -1,8 +1,8 @@
 // GET /discover/markets/:address/comments: human comments, newest first, tagged with each author's position.
 import { z } from 'zod';
-import { ChainIdQuery } from '../schemas.ts';
+import { ChainIdQuery } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
-import { MarketComment, MarketPathParams } from './read-shapes.ts';
+import { MarketComment, MarketPathParams } from '../../../wire/market-reads.ts';
 import { marketFor } from './read-context.ts';
 
 export const getMarketComments = defineCapability({

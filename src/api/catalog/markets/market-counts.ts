@@ -1,7 +1,7 @@
 // GET /api/v1/markets/counts: listed markets per lifecycle state under the listing filters.
 import { defineCapability } from '../types.ts';
 import { ConsumerFilterQuery, consumerFilter } from './market-listings.ts';
-import { MarketCountsResponse } from './read-shapes.ts';
+import { MarketCountsResponse } from '../../../wire/market-reads.ts';
 
 export const countMarketsConsumer = defineCapability({
   surface: 'consumer',

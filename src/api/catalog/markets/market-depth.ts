@@ -6,7 +6,7 @@ import { wadToDecimal } from '../../../core/markets/price.ts';
 import { defineCapability } from '../types.ts';
 
 const DEPTH_LEVELS = 5;
-import { MarketChainQuery, MarketDepth, MarketPathParams } from './read-shapes.ts';
+import { MarketChainQuery, MarketDepth, MarketPathParams } from '../../../wire/market-reads.ts';
 import { marketFor } from './read-context.ts';
 
 export const getMarketDepth = defineCapability({

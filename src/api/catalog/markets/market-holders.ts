@@ -1,6 +1,6 @@
 // GET /discover/markets/:address/holders: who holds the outcome shares, and the open interest.
 import { defineCapability } from '../types.ts';
-import { MarketChainQuery, MarketHolders, MarketPathParams } from './read-shapes.ts';
+import { MarketChainQuery, MarketHolders, MarketPathParams } from '../../../wire/market-reads.ts';
 import { marketFor } from './read-context.ts';
 
 export const getMarketHolders = defineCapability({

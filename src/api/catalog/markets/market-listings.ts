@@ -1,7 +1,7 @@
 // GET /api/v1/markets: the consumer market listing, paginated through the X-Next-Cursor header.
 import { z } from 'zod';
 import type { ListingFilter } from '../../../services/markets/listing.ts';
-import { ChainIdQuery, EvmAddress } from '../schemas.ts';
+import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability, Reply, type HandlerContext } from '../types.ts';
 import {
   CategoryQuery,
@@ -14,9 +14,9 @@ import {
   MarketListingsResponse,
   ProbPercentQuery,
   SearchQuery,
-} from './read-shapes.ts';
+} from '../../../wire/market-reads.ts';
 import { checkProbBand, closesBefore, collateralTokens, toRecords } from './read-context.ts';
-import { MarketStateSchema, PricingModel } from './shapes.ts';
+import { MarketStateSchema, PricingModel } from '../../../wire/markets.ts';
 
 /** The filters GET /markets and GET /markets/counts share. */
 export const ConsumerFilterFields = {

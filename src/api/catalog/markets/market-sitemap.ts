@@ -2,7 +2,7 @@
 import { getAddress } from 'viem';
 import { SITEMAP_CAP } from '../../../services/markets/listing.ts';
 import { defineCapability } from '../types.ts';
-import { MarketSitemapResponse } from './read-shapes.ts';
+import { MarketSitemapResponse } from '../../../wire/market-reads.ts';
 
 export const marketSitemap = defineCapability({
   surface: 'consumer',

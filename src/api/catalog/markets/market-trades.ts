@@ -1,8 +1,8 @@
 // GET /discover/markets/:address/trades: the market's latest trades, newest first.
 import { z } from 'zod';
-import { ChainIdQuery } from '../schemas.ts';
+import { ChainIdQuery } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
-import { AnyMarketTrade, MarketPathParams } from './read-shapes.ts';
+import { AnyMarketTrade, MarketPathParams } from '../../../wire/market-reads.ts';
 import { marketFor } from './read-context.ts';
 
 export const getMarketTrades = defineCapability({

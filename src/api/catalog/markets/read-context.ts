@@ -7,7 +7,7 @@ import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { HandlerContext } from '../types.ts';
 import { COLLATERAL_DECIMALS } from '../../../core/ledger/types.ts';
 import { PLAY_MONEY } from '../../../services/orderbook/markets.ts';
-import type { MarketRecordT } from './shapes.ts';
+import type { MarketRecordT } from '../../../wire/markets.ts';
 
 const ADDRESS = /^0x[a-fA-F0-9]{40}$/;
 

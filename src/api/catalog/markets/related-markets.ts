@@ -1,9 +1,9 @@
 // GET /discover/markets/:address/related: other listed markets of the same category and chain.
 import { z } from 'zod';
 import { defineCapability } from '../types.ts';
-import { MarketChainQuery, MarketPathParams } from './read-shapes.ts';
+import { MarketChainQuery, MarketPathParams } from '../../../wire/market-reads.ts';
 import { marketFor, toRecords } from './read-context.ts';
-import { MarketRecord } from './shapes.ts';
+import { MarketRecord } from '../../../wire/markets.ts';
 
 export const RELATED_LIMIT = 10;
 

@@ -2,8 +2,8 @@
 // from its mined receipt.
 import { z } from 'zod';
 import type { Hex } from 'viem';
-import { MarketRecord } from '../markets/shapes.ts';
-import { ChainId, EvmAddress, TxHash } from '../schemas.ts';
+import { MarketRecord } from '../../../wire/markets.ts';
+import { ChainId, EvmAddress, TxHash } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { toRecords } from '../markets/read-context.ts';
 import { BalanceShortSchema, ChargesSchema, CreationApprovalSchema, NegotiationParams, NegotiationSchema, negotiationBody } from './shapes.ts';

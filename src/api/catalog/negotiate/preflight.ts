@@ -1,10 +1,10 @@
 // POST /negotiate/preflight: every check a deploy needs, at once, and what it would charge. Changes nothing.
 import { z } from 'zod';
-import { MarketRecord } from '../markets/shapes.ts';
+import { MarketRecord } from '../../../wire/markets.ts';
 import { defineCapability } from '../types.ts';
 import { toRecords } from '../markets/read-context.ts';
 import { BalanceShortSchema, ChargesSchema, CreationApprovalSchema, TermsBody, termsFromBody } from './shapes.ts';
-import { TxHash } from '../schemas.ts';
+import { TxHash } from '../../../wire/schemas.ts';
 
 export const negotiatePreflight = defineCapability({
   surface: 'agent',

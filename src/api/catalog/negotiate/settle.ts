@@ -56,3 +56,9 @@ export const getNegotiation = defineCapability({
   errors: ['NEGOTIATION_NOT_FOUND'],
   handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.get(ctx.principal!, params.id)) }),
 });
+
+/** The paths an agent settles negotiation `id` at, from the routes above (the negotiation.countered event names them). */
+export const settleLinks = (id: string): { accept: string; reject: string } => ({
+  accept: negotiateAccept.fullPath.replace(':id', encodeURIComponent(id)),
+  reject: negotiateReject.fullPath.replace(':id', encodeURIComponent(id)),
+});

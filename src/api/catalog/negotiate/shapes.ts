@@ -5,8 +5,8 @@ import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { MarketTerms } from '../../../core/markets/terms.ts';
 import type { HandlerContext } from '../types.ts';
 import type { NegotiationRow } from '../../../services/markets/negotiation.ts';
-import { MarketCategory } from '../markets/shapes.ts';
-import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../schemas.ts';
+import { MarketCategory } from '../../../wire/markets.ts';
+import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../../../wire/schemas.ts';
 
 const Label = z.string().trim().min(1).max(64);
 

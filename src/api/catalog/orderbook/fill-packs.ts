@@ -1,7 +1,7 @@
 // Fill packs (docs/orderbook.md "Fill allowance"): the packs on offer with the USDC transfer that pays each,
 // and the purchase that credits a pack's fills once its payment is confirmed on chain.
 import { z } from 'zod';
-import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../schemas.ts';
+import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../../../wire/schemas.ts';
 import { FillAllowanceSchema } from '../identity/me.ts';
 import { defineCapability } from '../types.ts';
 

@@ -2,7 +2,7 @@
 // the tool takes a wallet proof (spec: "MCP adds walletAddress (optional with bound wallet) plus
 // wallet-proof fields"), so a key alone never reveals or moves a wallet's creator money.
 import { z } from 'zod';
-import { ChainId, ChainIdQuery, EvmAddress, WeiString } from '../schemas.ts';
+import { ChainId, ChainIdQuery, EvmAddress, WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 const MarketBalance = z.object({

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { TRADE_DEFAULTS } from '../../../core/trade-defaults.ts';
 import { INTENT_DEADLINE_SECONDS, QUOTE_TTL_MS } from '../../../services/markets/trading.ts';
-import { PriceString } from '../markets/shapes.ts';
-import { ChainId, EvmAddress, IsoTimestamp, WeiString } from '../schemas.ts';
+import { PriceString } from '../../../wire/markets.ts';
+import { ChainId, EvmAddress, IsoTimestamp, WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
 const TradeBody = {

@@ -2,7 +2,7 @@
 // idempotencyKey are correlation labels echoed verbatim (null when not given).
 import { z } from 'zod';
 import type { Hex } from 'viem';
-import { ChainId, ChainIdQuery, IsoTimestamp, TxHash } from '../schemas.ts';
+import { ChainId, ChainIdQuery, IsoTimestamp, TxHash } from '../../../wire/schemas.ts';
 import { defineCapability, type HandlerContext } from '../types.ts';
 
 const Label = z.string().min(1).max(200);

@@ -1,9 +1,12 @@
 // Wire shapes and query fields of the market reads (agent /discover/markets*, consumer /api/v1/markets*),
 // documented in docs/markets.md "Reads". MarketRecord and the projection object live in shapes.ts.
 import { z } from 'zod';
-import { LISTING_SORTS } from '../../../services/markets/listing.ts';
-import { ChainId, ChainIdQuery, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../schemas.ts';
-import { MarketRecord, MarketStateSchema, PriceString } from './shapes.ts';
+import { ChainId, ChainIdQuery, EvmAddress, IsoTimestamp, TxHash, WeiString } from './schemas.ts';
+import { MarketRecord, MarketStateSchema, PriceString } from './markets.ts';
+
+/** The orders a market listing can be sorted in (docs/markets.md "Reads"). */
+export const LISTING_SORTS = ['new', 'volume_24h', 'closing_soon', 'resolved_newest'] as const;
+export type ListingSort = (typeof LISTING_SORTS)[number];
 
 // ── query fields ────────────────────────────────────────────────────────────────────────────────
 

@@ -1,8 +1,8 @@
 // Wire shapes shared by every market read (agent /discover/markets*, consumer /api/v1/markets*) and by the
 // create loop's answers. Named for OpenAPI; documented in docs/markets.md.
 import { z } from 'zod';
-import { CONTROL_AXES, MARKET_STATES } from '../../../core/markets/states.ts';
-import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../schemas.ts';
+import { CONTROL_AXES, MARKET_STATES } from '../core/markets/states.ts';
+import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from './schemas.ts';
 
 export const MARKET_CATEGORIES = ['CRYPTO', 'SPORTS', 'POLITICS', 'FINANCE', 'TECH', 'DAILY_LIFE', 'LOCAL', 'SOCIAL', 'FUN', 'OTHER'] as const;
 export const MarketCategory = z.enum(MARKET_CATEGORIES);

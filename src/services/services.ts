@@ -1,0 +1,64 @@
+// The services every capability handler may use, built once by the runtime (src/runtime/runtime.ts).
+import type { ChainService } from './chain/chain-service.ts';
+import type { EventBus } from './events/bus.ts';
+import type { MarketIndexer } from './markets/indexer.ts';
+import type { MarketReadService } from './markets/read-service.ts';
+import type { NegotiationService } from './markets/negotiation.ts';
+import type { TradingService } from './markets/trading.ts';
+import type { MarketLifecycle } from './markets/lifecycle.ts';
+import type { HealthService } from './health/health.ts';
+import type { IdempotencyService } from './idempotency/idempotency.ts';
+import type { KeyService } from './keys/keys.ts';
+import type { NonceService } from './identity/nonces.ts';
+import type { SessionService } from './identity/sessions.ts';
+import type { WalletProofVerifier } from './identity/wallet-proof.ts';
+import type { ElevationService } from './identity/elevation.ts';
+import type { LedgerService } from './ledger/ledger.ts';
+import type { LedgerBatcher } from './ledger/batcher.ts';
+import type { FillPackService } from './orderbook/fill-packs.ts';
+import type { OrderBookService } from './orderbook/orders.ts';
+import type { RegistrationService } from './identity/registration.ts';
+import type { AgentKeyService } from './identity/agent-keys.ts';
+import type { BindingService } from './identity/binding.ts';
+import type { ProfileService } from './identity/profile.ts';
+import type { EmailLinkService } from './identity/email-links.ts';
+import type { HumanCheck } from './identity/human-check.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { LinkingService } from './identity/linking.ts';
+import type { RateLimitStore } from './rate-limit/store.ts';
+
+export interface Services {
+  keys: KeyService;
+  idempotency: IdempotencyService;
+  rateLimits: RateLimitStore;
+  events: EventBus;
+  chain: ChainService;
+  indexer: MarketIndexer;
+  /** Market listings and per-market reads (docs/markets.md "Reads"). */
+  marketReads: MarketReadService;
+  negotiations: NegotiationService;
+  trading: TradingService;
+  lifecycle: MarketLifecycle;
+  health: HealthService;
+  nonces: NonceService;
+  sessions: SessionService;
+  walletProofs: WalletProofVerifier;
+  /** The play-money ledger: appending operations (docs/ledger.md). */
+  ledger: LedgerService;
+  /** The order loop of play-money order books (docs/orderbook.md). */
+  orderbook: OrderBookService;
+  /** Fill packs paid in USDC on chain (docs/orderbook.md "Fill allowance"). */
+  fillPacks: FillPackService;
+  /** Batches ledger operations onto the chain; the committed root and proofs. */
+  ledgerBatcher: LedgerBatcher;
+  /** Wallet-proof elevation of MCP tool calls. */
+  elevation: ElevationService;
+  mailer: Mailer;
+  emailLinks: EmailLinkService;
+  humanCheck: HumanCheck;
+  registration: RegistrationService;
+  agentKeys: AgentKeyService;
+  binding: BindingService;
+  profile: ProfileService;
+  linking: LinkingService;
+}
