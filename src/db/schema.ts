@@ -379,8 +379,11 @@ export interface MarketsTable {
   /** The indexer has seen the creation log on the current chain. */
   confirmed: ColumnType<boolean, boolean | undefined, boolean>;
   updated_at: Timestamp;
-  /** Generated: registered metadata and isListed(controls). */
-  listed: ColumnType<boolean, never, never>;
+  /**
+   * Generated: registered metadata and isListed(controls). Nullable in the database: it can be null (not
+   * false) when the question is set and controls lacks the policy or discovery key; `WHERE listed` skips it.
+   */
+  listed: ColumnType<boolean | null, never, never>;
   /** ORDERBOOK markets: the factory's uint64 marketId (the ledger's asset ids use it). */
   ledger_market_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
