@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    setupFiles: ['test/support/setup-fast-check.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

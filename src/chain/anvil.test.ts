@@ -10,6 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_PRIVATE_KEY, anvilDevAccounts, startAnvil, type AnvilHandle } from './anvil.ts';
+import { waitFor } from '../../test/support/wait.ts';
 
 const dirs: string[] = [];
 const handles: AnvilHandle[] = [];
@@ -24,6 +25,14 @@ async function start(opts: Parameters<typeof startAnvil>[0] = {}): Promise<Anvil
   const h = await startAnvil(opts);
   handles.push(h);
   return h;
+}
+
+/** The balance of `account` in anvil's --state dump, or undefined while the file is missing, partly written or without it. */
+function dumpedBalance(stateFile: string, account: Address): bigint | undefined {
+  if (!existsSync(stateFile)) return undefined;
+  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { accounts?: Record<string, { balance?: string }> };
+  const balance = state.accounts?.[account.toLowerCase()]?.balance;
+  return balance === undefined ? undefined : BigInt(balance);
 }
 
 function isAlive(pid: number): boolean {
@@ -149,7 +158,8 @@ describe('startAnvil', () => {
     const { pub, wallet } = clients(first);
     const hash = await wallet.sendTransaction({ to: recipient, value: 7n });
     await pub.waitForTransactionReceipt({ hash });
-    await new Promise((r) => setTimeout(r, 1_500)); // one --state-interval tick plus slack
+    // The periodic dump (--state-interval 1) is the only one a SIGKILL leaves: wait until it holds the transfer.
+    await waitFor(() => dumpedBalance(stateFile, recipient) === 7n, { what: `anvil's periodic state dump to record the transfer to ${recipient}` });
     process.kill(first.pid, 'SIGKILL');
     await first.stop(); // resolves once the killed process is reaped
 
@@ -157,7 +167,7 @@ describe('startAnvil', () => {
     expect(await clients(second).pub.getBalance({ address: recipient })).toBe(7n);
   });
 
-  it('kills anvil when the parent process exits without calling stop()', () => {
+  it('kills anvil when the parent process exits without calling stop()', async () => {
     const dir = tempDir();
     const script = join(dir, 'orphan.mts');
     const anvilModule = fileURLToPath(new URL('./anvil.ts', import.meta.url));
@@ -167,10 +177,8 @@ describe('startAnvil', () => {
     expect(res.status, res.stderr).toBe(0);
     const pid = Number(res.stdout.trim());
     expect(pid).toBeGreaterThan(0);
-    // SIGTERM was sent synchronously in the 'exit' hook; give anvil a moment to act on it.
-    const deadline = Date.now() + 3_000;
-    while (isAlive(pid) && Date.now() < deadline) spawnSync('sleep', ['0.05']);
-    expect(isAlive(pid)).toBe(false);
+    // SIGTERM was sent synchronously in the 'exit' hook; wait for anvil to act on it.
+    await waitFor(() => !isAlive(pid), { what: `the orphaned anvil (pid ${pid}) to exit on the SIGTERM its parent sent` });
   });
 });
 

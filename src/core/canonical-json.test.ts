@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { canonicalHash, canonicalJson } from './canonical-json.ts';
+import { replayable } from '../../test/support/property.ts';
 
 describe('canonical JSON', () => {
   it('sorts keys recursively and drops undefined members', () => {
@@ -24,6 +25,7 @@ describe('canonical JSON', () => {
         const reversed = Object.fromEntries(Object.entries(obj).reverse());
         expect(canonicalJson(reversed)).toBe(canonicalJson(obj));
       }),
+      replayable({ numRuns: 100 }),
     );
   });
 
@@ -33,6 +35,7 @@ describe('canonical JSON', () => {
         if (v === null) return;
         expect(JSON.parse(canonicalJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
       }),
+      replayable({ numRuns: 100 }),
     );
   });
 

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { createChainService } from '../../src/services/chain/chain-service.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { rpc as rpcAt } from '../support/anvil-rpc.ts';
+import { waitFor } from '../support/wait.ts';
 
 const CHAIN_ID = 8453;
 const SINK: Address = '0x000000000000000000000000000000000000dEaD';
@@ -145,7 +146,7 @@ describe(`relayer crash safety (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       const rebroadcast: RelayedTx[] = [];
       const restarted = relayerFor(account, { afterBroadcast: (tx) => void rebroadcast.push(tx) });
       const resuming = restarted.resume();
-      for (let i = 0; rebroadcast.length === 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 25));
+      await waitFor(() => rebroadcast.length > 0, { what: 'the restarted relayer to rebroadcast the submitted transaction' });
       expect(rebroadcast.map((t) => t.txHash)).toEqual([hash]);
       expect(await poolSize()).toBe(1);
       await rpc('evm_mine');

@@ -210,13 +210,3 @@ export function killAnvilOnPort(port: number): number[] {
   }
   return killed;
 }
-
-/** Polls `probe` until it returns true or `timeoutMs` passes; returns the last answer. */
-export async function eventually(probe: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

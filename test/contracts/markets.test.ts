@@ -19,6 +19,7 @@ import { contractKit } from '../support/contract-kit.ts';
 import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { abiWithAllErrors, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../src/chain/artifacts.ts';
 import { rpc } from '../support/anvil-rpc.ts';
+import { replayable } from '../support/property.ts';
 
 const [ownerKey, treasuryKey, creatorKey, aliceKey, bobKey] = anvilDevAccounts() as [`0x${string}`, `0x${string}`, `0x${string}`, `0x${string}`, `0x${string}`];
 const owner = privateKeyToAccount(ownerKey);
@@ -129,7 +130,8 @@ async function quote(m: Market, isBuy: boolean, outcome: number, shares: bigint)
 }
 
 let questionSeq = 0;
-async function createMarket(n: Outcomes, sym: Sym, opts: { liquidity?: bigint; creatorFeeBps?: number; closeIn?: bigint } = {}): Promise<Market> {
+/** Creates a market as `creator`, consenting to the quoted bond unless `maxBond` says otherwise. */
+async function createMarket(n: Outcomes, sym: Sym, opts: { liquidity?: bigint; creatorFeeBps?: number; closeIn?: bigint; maxBond?: bigint } = {}): Promise<Market> {
   const factory = env.factory[n];
   const liquidity = opts.liquidity ?? FLOOR[sym] * 10n;
   const creatorFeeBps = opts.creatorFeeBps ?? 100;
@@ -137,7 +139,7 @@ async function createMarket(n: Outcomes, sym: Sym, opts: { liquidity?: bigint; c
   const questionHash = keccak256(stringToHex(`question ${++questionSeq}`));
   const [subsidy, bond] = await read<readonly [bigint, bigint]>('LmsrMarketFactory', factory, 'quoteCreation', [liquidity]);
   const predicted = await read<Address>('LmsrMarketFactory', factory, 'nextMarketAddress', [creator.address]);
-  const receipt = await send('LmsrMarketFactory', factory, creator, 'createMarket', [env.token[sym], questionHash, closeTime, RESOLUTION_WINDOW, liquidity, PROTOCOL_FEE_BPS, creatorFeeBps]);
+  const receipt = await send('LmsrMarketFactory', factory, creator, 'createMarket', [env.token[sym], questionHash, closeTime, RESOLUTION_WINDOW, liquidity, PROTOCOL_FEE_BPS, creatorFeeBps, opts.maxBond ?? bond]);
   gas[`createMarket ${n === 2 ? 'binary' : 'ternary'} ${sym}`] ??= receipt.gasUsed;
   const [created] = parseEventLogs({ abi: loadArtifact('LmsrMarketFactory').abi, logs: receipt.logs, eventName: 'MarketCreated' });
   if (!created) throw new Error('no MarketCreated event');
@@ -317,7 +319,7 @@ describe('market creation', () => {
   it('refuses terms outside the schedule, each with its own error', async () => {
     const f = env.factory[2];
     const t = await now();
-    const ok = [env.token.USDC, keccak256('0x01'), t + DAY, RESOLUTION_WINDOW, FLOOR.USDC, PROTOCOL_FEE_BPS, 100] as const;
+    const ok = [env.token.USDC, keccak256('0x01'), t + DAY, RESOLUTION_WINDOW, FLOOR.USDC, PROTOCOL_FEE_BPS, 100, CREATION_BOND] as const;
     const withArg = (i: number, v: unknown) => ok.map((x, j) => (j === i ? v : x));
     const cases: [unknown[], string, unknown[]][] = [
       [withArg(0, env.outcomeToken), 'UnsupportedCollateral', [env.outcomeToken]],
@@ -327,6 +329,7 @@ describe('market creation', () => {
       [withArg(2, t), 'CloseTimeNotInFuture', [t]],
       [withArg(3, 3_599), 'ResolutionWindowOutOfRange', [3_599]],
       [withArg(3, 30 * 86_400 + 1), 'ResolutionWindowOutOfRange', [30 * 86_400 + 1]],
+      [withArg(7, CREATION_BOND - 1n), 'BondAboveMax', [CREATION_BOND, CREATION_BOND - 1n]],
     ];
     for (const [args, errorName, errorArgs] of cases) {
       expect(await revertOf('LmsrMarketFactory', f, creator, 'createMarket', args)).toEqual({ errorName, args: errorArgs });
@@ -353,6 +356,55 @@ describe('market creation', () => {
     const m = await createMarket(3, 'USDC');
     expect(m.address).toBe(predicted);
     expect(await read<Address>('LmsrMarketFactory', env.factory[3], 'nextMarketAddress', [creator.address])).not.toBe(predicted);
+  });
+});
+
+describe("the creator's bond ceiling (maxBond)", () => {
+  const createArgs = async (maxBond: bigint) => [env.token.USDC, keccak256(stringToHex(`bond ceiling ${++questionSeq}`)), (await now()) + DAY, RESOLUTION_WINDOW, FLOOR.USDC, PROTOCOL_FEE_BPS, 100, maxBond];
+
+  it.each([
+    ['equal to the bond', CREATION_BOND],
+    ['one unit above the bond', CREATION_BOND + 1n],
+    ['at the uint256 maximum', MAX_UINT],
+  ] as const)('creates a market with maxBond %s and takes exactly the bond, not the ceiling', async (_, maxBond) => {
+    const pmBefore = await balanceOf('PM', creator.address);
+    const m = await createMarket(2, 'USDC', { maxBond });
+    expect(m.bond).toBe(CREATION_BOND);
+    expect(pmBefore - (await balanceOf('PM', creator.address))).toBe(CREATION_BOND);
+    expect(await balanceOf('PM', m.address)).toBe(CREATION_BOND);
+    expect(await read<bigint>('LmsrMarket', m.address, 'bond')).toBe(CREATION_BOND);
+  });
+
+  it.each([CREATION_BOND - 1n, 0n])('refuses maxBond %s, below the bond, with BondAboveMax(bond, maxBond)', async (maxBond) => {
+    expect(await revertOf('LmsrMarketFactory', env.factory[2], creator, 'createMarket', await createArgs(maxBond))).toEqual({ errorName: 'BondAboveMax', args: [CREATION_BOND, maxBond] });
+  });
+
+  it('reverts a mined creation below the bond without moving any funds or using up the address', async () => {
+    const f = env.factory[2];
+    const predicted = await read<Address>('LmsrMarketFactory', f, 'nextMarketAddress', [creator.address]);
+    const [usdcBefore, pmBefore] = [await balanceOf('USDC', creator.address), await balanceOf('PM', creator.address)];
+    // An explicit gas limit skips estimation, so the refused transaction is mined and its receipt says reverted.
+    const hash = await kit.wallet(creator).writeContract({ address: f, abi: abiWithAllErrors('LmsrMarketFactory'), functionName: 'createMarket', args: await createArgs(CREATION_BOND - 1n), gas: 1_000_000n });
+    expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('reverted');
+    expect([await balanceOf('USDC', creator.address), await balanceOf('PM', creator.address)]).toEqual([usdcBefore, pmBefore]);
+    expect(await read<Address>('LmsrMarketFactory', f, 'nextMarketAddress', [creator.address])).toBe(predicted);
+  });
+
+  it('refuses a bond the owner raised after the quote, and takes a lowered one', async () => {
+    const f = env.factory[2];
+    const [, quoted] = await read<readonly [bigint, bigint]>('LmsrMarketFactory', f, 'quoteCreation', [FLOOR.USDC]);
+    try {
+      await send('LmsrMarketFactory', f, owner, 'setCreationBond', [quoted * 2n]);
+      expect(await revertOf('LmsrMarketFactory', f, creator, 'createMarket', await createArgs(quoted))).toEqual({ errorName: 'BondAboveMax', args: [quoted * 2n, quoted] });
+
+      await send('LmsrMarketFactory', f, owner, 'setCreationBond', [quoted / 2n]);
+      const pmBefore = await balanceOf('PM', creator.address);
+      const m = await createMarket(2, 'USDC', { maxBond: quoted });
+      expect(m.bond).toBe(quoted / 2n);
+      expect(pmBefore - (await balanceOf('PM', creator.address))).toBe(quoted / 2n);
+    } finally {
+      await send('LmsrMarketFactory', f, owner, 'setCreationBond', [CREATION_BOND]);
+    }
   });
 });
 
@@ -456,7 +508,7 @@ describe('trading through the router', () => {
     await send('TradeRouter', env.router.PM, owner, 'setFactory', [env.factory[2], false]);
     try {
       const t = await now();
-      const refused = await revertOf('LmsrMarketFactory', env.factory[2], creator, 'createMarket', [env.token.PM, keccak256('0x02'), t + DAY, RESOLUTION_WINDOW, FLOOR.PM, PROTOCOL_FEE_BPS, 0]);
+      const refused = await revertOf('LmsrMarketFactory', env.factory[2], creator, 'createMarket', [env.token.PM, keccak256('0x02'), t + DAY, RESOLUTION_WINDOW, FLOOR.PM, PROTOCOL_FEE_BPS, 0, CREATION_BOND]);
       expect(refused).toEqual({ errorName: 'NotFactory', args: [env.factory[2]] });
       const { paid, quote: q } = await trade(m, alice, true, 1, UNIT.PM);
       expect(paid).toBe(q.amount);
@@ -601,40 +653,49 @@ describe('maker loss and invariants', () => {
   });
 });
 
-// Three runs of ~15 operations per market kind keep CI quick; raise MARKET_PROPERTY_RUNS for a longer soak.
+// Three runs of 14–18 random operations per market kind: ~0.2 s a run on an idle machine, under 1 s on a third of
+// one core. Each run has its own deadline (fc.timeout), far above that, so a stuck run fails with the seed and
+// path that replay it instead of running into the test timeout, which is sized from the runs and that deadline.
+// MARKET_PROPERTY_RUNS raises the runs for a longer soak (docs/testing.md).
 const PROPERTY_RUNS = Number(process.env.MARKET_PROPERTY_RUNS ?? 3);
+if (!Number.isSafeInteger(PROPERTY_RUNS) || PROPERTY_RUNS < 1) throw new Error(`MARKET_PROPERTY_RUNS must be a positive integer, got ${process.env.MARKET_PROPERTY_RUNS}`);
+const PROPERTY_RUN_DEADLINE_MS = 20_000;
+const PROPERTY_TIMEOUT_MS = PROPERTY_RUNS * PROPERTY_RUN_DEADLINE_MS + 30_000;
 
 describe('property: random trades keep the market solvent and quotes exact', () => {
   const sizeArb = fc.oneof(fc.record({ raw: fc.bigInt({ min: 1n, max: 40n }) }), fc.record({ permille: fc.integer({ min: 1, max: 1_500 }) }));
   const opArb = fc.record({ isBuy: fc.boolean(), trader: fc.constantFrom(0, 1), outcome: fc.nat({ max: 2 }), size: sizeArb });
 
-  it.each(KINDS)('%i-outcome %s', async (n, sym) => {
+  it.each(KINDS)('%i-outcome %s', { timeout: PROPERTY_TIMEOUT_MS }, async (n, sym) => {
     let trades = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 14, maxLength: 18 }), async (ops) => {
         const m = await createMarket(n, sym, { liquidity: FLOOR[sym] * 3n, creatorFeeBps: 75 });
         let booked = m.subsidy + (sym === 'PM' ? m.bond : 0n);
+        // Only trades through the router move this market, so what the last trade left is the state before the next.
+        let qBefore = await outstanding(m);
+        let feesBefore = await creatorFees(m);
         for (const op of ops) {
           const who = traders[op.trader]!;
           const outcome = op.outcome % n;
-          const holding = await sharesOf(m, outcome, who.address);
           let shares: bigint;
           if (op.isBuy) shares = 'raw' in op.size ? op.size.raw : (m.liquidity * BigInt(op.size.permille)) / 1_000n;
-          else if (holding === 0n) continue;
-          else shares = 'raw' in op.size ? (op.size.raw < holding ? op.size.raw : holding) : (holding * BigInt(Math.min(op.size.permille, 1_000))) / 1_000n || 1n;
+          else {
+            const holding = await sharesOf(m, outcome, who.address);
+            if (holding === 0n) continue;
+            shares = 'raw' in op.size ? (op.size.raw < holding ? op.size.raw : holding) : (holding * BigInt(Math.min(op.size.permille, 1_000))) / 1_000n || 1n;
+          }
           if (shares === 0n) continue;
 
           const q = await quote(m, op.isBuy, outcome, shares).catch(() => undefined);
-          const i = await intent(m, outcome, op.isBuy, shares, op.isBuy ? MAX_UINT : 0n, who.address);
           if (!q) {
             // A refused quote means the trade is refused too, for the same reason.
             const quoted = await revertOf('LmsrMarket', m.address, who, op.isBuy ? 'quoteBuy' : 'quoteSell', [outcome, shares]);
             expect(['PriceOutOfBand', 'ZeroProceeds']).toContain(quoted.errorName);
+            const i = await intent(m, outcome, op.isBuy, shares, op.isBuy ? MAX_UINT : 0n, who.address);
             expect((await revertOf('TradeRouter', env.router[sym], who, 'executeTradeIntent', [i])).errorName).toBe(quoted.errorName);
             continue;
           }
-          const qBefore = await outstanding(m);
-          const feesBefore = await creatorFees(m);
           const { paid, received, event } = await trade(m, who, op.isBuy, outcome, shares);
           trades++;
 
@@ -644,19 +705,23 @@ describe('property: random trades keep the market solvent and quotes exact', () 
           expect(event.creatorFee).toBe(q.creatorFee);
           expect(event.pricesAfter).toEqual(q.pricesAfter);
           expect(op.isBuy ? event.cost + q.protocolFee + q.creatorFee : event.cost - q.protocolFee - q.creatorFee).toBe(q.amount);
-          expect((await creatorFees(m)) - feesBefore).toBe(q.creatorFee);
+          const feesAfter = await creatorFees(m);
+          expect(feesAfter - feesBefore).toBe(q.creatorFee);
 
           const qAfter = await outstanding(m);
           expect(qAfter[outcome]).toBe(op.isBuy ? qBefore[outcome]! + shares : qBefore[outcome]! - shares);
 
-          // Exact accounting of what the market holds, and that it covers the worst outcome.
+          // Exact accounting of what the market holds, and that it covers the worst outcome (what expectSolvent
+          // checks, on the values just read).
           booked += op.isBuy ? event.cost + event.creatorFee : event.creatorFee - event.cost;
-          expect(await balanceOf(sym, m.address)).toBe(booked);
-          await expectSolvent(m);
+          const held = await balanceOf(sym, m.address);
+          expect(held).toBe(booked);
+          expect(held).toBeGreaterThanOrEqual(max(qAfter) + feesAfter + (sym === 'PM' ? m.bond : 0n));
           expectPriceInvariants(event.pricesAfter, qAfter, m.liquidity);
+          [qBefore, feesBefore] = [qAfter, feesAfter];
         }
       }),
-      { numRuns: PROPERTY_RUNS, endOnFailure: true },
+      replayable({ numRuns: PROPERTY_RUNS, endOnFailure: true, plugins: [fc.timeout(PROPERTY_RUN_DEADLINE_MS)] }),
     );
     expect(trades).toBeGreaterThan(15);
   });

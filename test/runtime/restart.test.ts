@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { accepts, cmdlineOf, eventually, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { accepts, cmdlineOf, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { waitFor } from '../support/wait.ts';
 
 interface Deployment {
   name: string;
@@ -182,14 +183,19 @@ describe('svc start / stop / restart on one data folder', () => {
     const { svc } = await start();
     const anvilPids = listenersOn(anvilPort);
     expect(anvilPids).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 1_500)); // let anvil's 1 s state dump run at least once under this run
+    // Let anvil's 1 s state dump run at least once under this run: wait for the state file to be written again.
+    const dumpedAt = statSync(stateFile()).mtimeMs;
+    await waitFor(() => statSync(stateFile()).mtimeMs > dumpedAt, { what: `anvil to dump its state to ${stateFile()} again` });
     const exit = await stopWith(svc, 'SIGKILL');
     expect(exit.signal).toBe('SIGKILL');
 
     // With setpriv, anvil gets a parent-death SIGTERM and stops by itself (dumping its state); without
     // it, anvil stays up re-parented and the next start must take it over. Wait for anvil's own exit
     // before deciding, so the check does not race a shutdown in progress.
-    const diedWithSvc = await eventually(async () => !(await accepts(anvilPort)), 10_000);
+    const diedWithSvc = await waitFor(async () => !(await accepts(anvilPort)), { timeoutMs: 10_000, what: `anvil on port ${anvilPort} to stop with svc` }).then(
+      () => true,
+      () => false,
+    );
     if (existsSync('/usr/bin/setpriv')) expect(diedWithSvc, 'anvil should stop when svc is SIGKILLed').toBe(true);
     const orphaned = !diedWithSvc;
     console.log(`after SIGKILL of svc: anvil (pid ${anvilPids[0]}) still accepting on ${anvilPort}: ${orphaned}`);
@@ -211,7 +217,7 @@ describe('svc start / stop / restart on one data folder', () => {
 
     const stopped = await stopWith(next, 'SIGINT');
     expect(stopped, next.output()).toEqual({ code: 0, signal: null });
-    expect(await eventually(async () => !(await accepts(anvilPort)), 5_000)).toBe(true);
+    await waitFor(async () => !(await accepts(anvilPort)), { what: `anvil on port ${anvilPort} to stop` });
   });
 
   it('a signal during start-up still stops anvil and exits 0', async () => {
@@ -223,7 +229,7 @@ describe('svc start / stop / restart on one data folder', () => {
     expect(svc.stdout()).toContain('svc: SIGTERM received: stopping');
     expect(svc.stdout()).toContain('svc: stopped cleanly');
     expect(svc.stdout()).not.toContain('ready in');
-    expect(await eventually(async () => !(await accepts(anvilPort)), 5_000)).toBe(true);
+    await waitFor(async () => !(await accepts(anvilPort)), { what: `anvil on port ${anvilPort} to stop` });
     expect(listenersOn(anvilPort)).toEqual([]);
     if (!onPostgres) expect(existsSync(path.join(dataDir, 'pg', '.svc.lock'))).toBe(false);
   });

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { createEventBus, type EventBus } from '../../src/services/events/bus.ts';
 import { appendEvent, type StoredEvent } from '../../src/services/events/outbox.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { waitFor } from '../support/wait.ts';
 
 let database: Database;
 let url: string | undefined;
@@ -31,14 +32,6 @@ const append = (type: string, fail = false) =>
     return e;
   });
 
-const waitFor = async (pred: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
 describe('events outbox', () => {
   it('gives gap-free sequence numbers even when a writer rolls back', async () => {
     const a = await append('a');
@@ -59,10 +52,10 @@ describe('events outbox', () => {
     const sub = bus.subscribe({ afterSeq: head }, (e) => {
       seen.push(e);
     });
-    await waitFor(() => seen.length === 2);
+    await waitFor(() => seen.length >= 2, { what: 'the subscriber to catch up on x1 and x2' });
     await append('x3');
     bus.notify();
-    await waitFor(() => seen.length === 3);
+    await waitFor(() => seen.length >= 3, { what: 'the live event x3' });
     expect(seen.map((e) => e.type)).toEqual(['x1', 'x2', 'x3']);
     expect(seen.map((e) => e.seq)).toEqual([head + 1n, head + 2n, head + 3n]);
     expect(sub.position).toBe(head + 3n);
@@ -77,7 +70,7 @@ describe('events outbox', () => {
     });
     await append('r1');
     bus.notify();
-    await waitFor(() => first.length === 1);
+    await waitFor(() => first.length >= 1, { what: 'the first subscriber to receive r1' });
     const resumeAt = sub1.position;
     sub1.close();
     await append('r2');
@@ -86,7 +79,7 @@ describe('events outbox', () => {
     bus.subscribe({ afterSeq: resumeAt, filter: (e) => e.type.startsWith('r') }, (e) => {
       second.push(e.seq);
     });
-    await waitFor(() => second.length === 2);
+    await waitFor(() => second.length >= 2, { what: 'the resumed subscriber to receive r2 and r3' });
     expect([...first, ...second]).toEqual([head + 1n, head + 2n, head + 3n]);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isProblemError } from '../errors.ts';
 import { costOf, LedgerBalances, movementsOf } from './engine.ts';
 import { COLLATERAL_ASSET, CREDIT_REASONS, MATCH_KINDS, outcomeAsset, SUPPLY_ACCOUNT, type Account, type LedgerOperation } from './types.ts';
+import { replayable } from '../../../test/support/property.ts';
 
 const FEE: Account = '0x00000000000000000000000000000000000000fe';
 const ACCOUNTS: Account[] = ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222', '0x3333333333333333333333333333333333333333'];
@@ -47,7 +48,7 @@ describe('ledger engine', () => {
           for (const e of ledger.entries()) if (e.account !== SUPPLY_ACCOUNT) expect(e.balance >= 0n).toBe(true);
         }
       }),
-      { numRuns: 300 },
+      replayable({ numRuns: 300 }),
     );
   });
 

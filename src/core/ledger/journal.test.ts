@@ -16,6 +16,7 @@ import {
   type JournalOperation,
 } from './journal.ts';
 import { CREDIT_REASONS, MATCH_KINDS, outcomeAsset, type Account, type Credit, type LedgerOperation, type Match } from './types.ts';
+import { replayable } from '../../../test/support/property.ts';
 
 const U64 = (1n << 64n) - 1n;
 const U128 = (1n << 128n) - 1n;
@@ -294,7 +295,7 @@ describe('PMJ5 journal codec', () => {
           expect(bytesToHex(payload)).toBe(bytesToHex(referenceEncode(batch)));
           expect(decodeJournal(payload)).toEqual(batch);
         }),
-        { numRuns: 400 },
+        replayable({ numRuns: 400 }),
       );
     });
 
@@ -304,7 +305,7 @@ describe('PMJ5 journal codec', () => {
           const payload = encodeJournal(batch);
           expect(encodeJournal(decodeJournal(payload))).toEqual(payload);
         }),
-        { numRuns: 200 },
+        replayable({ numRuns: 200 }),
       );
     });
   });
@@ -319,7 +320,7 @@ describe('PMJ5 journal codec', () => {
           m[at % m.length]! ^= mask;
           rejectedOrCanonical(m);
         }),
-        { numRuns: 500 },
+        replayable({ numRuns: 500 }),
       );
     });
 
@@ -328,7 +329,7 @@ describe('PMJ5 journal codec', () => {
         fc.property(withPayload, fc.nat(), (p, len) => {
           expect(rejectedOrCanonical(p.slice(0, len % p.length))).toBe('rejected');
         }),
-        { numRuns: 300 },
+        replayable({ numRuns: 300 }),
       );
     });
 
@@ -337,7 +338,7 @@ describe('PMJ5 journal codec', () => {
         fc.property(withPayload, fc.integer({ min: 0, max: 255 }), (p, b) => {
           expectRejected(Uint8Array.from([...p, b]), 'trailing-bytes', p.length);
         }),
-        { numRuns: 200 },
+        replayable({ numRuns: 200 }),
       );
     });
 
@@ -347,7 +348,7 @@ describe('PMJ5 journal codec', () => {
           const i = at % (p.length + 1);
           rejectedOrCanonical(Uint8Array.from([...p.slice(0, i), ...insert, ...p.slice(i + drop)]));
         }),
-        { numRuns: 500 },
+        replayable({ numRuns: 500 }),
       );
     });
 
@@ -357,7 +358,7 @@ describe('PMJ5 journal codec', () => {
         fc.property(fc.uint8Array({ maxLength: 200 }), fc.boolean(), (garbage, prefixed) => {
           rejectedOrCanonical(prefixed ? Uint8Array.from([...header, ...garbage]) : garbage);
         }),
-        { numRuns: 1000 },
+        replayable({ numRuns: 1000 }),
       );
     });
   });
@@ -525,7 +526,7 @@ describe('PMJ5 journal codec', () => {
           const hash = bytesToHex(h);
           expect(nextJournalCommitment(prev, nonce, hash)).toBe(keccak256(concatHex([prev, numberToHex(nonce, { size: 8 }), hash])));
         }),
-        { numRuns: 100 },
+        replayable({ numRuns: 100 }),
       );
     });
 

@@ -2,6 +2,7 @@ import { keccak_256 } from '@noble/hashes/sha3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KECCAK_SINGLE_BLOCK_MAX, keccak256SingleBlock } from './keccak.ts';
+import { replayable } from '../../../test/support/property.ts';
 
 const hashOf = (bytes: Uint8Array): Uint8Array => {
   const out = new Uint8Array(32);
@@ -19,7 +20,7 @@ describe('single-block keccak256', () => {
       fc.property(fc.uint8Array({ maxLength: KECCAK_SINGLE_BLOCK_MAX }), (bytes) => {
         expect(hashOf(bytes)).toEqual(keccak_256(bytes));
       }),
-      { numRuns: 500 },
+      replayable({ numRuns: 500 }),
     );
   });
 

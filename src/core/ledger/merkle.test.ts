@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_LEDGER_ROOT, LedgerMerkleTree, leafHash, ledgerLeaf, verifyProof } from './merkle.ts';
 import { naiveLedgerRoot, naiveVerifyProof } from './merkle-naive.ts';
 import { outcomeAsset, SUPPLY_ACCOUNT, type Account, type BalanceEntry } from './types.ts';
+import { replayable } from '../../../test/support/property.ts';
 
 const MAX_INT256 = (1n << 255n) - 1n;
 const MIN_INT256 = -(1n << 255n);
@@ -64,7 +65,7 @@ describe('ledger Merkle tree', () => {
       fc.property(balanceSet(40), (entries) => {
         expect(LedgerMerkleTree.fromBalances(entries).root()).toBe(naiveLedgerRoot(entries));
       }),
-      { numRuns: 100 },
+      replayable({ numRuns: 100 }),
     );
   });
 
@@ -83,7 +84,7 @@ describe('ledger Merkle tree', () => {
         for (const e of entries) expect(tree.balanceOf(e.account, e.assetId)).toBe(isLeaf(e) ? e.balance : 0n);
         for (const a of new Set([...entries.map((e) => e.account), ...POOL])) expect(tree.entriesOf(a)).toEqual(listed.filter((e) => e.account === a));
       }),
-      { numRuns: 50 },
+      replayable({ numRuns: 50 }),
     );
   });
 
@@ -93,7 +94,7 @@ describe('ledger Merkle tree', () => {
         const twin = { ...entries[pick % entries.length]!, balance: other };
         expect(() => LedgerMerkleTree.fromBalances([...entries, twin])).toThrow(RangeError);
       }),
-      { numRuns: 50 },
+      replayable({ numRuns: 50 }),
     );
   });
 
@@ -126,7 +127,7 @@ describe('ledger Merkle tree', () => {
         }
         for (const e of entries.filter((x) => !isLeaf(x))) expect(tree.proof(e.account, e.assetId)).toBeNull();
       }),
-      { numRuns: 60 },
+      replayable({ numRuns: 60 }),
     );
   });
 
@@ -143,7 +144,7 @@ describe('ledger Merkle tree', () => {
         before.apply([{ ...target, balance: moved }]);
         expect(before.root()).toBe(after.root());
       }),
-      { numRuns: 100 },
+      replayable({ numRuns: 100 }),
     );
   });
 
@@ -165,7 +166,7 @@ describe('ledger Merkle tree', () => {
         }
         expect(tree.root()).toBe(naiveLedgerRoot(model.values()));
       }),
-      { numRuns: 100 },
+      replayable({ numRuns: 100 }),
     );
   });
 
@@ -194,7 +195,7 @@ describe('ledger Merkle tree', () => {
         expect(tree.root()).toBe(LedgerMerkleTree.fromBalances(model.values()).root());
         for (const e of tree.entries()) expect(verifyProof(tree.proof(e.account, e.assetId)!, tree.root(), ledgerLeaf(e))).toBe(true);
       }),
-      { numRuns: 100 },
+      replayable({ numRuns: 100 }),
     );
   });
 
@@ -237,7 +238,7 @@ describe('ledger Merkle tree', () => {
         expect(tree.root()).toBe(ledgerLeaf(e));
         expect(tree.proof(e.account, e.assetId)).toEqual([]);
       }),
-      { numRuns: 50 },
+      replayable({ numRuns: 50 }),
     );
   });
 
@@ -262,7 +263,7 @@ describe('ledger Merkle tree', () => {
       fc.property(entry, (e) => {
         expect(leafHash(e.account, e.assetId, e.balance)).toBe(viemLeaf(e.account, e.assetId, e.balance));
       }),
-      { numRuns: 100 },
+      replayable({ numRuns: 100 }),
     );
   });
 });

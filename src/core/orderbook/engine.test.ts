@@ -6,6 +6,7 @@ import { ORDERBOOK_FEES } from '../markets/fees.ts';
 import { axisOf, OrderBook, takerFeeOf } from './engine.ts';
 import { NaiveOrderBook } from './naive.ts';
 import type { EngineConfig, Fill, OrderInput, Outcome, RestingOrder, SubmitResult, TimeInForce } from './types.ts';
+import { replayable } from '../../../test/support/property.ts';
 
 const CONFIG: EngineConfig = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 const OWNERS: Account[] = [
@@ -432,7 +433,7 @@ describe('order book properties on random streams', () => {
           if (bestBid !== undefined && bestAsk !== undefined) expect(bestBid.priceBps).toBeLessThan(bestAsk.priceBps);
         }
       }),
-      { numRuns: 200 },
+      replayable({ numRuns: 200 }),
     );
   });
 
@@ -497,7 +498,7 @@ describe('order book properties on random streams', () => {
           for (const e of ledger.entries()) if (e.account !== SUPPLY_ACCOUNT) expect(e.balance >= 0n).toBe(true);
         }
       }),
-      { numRuns: 150 },
+      replayable({ numRuns: 150 }),
     );
   });
 
@@ -531,7 +532,7 @@ describe('order book properties on random streams', () => {
           if (r.reason === 'POST_ONLY_WOULD_MATCH') expect(crossingInPriority(snapshot, taker).length).toBeGreaterThan(0);
         }
       }),
-      { numRuns: 150 },
+      replayable({ numRuns: 150 }),
     );
   });
 
@@ -554,7 +555,7 @@ describe('order book properties on random streams', () => {
         }
         expect(restored.depth(100)).toEqual(original.depth(100));
       }),
-      { numRuns: 100 },
+      replayable({ numRuns: 100 }),
     );
   });
 });
