@@ -18,6 +18,8 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** PGlite data folder (created if missing), or `memory://` for a throwaway in-memory database. */
   pgliteDir?: string;
+  /** A PGlite data folder dumped as a tarball (PGlite's dumpDataDir) to start from, instead of an empty database. */
+  pgliteDump?: Blob;
   log?: (msg: string) => void;
 }
 
@@ -26,6 +28,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Destroys the pool / closes PGlite and releases the folder lock. Safe to call twice. */
   close(): Promise<void>;
+  /** PGlite only: the whole data folder as a tarball, to open copies of it later (OpenDatabaseOptions.pgliteDump). */
+  dump?: () => Promise<Blob>;
 }
 
 /** Anything queries can run on: the database or an open transaction. */
@@ -43,7 +47,7 @@ export function openConfiguredDatabase(d: { kind: 'postgres'; url: string } | { 
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.log);
-  if (opts.pgliteDir) return openPGlite(opts.pgliteDir, opts.log);
+  if (opts.pgliteDir) return openPGlite(opts.pgliteDir, opts.log, opts.pgliteDump);
   throw new Error('openDatabase needs a databaseUrl (PostgreSQL) or a pgliteDir (embedded PGlite)');
 }
 
@@ -98,7 +102,7 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
   };
 }
 
-async function openPGlite(dir: string, log?: (msg: string) => void): Promise<Database> {
+async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob): Promise<Database> {
   const inMemory = dir.startsWith('memory://');
   const dataDir = inMemory ? dir : resolve(dir);
   let lock: FolderLock | undefined;
@@ -112,6 +116,7 @@ async function openPGlite(dir: string, log?: (msg: string) => void): Promise<Dat
   try {
     pglite = await PGlite.create(dataDir, {
       extensions: { pg_trgm },
+      ...(dump ? { loadDataDir: dump } : {}),
       // PGlite's default int8 parser gives a number, or a bigint past 2^53: make it a string like pg.
       parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value },
     });
@@ -125,6 +130,7 @@ async function openPGlite(dir: string, log?: (msg: string) => void): Promise<Dat
   return {
     db,
     kind: 'pglite',
+    dump: () => pglite.dumpDataDir('none'),
     close: () =>
       (closing ??= (async () => {
         try {

@@ -70,6 +70,8 @@ export interface RuntimeOptions {
   ledgerFaults?: LedgerFaults;
   /** Progress lines for people watching start-up. */
   progress?: (line: string) => void;
+  /** A database already open (tests start from a migrated copy); the runtime migrates it and closes it. */
+  database?: Database;
 }
 
 export interface Runtime {
@@ -109,8 +111,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     // The database first: on PGlite its folder lock refuses a second svc on this DATA_DIR before it
     // touches the chain (a second anvil on the same state file).
-    progress(config.database.kind === 'postgres' ? 'database: connecting to PostgreSQL' : `database: opening PGlite in ${config.database.dir}`);
-    const database = await openConfiguredDatabase(config.database);
+    if (!options.database) progress(config.database.kind === 'postgres' ? 'database: connecting to PostgreSQL' : `database: opening PGlite in ${config.database.dir}`);
+    const database = options.database ?? (await openConfiguredDatabase(config.database));
     cleanups.push(() => database.close());
     const { applied } = await migrateToLatest(database.db);
     if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);

@@ -1,5 +1,6 @@
-// The real `svc` command line, spawned as a process: keys create|revoke, migrate, config errors,
-// usage. On PostgreSQL (DATABASE_URL set) each data folder gets a fresh database.
+// The `svc` command line: keys create|revoke, migrate, config errors, usage. A few cases spawn the real
+// binary (exit code, exactly what reaches stdout and stderr); the rest run the same command code in-process.
+// On PostgreSQL (DATABASE_URL set) each data folder gets a fresh database.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/core/scopes.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { linesOf, runCli } from './svc-process.ts';
+import { linesOf, runCli, runSvc } from './svc-process.ts';
 
 interface Env {
   dataDir: string;
@@ -90,7 +91,7 @@ describe('svc keys', () => {
   });
 
   it('create --tier propose --scopes prints the named scopes', async () => {
-    const res = await runCli(['keys', 'create', '--tier', 'propose', '--scopes', 'markets:read,trade:quote'], env.vars);
+    const res = await runSvc(['keys', 'create', '--tier', 'propose', '--scopes', 'markets:read,trade:quote'], env.vars);
     expect(res.code, res.stderr).toBe(0);
     const out = parseCreate(res.stdout);
     expect(out.tier).toBe('propose');
@@ -98,7 +99,7 @@ describe('svc keys', () => {
   });
 
   it('create --tier admin exits 1 with one usage line', async () => {
-    const res = await runCli(['keys', 'create', '--tier', 'admin'], env.vars);
+    const res = await runSvc(['keys', 'create', '--tier', 'admin'], env.vars);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     const lines = linesOf(res.stderr);
@@ -107,10 +108,10 @@ describe('svc keys', () => {
   });
 
   it('create without --tier and with an unknown scope exit 1 with one line', async () => {
-    const noTier = await runCli(['keys', 'create'], env.vars);
+    const noTier = await runSvc(['keys', 'create'], env.vars);
     expect(noTier.code).toBe(1);
     expect(linesOf(noTier.stderr)).toHaveLength(1);
-    const bogus = await runCli(['keys', 'create', '--tier', 'execute', '--scopes', 'bogus:scope'], env.vars);
+    const bogus = await runSvc(['keys', 'create', '--tier', 'execute', '--scopes', 'bogus:scope'], env.vars);
     expect(bogus.code).toBe(1);
     expect(bogus.stdout).toBe('');
     const lines = linesOf(bogus.stderr);
@@ -120,17 +121,17 @@ describe('svc keys', () => {
 
   it('revoke <id> exits 0; revoking an unknown id or a non-uuid exits 1 with a clear line', async () => {
     const { keyId } = executeKey!;
-    const res = await runCli(['keys', 'revoke', keyId], env.vars);
+    const res = await runSvc(['keys', 'revoke', keyId], env.vars);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(new RegExp(`^revoked ${keyId} \\(svc_test_`));
 
     const unknownId = '00000000-0000-4000-8000-000000000000';
-    const unknown = await runCli(['keys', 'revoke', unknownId], env.vars);
+    const unknown = await runSvc(['keys', 'revoke', unknownId], env.vars);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
     expect(linesOf(unknown.stderr)).toEqual([`svc: no API key with id ${unknownId}`]);
 
-    const notUuid = await runCli(['keys', 'revoke', 'abc'], env.vars);
+    const notUuid = await runSvc(['keys', 'revoke', 'abc'], env.vars);
     expect(notUuid.code).toBe(1);
     expect(linesOf(notUuid.stderr)).toHaveLength(1);
     expect(notUuid.stderr).toMatch(/^svc: 'abc' is not a key id/);
@@ -148,7 +149,7 @@ describe('svc keys', () => {
   });
 
   it('migrate after keys create reports the database up to date', async () => {
-    const res = await runCli(['migrate'], env.vars);
+    const res = await runSvc(['migrate'], env.vars);
     expect(res.code, res.stderr).toBe(0);
     expect(linesOf(res.stdout)).toEqual(['database is up to date']);
   });
@@ -157,10 +158,10 @@ describe('svc keys', () => {
 describe('svc migrate on a fresh data folder', () => {
   it('applies the migrations, then is up to date', async () => {
     const env = await freshEnv();
-    const first = await runCli(['migrate'], env.vars);
+    const first = await runSvc(['migrate'], env.vars);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^applied: 0001_foundation(, [0-9]{4}_[a-z0-9_]+)*\n$/);
-    const second = await runCli(['migrate'], env.vars);
+    const second = await runSvc(['migrate'], env.vars);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toBe('database is up to date\n');
   });
@@ -182,7 +183,7 @@ describe('svc: config errors and usage', () => {
   });
 
   it('other commands refuse a bad config the same way', async () => {
-    const res = await runCli(['keys', 'create', '--tier', 'execute'], { ...env.vars, LOG_LEVEL: 'loud' });
+    const res = await runSvc(['keys', 'create', '--tier', 'execute'], { ...env.vars, LOG_LEVEL: 'loud' });
     expect(res.code).toBe(1);
     expect(linesOf(res.stderr)).toHaveLength(1);
     expect(res.stderr).toMatch(/^config: LOG_LEVEL /);
@@ -196,13 +197,13 @@ describe('svc: config errors and usage', () => {
   });
 
   it('help prints the usage and exits 0', async () => {
-    const res = await runCli(['help'], env.vars);
+    const res = await runSvc(['help'], env.vars);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^usage:/);
   });
 
   it('an unknown command exits 1 with one line naming it', async () => {
-    const res = await runCli(['frobnicate'], env.vars);
+    const res = await runSvc(['frobnicate'], env.vars);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(linesOf(res.stderr)).toHaveLength(1);
@@ -210,7 +211,7 @@ describe('svc: config errors and usage', () => {
   });
 
   it('keys with an unknown subcommand exits 1', async () => {
-    const res = await runCli(['keys', 'rotate'], env.vars);
+    const res = await runSvc(['keys', 'rotate'], env.vars);
     expect(res.code).toBe(1);
     expect(linesOf(res.stderr)).toHaveLength(1);
   });

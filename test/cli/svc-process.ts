@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import path from 'node:path';
+import { svc } from '../../src/cli/svc.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(REPO_ROOT, 'bin', 'svc.mjs');
@@ -49,6 +50,17 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * Runs `svc <args>` inside this process (the same command code as the binary, without a process start of a few
+ * seconds), with exactly the variables `env` sets; stdout and stderr are the lines it wrote.
+ */
+export async function runSvc(args: string[], env: Record<string, string>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await svc(args, { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`) }, svcEnv(env));
+  return { code, signal: null, stdout, stderr };
 }
 
 /** The non-empty lines of a stream's text. */

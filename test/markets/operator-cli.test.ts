@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openConfiguredDatabase } from '../../src/db/index.ts';
-import { linesOf, runCli } from '../cli/svc-process.ts';
+import { linesOf, runCli, runSvc } from '../cli/svc-process.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { bareMarketRow } from '../support/market-rows.ts';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-comment-'));
   databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
   vars = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
-  expect((await runCli(['migrate'], vars)).code).toBe(0);
+  expect((await runSvc(['migrate'], vars)).code).toBe(0);
   const database = await open();
   try {
     await database.db
@@ -64,7 +64,7 @@ describe('svc comment add', () => {
     ['a body over 2000 characters', ['comment', 'add', '--market', market, '--author', author, '--body', 'x'.repeat(2001)], '1..2000 characters'],
     ['an unknown subcommand', ['comment', 'remove'], 'svc comment add'],
   ])('refuses %s with one line', async (_label, args, message) => {
-    const res = await runCli(args, vars);
+    const res = await runSvc(args, vars);
     expect(res.code).toBe(1);
     expect(linesOf(res.stderr)).toHaveLength(1);
     expect(res.stderr).toContain(message);
@@ -82,10 +82,10 @@ describe('svc market halt and unfreeze', () => {
   };
 
   it('halts and resumes trading, emitting market.controlsChanged with isTradeable', async () => {
-    const halted = await runCli(['market', 'halt', market, '--reason', 'OPERATOR_REVIEW'], vars);
+    const halted = await runSvc(['market', 'halt', market, '--reason', 'OPERATOR_REVIEW'], vars);
     expect(halted.stderr, halted.stderr).toBe('');
     expect(halted.stdout).toContain('interaction enabled -> halted; isTradeable false');
-    const resumed = await runCli(['market', 'unfreeze', market], vars);
+    const resumed = await runSvc(['market', 'unfreeze', market], vars);
     expect(resumed.stdout).toContain('interaction halted -> enabled; isTradeable true');
     expect(await controlsEvents()).toEqual([
       { axis: 'interaction', previousState: 'enabled', newState: 'halted', reasonCode: 'OPERATOR_REVIEW', isTradeable: false },
@@ -99,7 +99,7 @@ describe('svc market halt and unfreeze', () => {
     ['a bad reason code', ['market', 'halt', market, '--reason', 'lower case'], 'UPPER_SNAKE'],
     ['an unknown subcommand', ['market', 'close', market], 'svc market halt|unfreeze'],
   ])('refuses %s with one line', async (_label, args, message) => {
-    const res = await runCli(args, vars);
+    const res = await runSvc(args, vars);
     expect(res.code).toBe(1);
     expect(linesOf(res.stderr)).toHaveLength(1);
     expect(res.stderr).toContain(message);

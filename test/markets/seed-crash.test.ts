@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createPublicClient, http, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { freePort, killAnvilOnPort, linesOf, runCli, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { freePort, killAnvilOnPort, linesOf, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 
 let dataDir: string;
 let databaseUrl: string | undefined;
@@ -58,7 +58,7 @@ async function getJson(url: string, key: string) {
 
 describe('demo seed and a crash mid-indexing', () => {
   it('survives SIGKILL during the seed: after the restart the projection equals the chain', async () => {
-    const created = await runCli(['keys', 'create', '--tier', 'read-only'], env);
+    const created = await runSvc(['keys', 'create', '--tier', 'read-only'], env);
     expect(created.code, created.stderr).toBe(0);
     const key = linesOf(created.stdout).find((l) => l.startsWith('api key:'))!.split(': ')[1]!.trim();
 

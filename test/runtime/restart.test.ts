@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { accepts, cmdlineOf, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { accepts, cmdlineOf, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { waitFor } from '../support/wait.ts';
 
 interface Deployment {
@@ -101,7 +101,7 @@ describe('svc start / stop / restart on one data folder', () => {
   let first: { deployments: Record<string, Deployment>; headBlock: bigint; operatorKey: string };
 
   it('issues a key with the CLI before the first start', async () => {
-    const res = await runCli(['keys', 'create', '--tier', 'read-only'], env);
+    const res = await runSvc(['keys', 'create', '--tier', 'read-only'], env);
     expect(res.code, res.stderr).toBe(0);
     const line = linesOf(res.stdout).find((l) => l.startsWith('api key: '));
     expect(line).toBeDefined();
@@ -131,7 +131,7 @@ describe('svc start / stop / restart on one data folder', () => {
 
     if (!onPostgres) {
       // PGlite's folder is locked while svc runs: a CLI command says so in one line.
-      const busy = await runCli(['keys', 'create', '--tier', 'read-only'], env);
+      const busy = await runSvc(['keys', 'create', '--tier', 'read-only'], env);
       expect(busy.code).toBe(1);
       expect(linesOf(busy.stderr), busy.stderr).toHaveLength(1);
       expect(busy.stderr).toMatch(new RegExp(`^svc: database folder .*/pg is in use by process ${svc.pid} `));
@@ -232,30 +232,5 @@ describe('svc start / stop / restart on one data folder', () => {
     await waitFor(async () => !(await accepts(anvilPort)), { what: `anvil on port ${anvilPort} to stop` });
     expect(listenersOn(anvilPort)).toEqual([]);
     if (!onPostgres) expect(existsSync(path.join(dataDir, 'pg', '.svc.lock'))).toBe(false);
-  });
-});
-
-describe('svc start on an empty data folder', () => {
-  it('is ready (time-to-ready logged, not asserted)', async () => {
-    const coldDir = mkdtempSync(path.join(tmpdir(), 'svc-cold-'));
-    const coldDb = onPostgres ? await freshPostgresUrl() : undefined;
-    const coldAnvil = await freePort();
-    const coldPort = await freePort();
-    const svc = spawnSvc(['start'], { DATA_DIR: coldDir, PORT: String(coldPort), ANVIL_PORT: String(coldAnvil), LOG_LEVEL: 'warn', ...(coldDb ? { DATABASE_URL: coldDb } : {}) });
-    running.add(svc);
-    try {
-      await svc.waitForLine(/^svc: ready in /, 60_000);
-      console.log(`time-to-ready, cold start on an empty DATA_DIR (${onPostgres ? 'PostgreSQL, empty database' : 'PGlite created'}): ${Date.now() - svc.spawnedAt} ms; svc says: ${svc.stdout().match(/ready in ([0-9.]+ s)/)?.[1]}`);
-      const res = await fetch(`http://127.0.0.1:${coldPort}/api/agent/v1/health`);
-      expect(res.status).toBe(200);
-      const exit = await stopWith(svc, 'SIGINT');
-      expect(exit, svc.output()).toEqual({ code: 0, signal: null });
-    } finally {
-      running.delete(svc);
-      if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
-      killAnvilOnPort(coldAnvil);
-      if (coldDb) await dropPostgres(coldDb);
-      rmSync(coldDir, { recursive: true, force: true });
-    }
   });
 });

@@ -5,7 +5,7 @@
  * against the generated OpenAPI documents.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -19,6 +19,8 @@ import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { OpenApiChecker } from './openapi-check.ts';
+import { migratedPGlite } from './pglite-template.ts';
+import type { Database } from '../../src/db/index.ts';
 
 export const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
 
@@ -111,8 +113,16 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  if (config.database.kind === 'pglite' && !opts.persistent) config.database = { kind: 'pglite', dir: 'memory://' };
+  // PGlite starts from the migrated template: in memory, or in the data folder the first time a persistent one is used.
+  let database: Database | undefined;
+  if (config.database.kind === 'pglite' && !opts.persistent) {
+    config.database = { kind: 'pglite', dir: 'memory://' };
+    database = await migratedPGlite();
+  } else if (config.database.kind === 'pglite' && !existsSync(config.database.dir)) {
+    database = await migratedPGlite(config.database.dir);
+  }
   const runtime = await createRuntime(config, {
+    database,
     clock: opts.clock,
     catalog: opts.catalog,
     relayerFaults: opts.relayerFaults,

@@ -58,6 +58,9 @@ export interface HandlerContext {
   provenWallet: string | null;
 }
 
+/** The context of a capability of tier T: the pipeline has authenticated a key of at least T, so principal is set. */
+export type ContextFor<T extends AgentTier | null> = [T] extends [AgentTier] ? HandlerContext & { principal: Principal } : HandlerContext;
+
 /** A handler may return a plain body (status 200) or a Reply with status and headers. */
 export class Reply<O> {
   constructor(
@@ -81,7 +84,7 @@ export interface HandlerInput<P, Q, B> {
   body: Out<B>;
 }
 
-export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
+export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier | null = AgentTier | null> {
   surface: Surface;
   method: HttpMethod;
   /** Relative to the surface prefix (/api/agent/v1 or /api/v1) unless it starts with /api or /.well-known. `:name` marks a path parameter. */
@@ -89,8 +92,8 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
   category: string;
   summary: string;
   description: string;
-  /** Minimum tier; null = public (no credential). */
-  tier: AgentTier | null;
+  /** Minimum tier; null = public (no credential). A handler of a tiered capability gets a non-null principal. */
+  tier: T;
   scopes?: readonly Scope[];
   rateClass: RateClass;
   /** AgentCapability.idempotent: repeating the call has no further effect. */
@@ -124,7 +127,7 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType> {
   /** Statuses besides 200 whose body is the normal output (e.g. 503 from /health), not a problem. */
   alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];
-  handler: (ctx: HandlerContext, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
+  handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }
 
 export interface Capability extends CapabilityDef<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType> {
@@ -150,7 +153,8 @@ export function defineCapability<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   O extends z.ZodType = z.ZodType,
->(def: CapabilityDef<P, Q, B, O>): Capability {
+  T extends AgentTier | null = AgentTier | null,
+>(def: CapabilityDef<P, Q, B, O, T>): Capability {
   if (def.surface === 'agent' && !def.mcp) throw new Error(`capability ${def.method} ${def.path}: agent capabilities declare mcp`);
   if (def.surface === 'consumer' && def.mcp) throw new Error(`capability ${def.method} ${def.path}: consumer capabilities are not MCP tools`);
   if (def.mcp && 'tool' in def.mcp && def.mcp.tool !== toolNameOf(def.method, def.path)) {

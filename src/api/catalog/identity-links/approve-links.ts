@@ -38,7 +38,7 @@ export const approveLinkConsents = defineCapability({
     'IDENTITY_LINK_CAP_REACHED',
   ],
   handler: async (ctx, { body }) => {
-    const r = await ctx.services.linking.approveLinkConsents({ agentId: ctx.principal!.agentId, consentIds: body.consentIds });
+    const r = await ctx.services.linking.approveLinkConsents({ agentId: ctx.principal.agentId, consentIds: body.consentIds });
     return {
       identityId: r.identityId,
       approved: r.approved.map((a) => ({ ...a, linkedAt: a.linkedAt.toISOString() })),

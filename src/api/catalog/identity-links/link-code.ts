@@ -32,7 +32,7 @@ export const generateLinkCode = defineCapability({
   errors: [...LINKING_ERRORS, 'NOT_IDENTITY_ROOT'],
   redactForReplay: (body) => ({ ...body, code: null }),
   handler: async (ctx) => {
-    const issued = await ctx.services.linking.generateLinkCode({ agentId: ctx.principal!.agentId });
+    const issued = await ctx.services.linking.generateLinkCode({ agentId: ctx.principal.agentId });
     return {
       code: issued.code,
       identityId: issued.identityId,

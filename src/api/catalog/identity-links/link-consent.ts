@@ -32,7 +32,7 @@ export const submitLinkConsent = defineCapability({
   alsoOutputStatuses: [200],
   errors: [...LINKING_ERRORS, 'LINK_CODE_UNKNOWN', 'LINK_CODE_EXPIRED', 'LINK_TO_OWN_IDENTITY', 'WALLET_ALREADY_LINKED'],
   handler: async (ctx, { body }) => {
-    const { consent, created } = await ctx.services.linking.submitLinkConsent({ agentId: ctx.principal!.agentId, code: body.code });
+    const { consent, created } = await ctx.services.linking.submitLinkConsent({ agentId: ctx.principal.agentId, code: body.code });
     const { rootWallet, submittedAt, ...rest } = consent;
     return new Reply({ consent: { ...rest, rootWalletAddress: rootWallet, submittedAt: submittedAt.toISOString() } }, created ? 201 : 200);
   },

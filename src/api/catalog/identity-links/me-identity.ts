@@ -36,7 +36,7 @@ export const getAgentIdentity = defineCapability({
   outputName: 'AgentIdentityLinkState',
   errors: [...LINKING_ERRORS],
   handler: async (ctx) => {
-    const s = await ctx.services.linking.getAgentIdentity({ agentId: ctx.principal!.agentId });
+    const s = await ctx.services.linking.getAgentIdentity({ agentId: ctx.principal.agentId });
     return {
       walletAddress: s.walletAddress,
       identity: s.identity && {

@@ -32,7 +32,7 @@ export const listPendingLinkConsents = defineCapability({
   outputName: 'IdentityPendingLinksResponse',
   errors: [...LINKING_ERRORS, 'NOT_IDENTITY_ROOT'],
   handler: async (ctx, { query }) => {
-    const page = await ctx.services.linking.listPendingLinkConsents({ agentId: ctx.principal!.agentId, limit: query.limit, cursor: query.cursor });
+    const page = await ctx.services.linking.listPendingLinkConsents({ agentId: ctx.principal.agentId, limit: query.limit, cursor: query.cursor });
     return { ...page, consents: page.consents.map((c) => ({ ...c, submittedAt: c.submittedAt.toISOString() })) };
   },
 });

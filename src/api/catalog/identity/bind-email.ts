@@ -20,7 +20,7 @@ export const bindEmail = defineCapability({
   outputName: 'BindEmailResponse',
   errors: ['EMAIL_ALREADY_VERIFIED', 'FORBIDDEN', 'RATE_LIMITED'],
   handler: async (ctx, { body }) => {
-    const sent = await ctx.services.binding.bindEmail(ctx.principal!, body.email);
+    const sent = await ctx.services.binding.bindEmail(ctx.principal, body.email);
     return { status: 'pending' as const, sentTo: sent.sentTo, expiresAt: sent.expiresAt.toISOString() };
   },
 });

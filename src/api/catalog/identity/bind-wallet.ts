@@ -23,7 +23,7 @@ export const bindWallet = defineCapability({
   outputName: 'BindWalletResponse',
   errors: ['WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND', 'AGENT_WALLET_ALREADY_SET', 'FORBIDDEN'],
   handler: async (ctx, { body }) => {
-    const agent = await ctx.services.binding.bindWallet(ctx.principal!, body);
+    const agent = await ctx.services.binding.bindWallet(ctx.principal, body);
     const entitlement = entitlementOf(proofsOf(agent))!;
     return { walletAddress: agent.wallet_address!, tier: entitlement.tier, scopes: [...entitlement.scopes] };
   },

@@ -66,7 +66,7 @@ export const getMe = defineCapability({
   outputName: 'AgentIdentity',
   errors: ['FORBIDDEN'],
   handler: async (ctx) => {
-    const { keyId, ...me } = await ctx.services.profile.me(ctx.principal!);
+    const { keyId, ...me } = await ctx.services.profile.me(ctx.principal);
     return {
       ...me,
       capabilities: reachableBy(ctx.documents.agentCapabilities(), me.tier),

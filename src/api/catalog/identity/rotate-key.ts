@@ -24,7 +24,7 @@ export const rotateKey = defineCapability({
   errors: ['NOT_FOUND'],
   redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
   handler: async (ctx, { params }) => {
-    const rotated = await ctx.services.agentKeys.rotate(ctx.principal!, params.keyId);
+    const rotated = await ctx.services.agentKeys.rotate(ctx.principal, params.keyId);
     return new Reply({ apiKey: issuedKeyBody(rotated.record, rotated.key), revokedKeyId: rotated.revokedKeyId }, 201);
   },
 });

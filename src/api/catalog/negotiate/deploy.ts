@@ -34,7 +34,7 @@ export const negotiatePrepareDeploy = defineCapability({
   }),
   errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED', 'TERMS_REJECTED', 'LIVE_MARKET_CAP_REACHED', 'WALLET_NOT_BOUND'],
   handler: async (ctx, { params }) => {
-    const p = await ctx.services.negotiations.prepareDeploy(ctx.principal!, params.id);
+    const p = await ctx.services.negotiations.prepareDeploy(ctx.principal, params.id);
     return {
       negotiation: negotiationBody(p.negotiation),
       ready: p.approvalsMissing.length === 0 && p.balancesShort.length === 0,
@@ -65,7 +65,7 @@ export const negotiateCommitDeploy = defineCapability({
   outputName: 'CommittedDeploy',
   errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NOT_FOUND', 'DEPLOY_TX_PENDING', 'DEPLOY_TX_REVERTED', 'DEPLOY_TX_MISMATCH'],
   handler: async (ctx, { params, body }) => {
-    const { negotiation, market } = await ctx.services.negotiations.commitDeploy(ctx.principal!, params.id, body.txHash.toLowerCase() as Hex);
+    const { negotiation, market } = await ctx.services.negotiations.commitDeploy(ctx.principal, params.id, body.txHash.toLowerCase() as Hex);
     return { negotiation: negotiationBody(negotiation), market: toRecords(ctx, [market])[0]! };
   },
 });

@@ -35,7 +35,7 @@ export const negotiatePreflight = defineCapability({
   outputName: 'NegotiationPreflight',
   errors: ['INVALID_PAYLOAD', 'UNSUPPORTED_CHAIN', 'WALLET_NOT_BOUND'],
   handler: async (ctx, { body }) => {
-    const result = await ctx.services.negotiations.preflight(ctx.principal!, termsFromBody(ctx, body));
+    const result = await ctx.services.negotiations.preflight(ctx.principal, termsFromBody(ctx, body));
     return { ...result, existingMarket: result.existingMarket ? toRecords(ctx, [result.existingMarket])[0]! : null };
   },
 });

@@ -23,7 +23,7 @@ export const negotiatePropose = defineCapability({
   alsoOutputStatuses: [200],
   errors: ['INVALID_PAYLOAD', 'UNSUPPORTED_CHAIN', 'WALLET_NOT_BOUND', 'TERMS_REJECTED', 'LIVE_MARKET_CAP_REACHED'],
   handler: async (ctx, { body }) => {
-    const { negotiation, existing } = await ctx.services.negotiations.propose(ctx.principal!, termsFromBody(ctx, body));
+    const { negotiation, existing } = await ctx.services.negotiations.propose(ctx.principal, termsFromBody(ctx, body));
     return new Reply({ negotiation: negotiationBody(negotiation), existing }, existing ? 200 : 201);
   },
 });

@@ -22,7 +22,7 @@ function settleStep(step: 'accept' | 'reject', summary: string, description: str
     input: { params: NegotiationParams, body: z.strictObject({}).optional() },
     output: z.object({ negotiation: NegotiationSchema }),
     errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
-    handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations[step](ctx.principal!, params.id)) }),
+    handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations[step](ctx.principal, params.id)) }),
   });
 }
 
@@ -54,7 +54,7 @@ export const getNegotiation = defineCapability({
   invalidInputCode: 'INVALID_ID',
   output: z.object({ negotiation: NegotiationSchema }),
   errors: ['NEGOTIATION_NOT_FOUND'],
-  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.get(ctx.principal!, params.id)) }),
+  handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations.get(ctx.principal, params.id)) }),
 });
 
 /** The paths an agent settles negotiation `id` at, from the routes above (the negotiation.countered event names them). */

@@ -68,7 +68,7 @@ export const purchaseFillPack = defineCapability({
   errors: ['UNSUPPORTED_CHAIN', 'FILL_PACK_NOT_FOUND', 'PAYMENT_TX_NOT_FOUND', 'PAYMENT_TX_PENDING', 'PAYMENT_TX_REVERTED', 'PAYMENT_TX_MISMATCH', 'PAYMENT_ALREADY_CLAIMED', 'FILL_PACK_LIMIT', 'FEATURE_DISABLED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-    const { purchase, allowance } = await ctx.services.fillPacks.purchase(ctx.principal!, { fills: body.fills, txHash: body.txHash as `0x${string}` });
+    const { purchase, allowance } = await ctx.services.fillPacks.purchase(ctx.principal, { fills: body.fills, txHash: body.txHash as `0x${string}` });
     return { purchase, fills: allowance };
   },
 });

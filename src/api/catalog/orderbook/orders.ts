@@ -36,7 +36,7 @@ export const placeOrder = defineCapability({
   errors: ['UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'MARKET_NOT_TRADEABLE', 'INSUFFICIENT_BALANCE', 'FILL_ALLOWANCE_EXHAUSTED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-    return ctx.services.orderbook.place(ctx.principal!, { ...body, shares: BigInt(body.shares) });
+    return ctx.services.orderbook.place(ctx.principal, { ...body, shares: BigInt(body.shares) });
   },
 });
 
@@ -59,7 +59,7 @@ export const cancelOrder = defineCapability({
   output: OrderSchema,
   outputName: 'Order',
   errors: ['ORDER_NOT_FOUND', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
-  handler: async (ctx, { body }) => ctx.services.orderbook.cancel(ctx.principal!, body.orderId),
+  handler: async (ctx, { body }) => ctx.services.orderbook.cancel(ctx.principal, body.orderId),
 });
 
 export const confirmCancel = defineCapability({
@@ -80,7 +80,7 @@ export const confirmCancel = defineCapability({
   output: OrderSchema.extend({ final: z.literal(true) }),
   outputName: 'ConfirmedCancel',
   errors: ['ORDER_NOT_FOUND', 'ORDER_CANCEL_PENDING', 'WALLET_NOT_BOUND', 'FORBIDDEN'],
-  handler: async (ctx, { body }) => ctx.services.orderbook.confirmCancel(ctx.principal!, body.orderId),
+  handler: async (ctx, { body }) => ctx.services.orderbook.confirmCancel(ctx.principal, body.orderId),
 });
 
 export const listOrderEvents = defineCapability({
@@ -101,7 +101,7 @@ export const listOrderEvents = defineCapability({
   output: z.object({ events: z.array(z.looseObject({ seq: Digits, type: z.string(), orderId: z.string(), at: IsoTimestamp })), nextAfter: Digits, hasMore: z.boolean() }),
   outputName: 'OrderEvents',
   errors: ['WALLET_NOT_BOUND', 'FORBIDDEN'],
-  handler: async (ctx, { body }) => ctx.services.orderbook.events(ctx.principal!, BigInt(body.after), body.limit),
+  handler: async (ctx, { body }) => ctx.services.orderbook.events(ctx.principal, BigInt(body.after), body.limit),
 });
 
 export const ORDERBOOK_CAPABILITIES = [placeOrder, cancelOrder, confirmCancel, listOrderEvents];

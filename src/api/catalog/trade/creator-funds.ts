@@ -65,6 +65,6 @@ export const getCreatorFunds = defineCapability({
   errors: ['UNSUPPORTED_CHAIN', 'WALLET_NOT_BOUND', 'WALLET_PROOF_INVALID', 'FORBIDDEN'],
   handler: async (ctx, { query }) => {
     ctx.services.chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
-    return ctx.services.marketReads.creatorFunds({ principal: ctx.principal!, provenWallet: ctx.provenWallet, chainId: query.chainId });
+    return ctx.services.marketReads.creatorFunds({ principal: ctx.principal, provenWallet: ctx.provenWallet, chainId: query.chainId });
   },
 });

@@ -102,7 +102,7 @@ export const tradePrepare = defineCapability({
   errors: [...QUOTE_ERRORS, 'WALLET_NOT_BOUND', 'APPROVAL_REQUIRED', 'INSUFFICIENT_BALANCE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-    const prepared = await ctx.services.trading.prepare(ctx.principal!, body);
+    const prepared = await ctx.services.trading.prepare(ctx.principal, body);
     return { ...prepared, transaction: { ...prepared.transaction, value: '0' as const } };
   },
 });
