@@ -1,0 +1,48 @@
+/**
+ * Lists the caller's order events after a sequence number (POST /orderbook/events), oldest first: the source of
+ * truth that execution:report pushes accelerate. A fill event says whether its ledger batch is committed on chain.
+ */
+import type { Principal } from '../../../core/principal.ts';
+import { walletOf, type TraderError } from './trader.ts';
+import type { OrderBookDeps, OrderEvent } from './types.ts';
+
+export type ListOrderEventsDeps = Pick<OrderBookDeps, 'db'>;
+export interface ListOrderEventsParams {
+  principal: Principal;
+  /** The last seq the caller has (0 for the start). */
+  after: bigint;
+  limit: number;
+}
+export interface ListOrderEventsResult {
+  events: OrderEvent[];
+  nextAfter: string;
+  hasMore: boolean;
+}
+export type ListOrderEventsError = TraderError;
+
+export async function listOrderEvents(deps: ListOrderEventsDeps, { principal, after, limit }: ListOrderEventsParams): Promise<ListOrderEventsResult> {
+  const { agentId } = await walletOf(deps, principal);
+  const rows = await deps.db
+    .selectFrom('order_events as e')
+    .leftJoin('order_fills as f', 'f.id', 'e.fill_id')
+    .leftJoin('ledger_operations as op', 'op.seq', 'f.ledger_seq')
+    .leftJoin('ledger_batches as b', 'b.nonce', 'op.batch_nonce')
+    .select(['e.seq', 'e.payload', 'e.created_at', 'b.status as batch_status', 'op.batch_nonce'])
+    .where('e.agent_id', '=', agentId)
+    .where('e.seq', '>', after.toString())
+    .orderBy('e.seq')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  return {
+    events: page.map(eventOf),
+    nextAfter: page.length > 0 ? String(page[page.length - 1]!.seq) : after.toString(),
+    hasMore: rows.length > limit,
+  };
+}
+
+/** The stored event body, with its time and, for a fill, whether it is final as of now. */
+function eventOf(r: { payload: unknown; created_at: Date; batch_status: string | null; batch_nonce: string | null }): OrderEvent {
+  const body = (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as { seq: string; type: string; orderId: string; [field: string]: unknown };
+  return body.type === 'fill' ? { ...body, final: r.batch_status === 'confirmed', batchNonce: r.batch_nonce === null ? null : String(r.batch_nonce), at: r.created_at.toISOString() } : { ...body, at: r.created_at.toISOString() };
+}

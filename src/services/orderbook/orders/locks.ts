@@ -1,0 +1,38 @@
+/**
+ * The first and the last resort of the order loop's lock order (docs/orderbook.md "Concurrency"): the per-owner
+ * placement lock every placement takes first, and the retry of a transaction the database broke as a deadlock.
+ */
+import { sql, type Transaction } from 'kysely';
+import { problem } from '../../../core/error-codes.ts';
+import type { Account } from '../../../core/ledger/types.ts';
+import type { DB } from '../../../db/schema.ts';
+import type { OrderLoopError } from './types.ts';
+
+/** Namespace of the per-owner placement lock (pg_advisory_xact_lock(namespace, hashtext(owner))). */
+const ORDER_OWNER_LOCK = 0x0b0c;
+/** A placement or cancel the database aborted as a deadlock or serialization failure is tried this many times in all. */
+const PLACE_ATTEMPTS = 3;
+const isRetryable = (err: unknown): boolean => ['40P01', '40001'].includes(String((err as { code?: unknown } | null)?.code));
+
+/** The lock conflict persisted through every attempt (503 with Retry-After). */
+export type BusyError = OrderLoopError<'SERVICE_UNAVAILABLE'>;
+
+/** One placement of an owner at a time, whatever the market: what it may reserve depends on its others. */
+export async function lockOwner(trx: Transaction<DB>, owner: Account): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(${owner}))`.execute(trx);
+}
+
+/**
+ * Runs `attempt` again when the database aborted it as a deadlock or serialization failure (a writer outside the
+ * order loop's lock order, e.g. the indexer voiding a market, can meet it); after PLACE_ATTEMPTS in all, 503.
+ */
+export async function retryingDeadlocks<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isRetryable(err)) throw err;
+      if (n >= PLACE_ATTEMPTS) throw problem('SERVICE_UNAVAILABLE', 'the order book is busy (the database broke a lock conflict several times); retry shortly', { cause: err, headers: { 'Retry-After': '1' } });
+    }
+  }
+}

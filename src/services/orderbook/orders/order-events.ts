@@ -1,0 +1,62 @@
+/**
+ * Order events (docs/orderbook.md "The order loop"): a transaction queues them as it goes and writes them all at
+ * its very end, each in its agent's gap-free sequence, with their execution:report outbox events.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../../db/schema.ts';
+import { appendEvents } from '../../events/outbox.ts';
+import type { OrderBookDeps } from './types.ts';
+
+/** An order event waiting for the end of its transaction (writeEvents). */
+export interface PendingEvent {
+  agentId: string;
+  orderId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  fillId: string | null;
+}
+
+/** Queues an order event for the agent; the transaction writes its queue at the end (writeEvents). */
+export function emit(queue: PendingEvent[], agentId: string, orderId: string, type: string, payload: Record<string, unknown>, fillId: string | null = null): void {
+  queue.push({ agentId, orderId, type, payload, fillId });
+}
+
+/**
+ * Writes a transaction's order events, each in its agent's gap-free sequence, and their execution:report
+ * outbox events. The rows that serialise writers are locked last and in one order — the agents' cursors
+ * sorted by agent id, then the outbox counter — so concurrent placements on different markets wait for each
+ * other instead of deadlocking.
+ */
+export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, queue: readonly PendingEvent[]): Promise<void> {
+  if (queue.length === 0) return;
+  const next = await reserveSeqs(trx, queue);
+  const now = deps.clock.now();
+  const written = queue.map((e) => {
+    const seq = next.get(e.agentId)!;
+    next.set(e.agentId, seq + 1n);
+    return { e, seq, body: { seq: seq.toString(), type: e.type, orderId: e.orderId, ...e.payload } };
+  });
+  await trx
+    .insertInto('order_events')
+    .values(written.map(({ e, seq, body }) => ({ agent_id: e.agentId, seq: seq.toString(), order_id: e.orderId, type: e.type, fill_id: e.fillId, payload: JSON.stringify(body), created_at: now })))
+    .execute();
+  await appendEvents(trx, deps.clock, written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: body })));
+}
+
+/** Advances each agent's event cursor past its events in the queue, agents in id order; answers each one's first seq. */
+async function reserveSeqs(trx: Transaction<DB>, queue: readonly PendingEvent[]): Promise<Map<string, bigint>> {
+  const counts = new Map<string, number>();
+  for (const e of queue) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
+  const first = new Map<string, bigint>();
+  for (const agentId of [...counts.keys()].sort()) {
+    const n = counts.get(agentId)!;
+    const row = await trx
+      .insertInto('order_event_cursors')
+      .values({ agent_id: agentId, last_seq: String(n) })
+      .onConflict((oc) => oc.column('agent_id').doUpdateSet({ last_seq: sql`order_event_cursors.last_seq + ${n}` }))
+      .returning('last_seq')
+      .executeTakeFirstOrThrow();
+    first.set(agentId, BigInt(row.last_seq) - BigInt(n) + 1n);
+  }
+  return first;
+}

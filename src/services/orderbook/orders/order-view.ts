@@ -1,0 +1,66 @@
+// The order as the order loop answers it: its row and its fills, each fill from this order's side.
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { MATCH_KIND_NAMES } from '../../../core/ledger/types.ts';
+import type { Outcome } from '../../../core/orderbook/types.ts';
+import type { DB, OrderFillsTable, OrdersTable } from '../../../db/schema.ts';
+import type { OrderView } from './types.ts';
+
+/** A fill as an order's view shows it: the fill row with the status of the ledger batch holding it (null: none yet). */
+export type ViewFill = Pick<Selectable<OrderFillsTable>, 'id' | 'maker_order' | 'taker_order' | 'kind' | 'side' | 'price_bps' | 'shares' | 'taker_fee' | 'ledger_seq' | 'created_at'> & {
+  batch_nonce: string | null;
+  batch_status: string | null;
+};
+
+/** The wire order: its row and its fills (oldest first), each from this order's side. */
+export function renderView(o: Selectable<OrdersTable>, fills: readonly ViewFill[]): OrderView {
+  return {
+    id: o.id,
+    market: o.market,
+    marketId: String(o.market_id),
+    outcome: o.outcome as Outcome,
+    action: o.action,
+    priceBps: o.price_bps,
+    shares: String(o.shares),
+    filled: String(o.filled),
+    remaining: String(o.remaining),
+    tif: o.tif,
+    postOnly: o.post_only,
+    status: o.status,
+    reason: o.reason,
+    reserved: String(o.reserved),
+    createdAt: o.created_at.toISOString(),
+    fills: fills.map((f) => renderFill(o.id, f)),
+  };
+}
+
+function renderFill(orderId: string, f: ViewFill): OrderView['fills'][number] {
+  const maker = f.maker_order === orderId;
+  return {
+    id: String(f.id),
+    role: maker ? ('maker' as const) : ('taker' as const),
+    counterpartyOrderId: maker ? f.taker_order : f.maker_order,
+    kind: MATCH_KIND_NAMES[f.kind as 0 | 1 | 2 | 3],
+    outcome: f.side as Outcome,
+    priceBps: f.price_bps,
+    shares: String(f.shares),
+    fee: maker ? '0' : String(f.taker_fee),
+    ledgerSeq: String(f.ledger_seq),
+    final: f.batch_status === 'confirmed',
+    batchNonce: f.batch_nonce === null ? null : String(f.batch_nonce),
+    at: f.created_at.toISOString(),
+  };
+}
+
+/** The order as it stands in the database, with the batch status of each of its fills. */
+export async function readView(executor: Kysely<DB> | Transaction<DB>, orderId: string): Promise<OrderView> {
+  const o = await executor.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+  const fills = await executor
+    .selectFrom('order_fills as f')
+    .innerJoin('ledger_operations as op', 'op.seq', 'f.ledger_seq')
+    .leftJoin('ledger_batches as b', 'b.nonce', 'op.batch_nonce')
+    .select(['f.id', 'f.maker_order', 'f.taker_order', 'f.kind', 'f.side', 'f.price_bps', 'f.shares', 'f.taker_fee', 'f.ledger_seq', 'f.created_at', 'op.batch_nonce', 'b.status as batch_status'])
+    .where((eb) => eb.or([eb('f.maker_order', '=', orderId), eb('f.taker_order', '=', orderId)]))
+    .orderBy('f.id')
+    .execute();
+  return renderView(o, fills);
+}
