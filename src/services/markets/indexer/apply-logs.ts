@@ -1,0 +1,71 @@
+// Applies one batch's logs to the projection (projection.ts, register-market.ts), inside the batch's transaction.
+import type { Transaction } from 'kysely';
+import type { DB } from '../../../db/schema.ts';
+import { applyCreatorFeesCollected, applyTrade, applyTransfer, type TradeLog, type TransferLog } from '../projection.ts';
+import { registerMarket } from '../register-market.ts';
+import type { IndexerDeps } from './deps.ts';
+import { decodeOutcomeId, type LaneLog, type LaneLogOf } from './lane-events.ts';
+import type { BlockRange } from './read-range.ts';
+
+type ApplyDeps = Pick<IndexerDeps, 'chainId' | 'clock' | 'lane'>;
+
+/** Order-book creations first, then the lane's logs in order. Returns how many markets were registered for the first time. */
+export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange): Promise<number> {
+  let inserted = 0;
+  for (const c of range.orderBookCreations) {
+    if ((await registerMarket(trx, deps.clock, c, { confirmed: true })).inserted) inserted++;
+  }
+  for (const l of range.logs) {
+    if (await applyLog(trx, deps, range, l)) inserted++;
+  }
+  return inserted;
+}
+
+/** True when the log registered a market for the first time. Trades and fee collections of unknown markets are skipped. */
+async function applyLog(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange, l: LaneLog): Promise<boolean> {
+  const market = l.address.toLowerCase();
+  if (l.eventName === 'MarketCreated') {
+    const c = range.automatedCreations.find((m) => m.txHash === l.transactionHash && m.address.toLowerCase() === l.args.market.toLowerCase());
+    return c !== undefined && (await registerMarket(trx, deps.clock, c, { confirmed: true })).inserted;
+  }
+  if (l.eventName === 'Trade' && range.known.has(market)) {
+    await applyTrade(trx, deps.clock, tradeLogOf(deps.chainId, l, range.blocks.get(l.blockNumber)!.time));
+  } else if (l.eventName === 'CreatorFeesCollected' && range.known.has(market)) {
+    await applyCreatorFeesCollected(trx, deps.clock, { chainId: deps.chainId, market, amount: l.args.amount });
+  } else if ((l.eventName === 'TransferSingle' || l.eventName === 'TransferBatch') && market === deps.lane.outcomeToken) {
+    for (const t of transferLogsOf(deps.chainId, l)) await applyTransfer(trx, t);
+  }
+  return false;
+}
+
+function tradeLogOf(chainId: number, l: LaneLogOf<'Trade'>, blockTime: Date): TradeLog {
+  const a = l.args;
+  return {
+    chainId,
+    txHash: l.transactionHash,
+    logIndex: l.logIndex,
+    blockNumber: l.blockNumber,
+    blockHash: l.blockHash,
+    blockTime,
+    market: l.address.toLowerCase(),
+    trader: a.trader,
+    recipient: a.recipient,
+    outcome: a.outcome,
+    isBuy: a.isBuy,
+    shares: a.shares,
+    cost: a.cost,
+    protocolFee: a.protocolFee,
+    creatorFee: a.creatorFee,
+    pricesAfter: a.pricesAfter,
+  };
+}
+
+/** One TransferLog per id of a TransferSingle or TransferBatch of the outcome token. */
+function transferLogsOf(chainId: number, l: LaneLogOf<'TransferSingle' | 'TransferBatch'>): TransferLog[] {
+  const ids = l.eventName === 'TransferSingle' ? [l.args.id] : l.args.ids;
+  const values = l.eventName === 'TransferSingle' ? [l.args.value] : l.args.values;
+  return ids.map((id, i) => {
+    const { market, outcome } = decodeOutcomeId(id);
+    return { chainId, txHash: l.transactionHash, logIndex: l.logIndex, batchIndex: i, blockNumber: l.blockNumber, market, outcome, from: l.args.from, to: l.args.to, amount: values[i]! };
+  });
+}

@@ -1,0 +1,42 @@
+// Markets whose creation is gone from the chain are void (reason CREATION_REORGED, docs/markets.md "Indexer"):
+// market.cancelled goes into the outbox, and the onMarketsVoided listener (the order service) cancels what rests on
+// them in the same transaction and drops its in-memory state after the commit.
+import type { Transaction } from 'kysely';
+import type { DB } from '../../../db/schema.ts';
+import { appendEvent } from '../../events/outbox.ts';
+import type { EndedMarket } from '../ended-markets.ts';
+import type { IndexerDeps } from './deps.ts';
+
+type VoidDeps = Pick<IndexerDeps, 'chainId' | 'clock' | 'onMarketsVoided'>;
+
+/** Voids the markets not void yet; returns those voided now. */
+export async function voidReorgedMarkets(trx: Transaction<DB>, deps: VoidDeps, addresses: readonly string[]): Promise<EndedMarket[]> {
+  const { chainId, clock } = deps;
+  const voided: EndedMarket[] = [];
+  for (const address of addresses) {
+    const updated = await trx
+      .updateTable('markets')
+      .set({ state: 'void', cancel_reason: 'CREATION_REORGED', confirmed: false, updated_at: clock.now() })
+      .where('chain_id', '=', chainId)
+      .where('address', '=', address)
+      .where('state', '<>', 'void')
+      .returning(['address', 'ledger_market_id'])
+      .executeTakeFirst();
+    if (!updated) continue;
+    await appendEvent(trx, clock, { type: 'market.cancelled', chainId, marketAddress: address, payload: { reason: 'CREATION_REORGED' } });
+    voided.push({ address, ledgerMarketId: updated.ledger_market_id === null ? null : BigInt(updated.ledger_market_id) });
+  }
+  if (voided.length > 0) await deps.onMarketsVoided?.ending(trx, voided);
+  return voided;
+}
+
+/** Registered from a receipt (commit-deploy) but absent from the chain the indexer has now read past `to`. */
+export async function voidUnseenCreations(trx: Transaction<DB>, deps: VoidDeps, to: bigint): Promise<EndedMarket[]> {
+  const unseen = await trx.selectFrom('markets').select('address').where('chain_id', '=', deps.chainId).where('confirmed', '=', false).where('state', '<>', 'void').where('created_block', '<=', to.toString()).execute();
+  return voidReorgedMarkets(trx, deps, unseen.map((m) => m.address));
+}
+
+/** After the commit: the listener drops what it kept in memory for the voided markets. */
+export function endVoided(deps: Pick<IndexerDeps, 'onMarketsVoided'>, voided: readonly EndedMarket[]): void {
+  if (voided.length > 0) deps.onMarketsVoided?.ended(voided);
+}
