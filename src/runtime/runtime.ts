@@ -72,6 +72,8 @@ export interface RuntimeOptions {
   progress?: (line: string) => void;
   /** A database already open (tests start from a migrated copy); the runtime migrates it and closes it. */
   database?: Database;
+  /** Embedded mode: an anvil already running (tests share one per process); the runtime uses it and leaves it running. */
+  anvil?: AnvilHandle;
 }
 
 export interface Runtime {
@@ -119,7 +121,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     let anvil: AnvilHandle | null = null;
     let rpcUrl: string;
-    if (config.chain.mode === 'embedded') {
+    if (config.chain.mode === 'embedded' && options.anvil) {
+      anvil = options.anvil;
+      rpcUrl = anvil.rpcUrl;
+    } else if (config.chain.mode === 'embedded') {
       await mkdir(path.dirname(config.chain.anvilStateFile), { recursive: true });
       progress(`chain: starting anvil (chain id ${config.chain.id}, state ${config.chain.anvilStateFile})`);
       anvil = await startAnvil({

@@ -220,7 +220,7 @@ describe('transaction status with the chain node unreachable', () => {
   let hash: Hex;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ ownChain: true }); // it stops the node
     const tx = await server.runtime.relayer.send({
       operationId: 'test:unreachable:1',
       idempotencyKey: 'unreachable-1',

@@ -20,6 +20,7 @@ import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { migratedPGlite } from './pglite-template.ts';
+import { BASE_ENV, takeSharedChain, type SharedStart } from './shared-chain.ts';
 import type { Database } from '../../src/db/index.ts';
 
 export const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
@@ -66,6 +67,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** The runtime's logger (default: silent, or TEST_LOG_LEVEL). */
   log?: Logger;
+  /** Start an anvil of its own instead of the process's shared chain (a suite that stops or restarts the node). */
+  ownChain?: boolean;
 }
 
 const adminUrl = () => process.env.DATABASE_URL!;
@@ -103,26 +106,26 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const databaseUrl = onPostgres ? (opts.databaseUrl ?? (await freshPostgresUrl())) : undefined;
   const ownsDb = onPostgres && opts.databaseUrl === undefined;
   const config = loadConfig({
-    DATA_DIR: dataDir,
-    PORT: '0',
-    ANVIL_PORT: '0',
-    LOG_LEVEL: 'silent',
-    PUBLIC_BASE_URL: 'http://svc.test',
     // Suites create the markets they need; the demo seed has its own test.
-    SEED_DEMO_MARKETS: 'false',
+    ...BASE_ENV,
+    DATA_DIR: dataDir,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  // PGlite starts from the migrated template: in memory, or in the data folder the first time a persistent one is used.
+  // PGlite starts from the migrated template: in memory, or in the data folder the first time a persistent one is
+  // used. An in-memory server of a suite that keeps no chain of its own runs on the process's shared chain.
   let database: Database | undefined;
+  let shared: SharedStart | null = null;
   if (config.database.kind === 'pglite' && !opts.persistent) {
     config.database = { kind: 'pglite', dir: 'memory://' };
-    database = await migratedPGlite();
+    shared = opts.ownChain || opts.relayerFaults ? null : await takeSharedChain(dataDir);
+    database = shared?.database ?? (await migratedPGlite());
   } else if (config.database.kind === 'pglite' && !existsSync(config.database.dir)) {
     database = await migratedPGlite(config.database.dir);
   }
   const runtime = await createRuntime(config, {
     database,
+    anvil: shared?.anvil,
     clock: opts.clock,
     catalog: opts.catalog,
     relayerFaults: opts.relayerFaults,
@@ -158,6 +161,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     },
     async close() {
       await runtime.close();
+      shared?.release();
       if (ownsDb && databaseUrl) await dropPostgres(databaseUrl);
       if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,0 +1,90 @@
+/**
+ * One anvil per test process, shared by the servers its suites start one after another. It is built once: a
+ * runtime deploys and wires every contract on it over the migrated PGlite template, then the chain is
+ * snapshotted (evm_snapshot) and the database dumped. Each server after that reverts the chain to the snapshot
+ * (time and blocks included), re-arms the snapshot, and opens a copy of the deployed database: it starts on
+ * exactly the chain and rows a first start would have made, in a fraction of the time. docs/testing.md.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { createRuntime } from '../../src/runtime/runtime.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { migratedPGlite } from './pglite-template.ts';
+
+interface SharedChain {
+  anvil: AnvilHandle;
+  /** The snapshot of the deployed chain; consumed by each revert and taken again. */
+  snapshot: string;
+  /** The database of the deploying runtime, as PGlite's data-folder tarball. */
+  deployed: Blob;
+  operatorKey: string;
+  /** True while a server runs on it: a second server at the same time gets its own anvil. */
+  busy: boolean;
+}
+
+/** Settings every test server has, that the deployment depends on. */
+export const BASE_ENV = { PORT: '0', ANVIL_PORT: '0', LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://svc.test', SEED_DEMO_MARKETS: 'false' };
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+let shared: Promise<SharedChain> | undefined;
+
+async function build(): Promise<SharedChain> {
+  const anvil = await startAnvil({ chainId: 8453 });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-shared-chain-'));
+  const database = await migratedPGlite();
+  try {
+    const config = loadConfig({ ...BASE_ENV, DATA_DIR: dataDir });
+    config.database = { kind: 'pglite', dir: 'memory://' };
+    // The runtime closes the database it is given; this one is dumped first.
+    const runtime = await createRuntime(config, { database: { ...database, close: async () => undefined }, anvil, log: createLogger('silent'), progress: () => undefined });
+    await runtime.close();
+    const deployed = await database.dump!();
+    const snapshot = (await rpc(anvil.rpcUrl, 'evm_snapshot')) as string;
+    return { anvil, snapshot, deployed, operatorKey: readFileSync(path.join(dataDir, 'operator.key'), 'utf8'), busy: false };
+  } finally {
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface SharedStart {
+  anvil: AnvilHandle;
+  database: Database;
+  /** Frees the chain for the next server (call after the runtime has closed). */
+  release(): void;
+}
+
+/**
+ * The shared chain, reverted to the deployed snapshot, and a copy of the deployed database; the operator key is
+ * written to `dataDir` as a first start would. Null when another server is using the chain right now.
+ */
+export async function takeSharedChain(dataDir: string): Promise<SharedStart | null> {
+  shared ??= build();
+  const chain = await shared;
+  if (chain.busy) return null;
+  chain.busy = true;
+  try {
+    await rpc(chain.anvil.rpcUrl, 'evm_revert', [chain.snapshot]);
+    chain.snapshot = (await rpc(chain.anvil.rpcUrl, 'evm_snapshot')) as string;
+    // Mining mode is not part of a snapshot: a suite that turned automine off must not leave it off.
+    await rpc(chain.anvil.rpcUrl, 'evm_setAutomine', [true]);
+    const keyFile = path.join(dataDir, 'operator.key');
+    writeFileSync(keyFile, chain.operatorKey);
+    chmodSync(keyFile, 0o600);
+    const database = await openDatabase({ pgliteDir: 'memory://', pgliteDump: chain.deployed });
+    return { anvil: chain.anvil, database, release: () => void (chain.busy = false) };
+  } catch (err) {
+    chain.busy = false;
+    throw err;
+  }
+}
