@@ -1,19 +1,15 @@
 // Compiles contracts/**/*.sol with solc-js into committed, deterministic artifacts/*.json.
 // `--check` recompiles in memory and fails if the committed artifacts are stale (CI runs it; the service never compiles).
 import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync, unlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import solc from 'solc';
-import { concat, keccak256, stringToHex, type Abi, type Hex } from 'viem';
+import { CONTRACTS_DIR, listSolFiles, resolveUnit, ROOT, sourceHash as sourceHashOf, unitName } from './contract-sources.ts';
+import { concat, keccak256, type Abi, type Hex } from 'viem';
 
 const OPTIMIZER_RUNS = 200;
 const EVM_VERSION = 'cancun';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CONTRACTS_DIR = join(ROOT, 'contracts');
 const ARTIFACTS_DIR = join(ROOT, 'artifacts');
-const require = createRequire(import.meta.url);
 
 interface SolcError {
   severity: 'error' | 'warning' | 'info';
@@ -59,21 +55,6 @@ interface ArtifactFile {
   sourceHash: Hex;
 }
 
-function listSolFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listSolFiles(full));
-    else if (entry.isFile() && entry.name.endsWith('.sol')) out.push(full);
-  }
-  return out;
-}
-
-/** Source unit name as solc sees it: repo-relative with forward slashes, so artifacts don't depend on the checkout path. */
-function unitName(absPath: string): string {
-  return relative(ROOT, absPath).split(sep).join('/');
-}
-
 /** Recursively sorts object keys so output doesn't depend on solc's (or JS's) insertion order. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -111,7 +92,7 @@ function build(): BuildResult {
 
   const findImports = (path: string): ImportResult => {
     try {
-      const resolved = path.startsWith('contracts/') ? join(ROOT, path) : require.resolve(path);
+      const resolved = resolveUnit(path);
       const contents = readFileSync(resolved, 'utf8');
       allSources.set(path, contents);
       return { contents };
@@ -141,8 +122,7 @@ function build(): BuildResult {
   console.log(`compiled ${allSources.size} files (incl. imports) in ${Date.now() - started} ms`);
 
   // Names are included so a rename or move also changes the hash, not only an edit.
-  const sortedNames = [...allSources.keys()].sort();
-  const sourceHash = keccak256(stringToHex(sortedNames.map((n) => `${n}\0${allSources.get(n)}\0`).join('')));
+  const sourceHash = sourceHashOf(allSources);
   const compiler = { version: solcVersion(), optimizer: { enabled: true, runs: OPTIMIZER_RUNS }, evmVersion: EVM_VERSION };
 
   const files = new Map<string, string>();

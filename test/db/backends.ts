@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/index.ts';
+import { blankPGlite } from '../support/pglite-template.ts';
 
 /** DATABASE_URL if set, else the local trust-auth server. */
 export const POSTGRES_ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -46,7 +47,7 @@ export function pgliteBackend(): Backend {
   return {
     kind: 'pglite',
     async fresh() {
-      const database = await openDatabase({ pgliteDir: 'memory://' });
+      const database = await blankPGlite();
       opened.push(database);
       return database;
     },
@@ -102,8 +103,6 @@ export async function backends(): Promise<Array<{ name: string; skip: boolean; m
     },
   ];
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A promise with its resolve exposed, for ordering steps across concurrent transactions. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
