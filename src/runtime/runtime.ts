@@ -12,6 +12,7 @@ import { CATALOG } from '../api/catalog/index.ts';
 import type { Capability, Documents } from '../api/catalog/types.ts';
 import { createDocuments } from '../api/docs/documents-bag.ts';
 import { settleLinks } from '../api/catalog/negotiate/settle.ts';
+import { confirmLink } from '../api/http/confirm-page.ts';
 import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
@@ -236,7 +237,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const keys = createKeyService({ db: database.db, clock, environment: config.environment });
     const mailer = createMailer({ db: database.db, clock, log, smtpUrl: config.mail.smtpUrl, from: config.mail.from });
     cleanups.push(() => mailer.close());
-    const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, publicBaseUrl: config.publicBaseUrl });
+    const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({

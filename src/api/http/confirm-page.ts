@@ -6,9 +6,14 @@
  * /api/agent/v1/email-links/confirm, the JSON capability that applies the link.
  */
 import { createHash } from 'node:crypto';
-import { CONFIRM_PAGE_PATH } from '../../services/identity/email-links.ts';
 
-export { CONFIRM_PAGE_PATH };
+export const CONFIRM_PAGE_PATH = '/confirm-email';
+
+/** The link mailed for `token`: the token rides in the fragment, never sent to a server, never in an access log. */
+export const confirmLink =
+  (publicBaseUrl: string) =>
+  (token: string): string =>
+    `${publicBaseUrl}${CONFIRM_PAGE_PATH}#token=${token}`;
 
 const SCRIPT = `
 const token = new URLSearchParams(location.hash.slice(1)).get('token');

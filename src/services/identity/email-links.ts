@@ -17,8 +17,8 @@ import { applyEntitlement, findAgent } from './agents.ts';
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 /** One owner email accounts for at most this many claimed agents (spec Limits). */
 export const OWNER_AGENT_LIMIT = 3;
-/** The page a mailed link opens (src/api/http/confirm-page.ts); the token follows in the fragment. */
-export const CONFIRM_PAGE_PATH = '/confirm-email';
+/** The URL a mailed link opens for `token` (the page of src/api/http/confirm-page.ts, built at the edge). */
+export type ConfirmLink = (token: string) => string;
 
 /**
  * Serialises everything that counts one owner's agents (registrations naming the owner, claims),
@@ -94,7 +94,7 @@ const MAIL_TEXT: Record<EmailLinkPurpose, { subject: string; body: (name: string
   },
 };
 
-export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer; publicBaseUrl: string }): EmailLinkService {
+export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer; confirmLink: ConfirmLink }): EmailLinkService {
   const { db, clock } = deps;
 
   const applyEffect = async (trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agent_id: string; email: string }) => {
@@ -133,8 +133,7 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
       .insertInto('email_links')
       .values({ id: randomUUID(), token_hash: sha256Hex(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
       .execute();
-    // The token rides in the fragment: never sent to a server, never in an access log (confirm-page.ts).
-    const url = `${deps.publicBaseUrl}${CONFIRM_PAGE_PATH}#token=${token}`;
+    const url = deps.confirmLink(token);
     const text = MAIL_TEXT[link.purpose];
     await deps.mailer.enqueue(trx, { to: link.email, subject: text.subject, text: text.body(link.agentName, url) });
     return expiresAt;

@@ -144,7 +144,7 @@ export function createTradingService(deps: { db: Kysely<DB>; clock: Clock; chain
     quote: async (req) => quoteFor(await tradeableMarket(req.market, req.outcome), req),
     async prepare(principal, req) {
       const agent = await requireAgent(db, principal);
-      if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'trading needs a bound wallet: it signs the router transaction (POST /keys/bind-wallet)');
+      if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'trading needs a bound wallet: it signs the router transaction (POST /agents/me/bind-wallet)');
       const trader = getAddress(agent.wallet_address);
       const row = await tradeableMarket(req.market, req.outcome);
       const symbol = row.collateral_symbol as 'USDC' | 'PM';

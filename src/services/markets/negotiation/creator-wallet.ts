@@ -13,7 +13,7 @@ export interface CreatorWallet {
 
 /** Throws WALLET_NOT_BOUND for an agent without a wallet. */
 export function creatorWalletOf(agent: AgentRow): CreatorWallet {
-  if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'creating markets needs a bound wallet: it signs the factory transaction (POST /keys/bind-wallet)');
+  if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'creating markets needs a bound wallet: it signs the factory transaction (POST /agents/me/bind-wallet)');
   return { agentId: agent.id, wallet: getAddress(agent.wallet_address) };
 }
 
