@@ -123,7 +123,7 @@ interface Trader {
 /** Registers a wallet agent the way POST /register does (wallet proof over a fresh nonce); its wallet gets the signup grant. */
 async function registerWalletAgent(runtime: Runtime, account: PrivateKeyAccount, name: string, clientIp: string): Promise<{ principal: Principal; key: string }> {
   const { services, clock, config } = runtime;
-  const { nonce } = await services.nonces.issue();
+  const { nonce } = await services.nonces.issue('auth');
   const timestamp = Math.floor(clock.now().getTime() / 1000);
   const message = walletProofText('agent-register', { walletAddress: account.address, nonce, chainId: config.chain.id, timestamp });
   const registered = await services.registration.register(

@@ -168,7 +168,12 @@ export interface AuthNoncesTable {
   consumed_at: NullableTimestamp;
   /** What consumed it (e.g. 'wallet-proof:svc_claims_batch'), for audits. */
   consumed_for: string | null;
+  /** What it was issued for; it is consumed only for that (migration 0012). */
+  purpose: ColumnType<NoncePurpose, NoncePurpose | undefined, never>;
 }
+
+/** 'auth': POST /api/auth/nonce (wallet proofs, Sign-In with Ethereum); 'human-check': a proof-of-work salt. */
+export type NoncePurpose = 'auth' | 'human-check';
 
 export type RegistrationPath = 'anonymous' | 'email' | 'wallet' | 'claim' | 'operator';
 

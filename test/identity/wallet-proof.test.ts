@@ -41,7 +41,7 @@ const context: ProofContext = {
 };
 
 async function sign(ctx: ProofContext, signer = wallet, at = clock.now()) {
-  const { nonce } = await nonces.issue();
+  const { nonce } = await nonces.issue('auth');
   const timestamp = Math.floor(at.getTime() / 1000);
   const fields: WalletProofFields = { ...ctx, walletAddress: wallet.address, nonce, timestamp };
   const walletSignature = await signer.signMessage({ message: walletProofMessage(fields) });
@@ -115,7 +115,7 @@ describe('wallet-proof elevation', () => {
   });
 
   it('refuses a nonce older than its 300 s TTL and an unknown nonce', async () => {
-    const { nonce } = await nonces.issue();
+    const { nonce } = await nonces.issue('auth');
     clock.advance(301_000);
     const timestamp = Math.floor(clock.now().getTime() / 1000);
     const fields = { ...context, walletAddress: wallet.address, nonce, timestamp };
@@ -124,6 +124,14 @@ describe('wallet-proof elevation', () => {
     const unknown = { ...fields, nonce: 'never-issued' };
     const proof2 = { ...proof, proofNonce: 'never-issued', walletSignature: await wallet.signMessage({ message: walletProofMessage(unknown) }) };
     expect(await reason(verifier.verify(context, proof2))).toBe('NONCE_UNKNOWN');
+  });
+  it('refuses a human-check salt as a wallet-proof nonce (NONCE_UNKNOWN), and leaves the salt usable for its check', async () => {
+    const { nonce: salt } = await nonces.issue('human-check');
+    const timestamp = Math.floor(clock.now().getTime() / 1000);
+    const fields = { ...context, walletAddress: wallet.address, nonce: salt, timestamp };
+    const proof = { walletAddress: wallet.address, walletSignature: await wallet.signMessage({ message: walletProofMessage(fields) }), signatureTimestamp: timestamp, proofNonce: salt };
+    expect(await reason(verifier.verify(context, proof))).toBe('NONCE_UNKNOWN');
+    expect(await nonces.consume(salt, 'human-check', 'human-check')).toBeNull();
   });
 });
 

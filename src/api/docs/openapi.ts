@@ -161,7 +161,8 @@ export function pipelineErrors(cap: Capability): ErrorCode[] {
   if (cap.tier !== null) codes.push('API_KEY_REQUIRED', 'INSUFFICIENT_TIER', 'INSUFFICIENT_SCOPE');
   if (cap.walletAuth) codes.push('WALLET_AUTH_REQUIRED');
   if (cap.rateClass !== 'uncharged') codes.push('RATE_LIMITED');
-  if (cap.input?.params || cap.input?.query || cap.input?.body) codes.push(cap.invalidInputCode);
+  // Every capability refuses unknown query parameters and text the database cannot store (src/api/pipeline/execute.ts).
+  codes.push(cap.invalidInputCode);
   if (cap.input?.body) codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (cap.requiresIdempotencyKey) codes.push('IDEMPOTENCY_KEY_REQUIRED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
   return codes;

@@ -4,30 +4,24 @@
  * validation, auth, rate limit, internal error — leaves as application/problem+json.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Clock } from '../../core/clock.ts';
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './confirm-page.ts';
 import { discoveryDocuments } from '../docs/documents.ts';
-import type { Services } from '../../services/services.ts';
-import type { Capability, Documents } from '../catalog/types.ts';
+import type { Capability } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { resolveVersion } from './versions.ts';
 import { credentialOf, header, walletCredentialOf } from './request.ts';
-import { registerMcpEndpoint } from '../mcp/endpoint.ts';
+import { registerMcpEndpoint, type McpEndpointDeps } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
 
-export interface HttpDeps {
-  catalog: readonly Capability[];
-  services: Services;
-  documents: Documents;
-  clock: Clock;
-  log: Logger;
-  publicBaseUrl: string;
-  mcpUrl: string;
+/** What the MCP endpoint needs (it shares the catalog and the pipeline), plus the HTTP server's own settings. */
+export interface HttpDeps extends Omit<McpEndpointDeps, 'origins'> {
   mcpAllowedOrigins: readonly string[];
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -55,6 +49,17 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // Errors Fastify answers before any route runs: a URL it cannot decode, a path parameter over its length limit.
+    frameworkErrors: (err, req, reply) => {
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const refusal = tooLong
+        ? problem('URI_TOO_LONG', `a path segment is longer than ${MAX_PARAM_LENGTH} characters`)
+        : problem('MALFORMED_REQUEST', 'the URL is not valid (it does not decode as UTF-8 percent-encoding)');
+      return sendProblem(reply, req, refusal);
+    },
+    maxParamLength: MAX_PARAM_LENGTH,
+    // Errors Node's HTTP parser raises before Fastify sees a request: header overflow (a 20 kB query string), bad syntax.
+    clientErrorHandler: (err, socket) => clientError(err as NodeJS.ErrnoException, socket, deps.publicBaseUrl),
   });
   // JSON only: any other body media type is refused with 415.
   app.removeContentTypeParser('text/plain');
@@ -158,6 +163,21 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   return app;
+}
+
+/** Fastify's default; named so the 414 says it. */
+const MAX_PARAM_LENGTH = 100;
+
+/** Answers a request Node's parser refused with problem+json on the raw socket, then closes it. */
+function clientError(err: NodeJS.ErrnoException, socket: Duplex, problemTypeBase: string): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+  const refusal =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? problem('HEADERS_TOO_LARGE', 'the request line and headers exceed 16 KiB; send long input in a POST body')
+      : problem('MALFORMED_REQUEST', 'the request is not valid HTTP');
+  const body = JSON.stringify(problemBody(refusal, problemTypeBase, randomUUID()));
+  const status = `${refusal.status} ${http.STATUS_CODES[refusal.status] ?? 'Bad Request'}`;
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 function pathRegex(fullPath: string): RegExp {

@@ -14,6 +14,7 @@ import { WalletProofArgumentsSchema, type WalletProofArguments } from '../../ser
 import { Reply, type Capability, type HandlerContext } from '../catalog/types.ts';
 import { tierRank } from '../../core/tiers.ts';
 import type { Principal } from '../../core/principal.ts';
+import { unstorableText } from './storable-text.ts';
 import { parseInput } from './validate.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
 
@@ -54,6 +55,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   const walletSession = cap.walletAuth ? await base.services.sessions.resolve(req.walletCredential) : null;
   await chargeRateLimit(base, cap, principal, req.ip, headers);
 
+  refuseUnreadableInput(cap, req);
   const input = {
     params: parseInput(cap.input?.params, req.params ?? {}, 'params', cap.invalidInputCode),
     query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
@@ -117,6 +119,18 @@ async function proveWallet(ctx: HandlerContext, cap: Capability, req: CallReques
     },
     proof as WalletProofArguments,
   );
+}
+
+/**
+ * Before the schemas: text the database cannot store (NUL, unpaired surrogates) in any part, and query parameters
+ * sent to a capability that takes none (its schema would otherwise never see them). docs/http.md.
+ */
+function refuseUnreadableInput(cap: Capability, req: CallRequest): void {
+  const errors = [...unstorableText(req.params, 'params'), ...unstorableText(req.query, 'query'), ...unstorableText(req.body, 'body')];
+  if (!cap.input?.query && req.query !== null && typeof req.query === 'object') {
+    for (const name of Object.keys(req.query)) errors.push({ path: `query.${name}`, message: `unknown parameter: ${cap.name} takes no query parameters` });
+  }
+  if (errors.length > 0) throw problem(cap.invalidInputCode, `${errors[0]!.path}: ${errors[0]!.message}`, { errors });
 }
 
 /** Runs the handler; `headers` of the result are only the ones the handler set itself. */

@@ -12,6 +12,7 @@ import { m0008_ledger } from './0008_ledger.ts';
 import { m0009_orderbook } from './0009_orderbook.ts';
 import { m0010_fill_packs } from './0010_fill_packs.ts';
 import { m0011_orderbook_reads } from './0011_orderbook_reads.ts';
+import { m0012_nonce_purpose } from './0012_nonce_purpose.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0009_orderbook': m0009_orderbook,
   '0010_fill_packs': m0010_fill_packs,
   '0011_orderbook_reads': m0011_orderbook_reads,
+  '0012_nonce_purpose': m0012_nonce_purpose,
 };

@@ -72,7 +72,7 @@ export function createHumanCheck(deps: { config: HumanCheckSettings; nonces: Non
     kind: 'pow',
     siteKey: null,
     async challenge() {
-      const { nonce, expiresAt } = await deps.nonces.issue();
+      const { nonce, expiresAt } = await deps.nonces.issue('human-check');
       return {
         kind: 'pow',
         algorithm: 'SHA-256',
@@ -88,7 +88,7 @@ export function createHumanCheck(deps: { config: HumanCheckSettings; nonces: Non
       if (!powSatisfied(parsed.salt, parsed.solution, config.bits)) {
         throw failed('WORK_INSUFFICIENT', `SHA-256("{salt}:{solution}") must start with ${config.bits} zero bits`);
       }
-      const refusal = await deps.nonces.consume(parsed.salt, 'human-check');
+      const refusal = await deps.nonces.consume(parsed.salt, 'human-check', 'human-check');
       if (refusal) throw failed(refusal, refusal === 'NONCE_USED' ? 'this challenge was already used; fetch a new one' : 'this challenge is unknown or expired; fetch a new one');
     },
   };

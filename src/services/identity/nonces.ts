@@ -8,7 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { WALLET_PROOF_WINDOW_SECONDS } from '../../core/wallet-proof.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, NoncePurpose } from '../../db/schema.ts';
 
 export const NONCE_TTL_SECONDS = WALLET_PROOF_WINDOW_SECONDS;
 const SECRET_SETTING = 'auth.nonce_hmac_secret';
@@ -22,9 +22,12 @@ export interface IssuedNonce {
 }
 
 export interface NonceService {
-  issue(): Promise<IssuedNonce>;
-  /** Marks the nonce used; returns why it cannot be used, or null on success. */
-  consume(nonce: string, usedFor: string): Promise<NonceRefusal | null>;
+  issue(purpose: NoncePurpose): Promise<IssuedNonce>;
+  /**
+   * Marks the nonce used; returns why it cannot be used, or null on success. A nonce issued for another purpose is
+   * NONCE_UNKNOWN: a human-check salt is not a wallet-proof nonce.
+   */
+  consume(nonce: string, purpose: NoncePurpose, usedFor: string): Promise<NonceRefusal | null>;
   /** Deletes nonces expired for more than a day. */
   purge(): Promise<number>;
 }
@@ -47,27 +50,28 @@ export function createNonceService(deps: { db: Kysely<DB>; clock: Clock }): Nonc
   };
 
   return {
-    async issue() {
+    async issue(purpose) {
       const nonce = randomBytes(16).toString('hex');
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + NONCE_TTL_SECONDS * 1000);
-      await db.insertInto('auth_nonces').values({ nonce, issued_at: now, expires_at: expiresAt }).execute();
+      await db.insertInto('auth_nonces').values({ nonce, purpose, issued_at: now, expires_at: expiresAt }).execute();
       const signedNonce = createHmac('sha256', await hmacSecret()).update(nonce).digest('hex');
       return { nonce, signedNonce, expiresAt };
     },
 
-    async consume(nonce, usedFor) {
+    async consume(nonce, purpose, usedFor) {
       const now = clock.now();
       const used = await db
         .updateTable('auth_nonces')
         .set({ consumed_at: now, consumed_for: usedFor })
         .where('nonce', '=', nonce)
+        .where('purpose', '=', purpose)
         .where('consumed_at', 'is', null)
         .where('expires_at', '>', now)
         .returning('nonce')
         .executeTakeFirst();
       if (used) return null;
-      const row = await db.selectFrom('auth_nonces').select(['consumed_at', 'expires_at']).where('nonce', '=', nonce).executeTakeFirst();
+      const row = await db.selectFrom('auth_nonces').select(['consumed_at', 'expires_at']).where('nonce', '=', nonce).where('purpose', '=', purpose).executeTakeFirst();
       if (!row) return 'NONCE_UNKNOWN';
       return row.consumed_at ? 'NONCE_USED' : 'NONCE_EXPIRED';
     },

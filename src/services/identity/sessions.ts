@@ -143,7 +143,7 @@ export function createSessionService(deps: { db: Kysely<DB>; clock: Clock; nonce
     const walletAddress = address.toLowerCase();
     if (signer !== walletAddress) throw refuse('SIGNATURE_MISMATCH', 'the signature was not made by the address in the message over exactly this message');
 
-    const refusal = await nonces.consume(nonce, 'siwe');
+    const refusal = await nonces.consume(nonce, 'auth', 'siwe');
     if (refusal) {
       throw refuse(
         refusal,

@@ -51,7 +51,7 @@ export function createWalletProofVerifier(deps: { nonces: NonceService; clock: C
     if (signer !== wallet) {
       throw refuse('SIGNATURE_MISMATCH', 'the signature does not match walletAddress over the expected message (check every field of the template)');
     }
-    const refusal = await deps.nonces.consume(proof.proofNonce, usedFor);
+    const refusal = await deps.nonces.consume(proof.proofNonce, 'auth', usedFor);
     if (refusal) {
       throw refuse(
         refusal,

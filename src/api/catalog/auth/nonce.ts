@@ -18,7 +18,7 @@ export const createAuthNonce = defineCapability({
   output: z.object({ nonce: z.string().regex(/^[0-9a-f]{32}$/), signedNonce: z.string().regex(/^[0-9a-f]{64}$/) }),
   errors: ['INVALID_PAYLOAD'],
   handler: async (ctx) => {
-    const { nonce, signedNonce } = await ctx.services.nonces.issue();
+    const { nonce, signedNonce } = await ctx.services.nonces.issue('auth');
     return { nonce, signedNonce };
   },
 });
