@@ -56,7 +56,11 @@ export interface Relayer {
   waitFor(operationId: string): Promise<RelayedTx>;
   get(operationId: string): Promise<RelayedTx | undefined>;
   findByHash(hash: Hex): Promise<RelayedTx | undefined>;
-  /** After a restart: rebroadcast what was prepared or submitted and settle what was mined. */
+  /**
+   * After a restart: rebroadcast what was prepared or submitted, settle what was mined, and rebroadcast what we
+   * recorded as mined but the chain no longer holds (its nonce is past the chain's), so the chain again holds every
+   * transaction the database says it does.
+   */
   resume(): Promise<RelayedTx[]>;
 }
 
@@ -221,6 +225,25 @@ export function createRelayer(deps: {
     return settle(tx, receipt);
   };
 
+  /**
+   * The chain is the authority: a transaction we recorded as mined (confirmed or reverted) whose nonce the chain has
+   * not reached was lost with its block (a node restarted from an older state, a reorg). It goes back to submitted,
+   * so resume() rebroadcasts its very same signed bytes, in nonce order, and settles it from the new receipt.
+   */
+  const reopenLost = async (): Promise<void> => {
+    const mined = await client.getTransactionCount({ address: account.address, blockTag: 'latest' });
+    const lost = await db
+      .updateTable('relayer_transactions')
+      .set({ state: 'submitted', block_number: null, block_hash: null, updated_at: clock.now() })
+      .where('chain_id', '=', chainId)
+      .where('from_address', '=', account.address.toLowerCase())
+      .where('state', 'in', ['confirmed', 'reverted'])
+      .where('nonce', '>=', String(mined))
+      .returning(['operation_id', 'nonce'])
+      .execute();
+    for (const tx of lost) log.warn({ operationId: tx.operation_id, nonce: Number(tx.nonce), chainNonce: mined }, 'relayer: the chain lost a mined transaction; rebroadcasting its signed bytes');
+  };
+
   return {
     address: account.address,
     submit,
@@ -235,6 +258,7 @@ export function createRelayer(deps: {
       return row ? toTx(row) : undefined;
     },
     async resume() {
+      await reopenLost();
       const open = await db
         .selectFrom('relayer_transactions')
         .selectAll()

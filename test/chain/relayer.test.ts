@@ -192,6 +192,32 @@ describe(`relayer crash safety (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
     expect(await restarted.get(req.operationId)).toMatchObject({ state: 'confirmed', blockNumber: receipt.blockNumber });
   });
 
+  it('the chain lost mined transactions (node restarted from an older state): resume rebroadcasts the same bytes in nonce order', async () => {
+    const account = freshAccount();
+    const before = await minedNonce(account.address);
+    const snapshot = await rpc('evm_snapshot');
+    const relayer = relayerFor(account);
+    const first = await relayer.send(request());
+    const second = await relayer.send(request());
+    expect([first.state, second.state]).toEqual(['confirmed', 'confirmed']);
+    // The node forgets both blocks, as anvil does when it restarts from a state file dumped before them.
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    expect(await minedNonce(account.address)).toBe(before);
+    await expect(client.getTransactionReceipt({ hash: first.txHash })).rejects.toThrow();
+
+    const settled = await relayerFor(account).resume();
+    expect(settled.map((t) => [t.operationId, t.txHash, t.state])).toEqual([
+      [first.operationId, first.txHash, 'confirmed'],
+      [second.operationId, second.txHash, 'confirmed'],
+    ]);
+    expect(await minedNonce(account.address)).toBe(before + 2);
+    for (const tx of [first, second]) {
+      const receipt = await client.getTransactionReceipt({ hash: tx.txHash });
+      expect((await row(tx.operationId)).block_hash).toBe(receipt.blockHash);
+    }
+    expect(await rowCount(account.address)).toBe(2);
+  });
+
   it('records a reverted transaction as reverted after a crash', async () => {
     const account = freshAccount();
     // Calling a function on an address with code that reverts: deploy a contract whose runtime is `revert(0,0)`.

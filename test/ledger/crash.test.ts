@@ -12,6 +12,7 @@ import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import { COLLATERAL_ASSET, CREDIT_REASONS, type Account, type LedgerOperation } from '../../src/core/ledger/types.ts';
 import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
+import { rpc } from '../support/anvil-rpc.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres, startTestServer } from '../support/harness.ts';
 
 const grant = (account: Account, delta: bigint): LedgerOperation => ({ type: 'credit', credit: { account, id: COLLATERAL_ASSET, delta, reason: CREDIT_REASONS.SIGNUP_GRANT } });
@@ -75,4 +76,40 @@ describe('ledger batcher crash safety', () => {
       }
     });
   }
+});
+
+describe('the chain is the authority', () => {
+  it('starts again after the chain lost a committed batch: the relayer rebroadcasts its bytes, the batch is back on chain', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-ledger-lost-'));
+    const databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
+    const start = () => startTestServer({ dataDir, persistent: true, databaseUrl, env: ENV });
+    try {
+      const first = await start();
+      const rpcUrl = first.runtime.rpcUrl;
+      // The state anvil would restart from if it died right after the commit (it dumps its state once a second).
+      const before = await rpc(rpcUrl, 'evm_snapshot');
+      await first.runtime.services.ledger.submit([grant(A, 10n), grant(B, 20n)]);
+      const committed = await first.runtime.services.ledgerBatcher.flush({ force: true });
+      expect(committed).toMatchObject({ nonce: 1n });
+      await rpc(rpcUrl, 'evm_revert', [before]);
+      await first.close(); // anvil dumps the state without the batch
+
+      const second = await start(); // refused with WrongNonce on every start before
+      try {
+        const { ledgerBatcher, chain } = second.runtime.services;
+        const abi = loadArtifact('LedgerCommitment').abi;
+        const read = (functionName: 'batchNonce' | 'ledgerRoot') => chain.client.readContract({ address: ledgerBatcher.contract, abi, functionName });
+        expect(await read('batchNonce')).toBe(1n);
+        expect(await read('ledgerRoot')).toBe(ledgerBatcher.committed().root);
+        await second.runtime.services.ledger.submit([grant(A, 5n)]);
+        expect(await ledgerBatcher.flush({ force: true })).toMatchObject({ nonce: 2n, opCount: 1 });
+        expect(await verifyLedger({ client: chain.client, contract: ledgerBatcher.contract })).toMatchObject({ ok: true, batches: 2, nonce: 2n });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      if (databaseUrl) await dropPostgres(databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
