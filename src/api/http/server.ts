@@ -57,7 +57,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
         : problem('MALFORMED_REQUEST', 'the URL is not valid (it does not decode as UTF-8 percent-encoding)');
       return sendProblem(reply, req, refusal);
     },
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors Node's HTTP parser raises before Fastify sees a request: header overflow (a 20 kB query string), bad syntax.
     clientErrorHandler: (err, socket) => clientError(err as NodeJS.ErrnoException, socket, deps.publicBaseUrl),
   });
