@@ -125,7 +125,7 @@ async function registerWalletAgent(runtime: Runtime, account: PrivateKeyAccount,
   const { services, clock, config } = runtime;
   const { nonce } = await services.nonces.issue('auth');
   const timestamp = Math.floor(clock.now().getTime() / 1000);
-  const message = walletProofText('agent-register', { walletAddress: account.address, nonce, chainId: config.chain.id, timestamp });
+  const message = walletProofText('agent-register', { walletAddress: account.address, nonce, chainId: config.chain.id, timestamp, agentName: name });
   const registered = await services.registration.register(
     { kind: 'wallet', name, walletAddress: account.address, walletSignature: await account.signMessage({ message }), proofNonce: nonce, signatureTimestamp: timestamp },
     clientIp,

@@ -103,7 +103,7 @@ describe('key recovery (POST /keys/recover)', () => {
     expect(none.status).toBe(404);
     expect(none.body.code).toBe('NO_AGENT_FOR_WALLET');
     const agent = await registerWallet(server);
-    const wrong = await keyless(server, `${V1}/keys/recover`, await walletProof(server, 'agent-register', agent.account));
+    const wrong = await keyless(server, `${V1}/keys/recover`, await walletProof(server, 'agent-register', agent.account, { agentName: 'anything' }));
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'SIGNATURE_MISMATCH' });
   });
@@ -151,7 +151,7 @@ describe('bind-wallet and bind-email', () => {
   it('binding a wallet to an anonymous agent gives the execute tier and clears the 24 h expiry', async () => {
     const anon = await registerAnonymous();
     const account = newAccount();
-    const bound = await post(`${V1}/agents/me/bind-wallet`, anon.key, await walletProof(server, 'agent-bind-wallet', account));
+    const bound = await post(`${V1}/agents/me/bind-wallet`, anon.key, await walletProof(server, 'agent-bind-wallet', account, { agentId: anon.agentId }));
     expect(bound.status).toBe(200);
     expect(bound.body).toMatchObject({ walletAddress: account.address.toLowerCase(), tier: 'execute' });
     expect(bound.body.scopes).toHaveLength(11);
@@ -164,13 +164,24 @@ describe('bind-wallet and bind-email', () => {
     expect((await keyless(server, `${V1}/keys/recover`, await walletProof(server, 'agent-key-recovery', account))).status).toBe(201);
   });
 
+  it('a bind proof signed for one agent does not bind the wallet to another', async () => {
+    const victim = await registerAnonymous();
+    const thief = await registerAnonymous();
+    const account = newAccount();
+    const proof = await walletProof(server, 'agent-bind-wallet', account, { agentId: victim.agentId });
+    const stolen = await post(`${V1}/agents/me/bind-wallet`, thief.key, proof);
+    expect(stolen.status).toBe(401);
+    expect(stolen.body).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'SIGNATURE_MISMATCH' });
+    expect((await post(`${V1}/agents/me/bind-wallet`, victim.key, proof)).status).toBe(200);
+  });
+
   it('refuses a wallet already bound to another agent, and a second wallet for one agent', async () => {
     const owner = await registerWallet(server);
     const anon = await registerAnonymous();
-    const taken = await post(`${V1}/agents/me/bind-wallet`, anon.key, await walletProof(server, 'agent-bind-wallet', owner.account));
+    const taken = await post(`${V1}/agents/me/bind-wallet`, anon.key, await walletProof(server, 'agent-bind-wallet', owner.account, { agentId: anon.agentId }));
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe('WALLET_ALREADY_BOUND');
-    const second = await post(`${V1}/agents/me/bind-wallet`, owner.key, await walletProof(server, 'agent-bind-wallet', newAccount()));
+    const second = await post(`${V1}/agents/me/bind-wallet`, owner.key, await walletProof(server, 'agent-bind-wallet', newAccount(), { agentId: owner.agentId }));
     expect(second.status).toBe(409);
     expect(second.body.code).toBe('AGENT_WALLET_ALREADY_SET');
   });
@@ -300,20 +311,23 @@ describe('GET /auth-discovery: every published template is the one the server ve
     doc = (await server.call('GET', `${V1}/auth-discovery`)).body;
   });
 
-  const fill = (template: string, account: PrivateKeyAccount, nonce: string, timestamp: number) =>
+  // Filled by hand from the published text, as an agent would: not with the server's own fillTemplate.
+  const fill = (template: string, account: PrivateKeyAccount, nonce: string, timestamp: number, subject: { agentName?: string; agentId?: string }) =>
     template
       .replaceAll('{walletAddress}', account.address.toLowerCase())
       .replaceAll('{nonce}', nonce)
       .replaceAll('{chainId}', String(server.config.chain.id))
-      .replaceAll('{timestamp}', String(timestamp));
+      .replaceAll('{timestamp}', String(timestamp))
+      .replaceAll('{agentId}', subject.agentId ?? '{agentId}')
+      .replaceAll('{agentName}', subject.agentName ?? '{agentName}');
 
-  async function signPublished(kind: string, account: PrivateKeyAccount) {
+  async function signPublished(kind: string, account: PrivateKeyAccount, subject: { agentName?: string; agentId?: string } = {}) {
     const entry = doc.walletProof.templates.find((t: { kind: string }) => t.kind === kind);
     const placeholders = (entry.template as string).match(/\{[a-zA-Z]+\}/g) ?? [];
-    expect(placeholders.every((p) => ['{walletAddress}', '{nonce}', '{chainId}', '{timestamp}'].includes(p))).toBe(true);
+    expect(placeholders.every((p) => ['{walletAddress}', '{nonce}', '{chainId}', '{timestamp}', '{agentName}', '{agentId}'].includes(p))).toBe(true);
     const { nonce } = (await keyless(server, '/api/auth/nonce')).body;
     const timestamp = Math.floor(clock.now().getTime() / 1000);
-    const signature = await account.signMessage({ message: fill(entry.template, account, nonce, timestamp) });
+    const signature = await account.signMessage({ message: fill(entry.template, account, nonce, timestamp, subject) });
     return { walletAddress: account.address, walletSignature: signature, proofNonce: nonce, signatureTimestamp: timestamp };
   }
 
@@ -331,13 +345,13 @@ describe('GET /auth-discovery: every published template is the one the server ve
   });
 
   it('agent-register: the filled template registers a wallet agent', async () => {
-    const res = await keyless(server, `${V1}/register`, { kind: 'wallet', name: 'published', ...(await signPublished('agent-register', newAccount())) });
+    const res = await keyless(server, `${V1}/register`, { kind: 'wallet', name: 'published', ...(await signPublished('agent-register', newAccount(), { agentName: 'published' })) });
     expect(res.status).toBe(201);
   });
 
   it('agent-bind-wallet: the filled template binds a wallet', async () => {
     const anon = await registerAnonymous();
-    const res = await post(`${V1}/agents/me/bind-wallet`, anon.key, await signPublished('agent-bind-wallet', newAccount()));
+    const res = await post(`${V1}/agents/me/bind-wallet`, anon.key, await signPublished('agent-bind-wallet', newAccount(), { agentId: anon.agentId }));
     expect(res.status).toBe(200);
   });
 

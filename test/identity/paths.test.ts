@@ -176,7 +176,7 @@ describe('claimed-agent path', () => {
   it('reads and quotes at once; the owner claim link gives the trading scopes and the AI label', async () => {
     const account = newAccount();
     const since = mail.mails.length;
-    const res = await keyless(server, REGISTER, { kind: 'claim', name: 'claimed-bot', ownerEmail: 'owner.a@example.com', ...(await walletProof(server, 'agent-register', account)) });
+    const res = await keyless(server, REGISTER, { kind: 'claim', name: 'claimed-bot', ownerEmail: 'owner.a@example.com', ...(await walletProof(server, 'agent-register', account, { agentName: 'claimed-bot' })) });
     expect(res.status).toBe(201);
     expect(res.body.agent).toMatchObject({ registrationPath: 'claim', walletAddress: account.address.toLowerCase(), email: null });
     expect(res.body.apiKey).toMatchObject({ status: 'active', expiresAt: null });
@@ -201,12 +201,12 @@ describe('claimed-agent path', () => {
     const links: string[] = [];
     for (let i = 0; i < 3; i++) {
       const since = mail.mails.length;
-      const res = await keyless(server, REGISTER, { kind: 'claim', name: `c${i}`, ownerEmail: owner, ...(await walletProof(server, 'agent-register', newAccount())) });
+      const res = await keyless(server, REGISTER, { kind: 'claim', name: `c${i}`, ownerEmail: owner, ...(await walletProof(server, 'agent-register', newAccount(), { agentName: `c${i}` })) });
       expect(res.status, `agent ${i + 1}`).toBe(201);
       links.push(tokenIn(await mail.waitFor(owner, since)));
     }
     clock.advance(HOUR); // a fresh hour for the per-address mail budget
-    const fourth = await keyless(server, REGISTER, { kind: 'claim', name: 'c3', ownerEmail: 'Busy.Owner@example.com', ...(await walletProof(server, 'agent-register', newAccount())) });
+    const fourth = await keyless(server, REGISTER, { kind: 'claim', name: 'c3', ownerEmail: 'Busy.Owner@example.com', ...(await walletProof(server, 'agent-register', newAccount(), { agentName: 'c3' })) });
     expect(fourth.status).toBe(409);
     expect(fourth.body).toMatchObject({ code: 'OWNER_AGENT_LIMIT', limit: 3 });
     for (const link of links) expect((await confirmLink(server, link)).body.outcome).toBe('claimed');
@@ -216,7 +216,7 @@ describe('claimed-agent path', () => {
     const owner = 'slow.owner@example.com';
     const register = async (name: string) => {
       const since = mail.mails.length;
-      const res = await keyless(server, REGISTER, { kind: 'claim', name, ownerEmail: owner, ...(await walletProof(server, 'agent-register', newAccount())) });
+      const res = await keyless(server, REGISTER, { kind: 'claim', name, ownerEmail: owner, ...(await walletProof(server, 'agent-register', newAccount(), { agentName: name })) });
       expect(res.status).toBe(201);
       return { res, link: tokenIn(await mail.waitFor(owner, since)) };
     };
@@ -233,7 +233,7 @@ describe('claimed-agent path', () => {
 
 describe('wallet path through the shared helpers', () => {
   it('signs the agent-register template by the server clock and gets the eleven scopes', async () => {
-    const res = await keyless(server, REGISTER, { kind: 'wallet', name: 'w', ...(await walletProof(server, 'agent-register', newAccount())) });
+    const res = await keyless(server, REGISTER, { kind: 'wallet', name: 'w', ...(await walletProof(server, 'agent-register', newAccount(), { agentName: 'w' })) });
     expect(res.status).toBe(201);
     expect(res.body.apiKey.scopes).toHaveLength(11);
     expect(res.body.emailLink).toBeNull();

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function walletBody(server: TestServer, account: PrivateKeyAccount, name = 'trader-bot') {
-  return { kind: 'wallet', name, ...(await walletProof(server, 'agent-register', account)) };
+  return { kind: 'wallet', name, ...(await walletProof(server, 'agent-register', account, { agentName: name })) };
 }
 
 describe('POST /register', () => {
@@ -96,7 +96,7 @@ describe('POST /register', () => {
     const other = privateKeyToAccount(generatePrivateKey());
     const reuse = { ...(await walletBody(open, other)), proofNonce: good.proofNonce };
     reuse.walletSignature = await other.signMessage({
-      message: walletProofText('agent-register', { walletAddress: other.address, nonce: good.proofNonce, chainId: 8453, timestamp: reuse.signatureTimestamp }),
+      message: walletProofText('agent-register', { walletAddress: other.address, nonce: good.proofNonce, chainId: 8453, timestamp: reuse.signatureTimestamp, agentName: reuse.name }),
     });
     const r2 = await post(open, '/api/agent/v1/register', { idempotencyKey: 'f-3', body: reuse });
     expect(r2.body).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'NONCE_USED' });
@@ -104,10 +104,22 @@ describe('POST /register', () => {
     const stale = await walletBody(open, other);
     stale.signatureTimestamp -= 301;
     stale.walletSignature = await other.signMessage({
-      message: walletProofText('agent-register', { walletAddress: other.address, nonce: stale.proofNonce, chainId: 8453, timestamp: stale.signatureTimestamp }),
+      message: walletProofText('agent-register', { walletAddress: other.address, nonce: stale.proofNonce, chainId: 8453, timestamp: stale.signatureTimestamp, agentName: stale.name }),
     });
     const r3 = await post(open, '/api/agent/v1/register', { idempotencyKey: 'f-4', body: stale });
     expect(r3.body).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'TIMESTAMP_OUT_OF_WINDOW' });
+  });
+
+  it('a proof signed for one name does not register another: a leaked proof is useless to anyone else', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const signed = await walletBody(open, account, 'alice-bot');
+    const stolen = await post(open, '/api/agent/v1/register', { idempotencyKey: 'leak-1', body: { ...signed, name: 'mallory-bot' } });
+    expect(stolen.status).toBe(401);
+    expect(stolen.body).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'SIGNATURE_MISMATCH' });
+    // The proof was not spent by the refusal: its owner still registers the name it signed.
+    const own = await post(open, '/api/agent/v1/register', { idempotencyKey: 'leak-2', body: signed });
+    expect(own.status, own.text).toBe(201);
+    expect(own.body.agent.name).toBe('alice-bot');
   });
 
   it('validates the body: name 1..64, proofNonce 1..256, no other fields', async () => {

@@ -1,7 +1,7 @@
 // Test helpers that act as an agent would: fetch a nonce, sign a published template with a real
 // viem account, register on a path, solve the proof-of-work human check.
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { walletProofText, type WalletProofKind } from '../../src/core/auth-templates.ts';
+import { walletProofText, type ProofSubject, type WalletProofKind } from '../../src/core/auth-templates.ts';
 import { powToken, solvePow } from '../../src/core/pow.ts';
 import type { CallResult, TestServer } from './harness.ts';
 
@@ -21,16 +21,19 @@ export const newAccount = (): PrivateKeyAccount => privateKeyToAccount(generateP
 export const keyless = (server: TestServer, url: string, body?: unknown, o: { headers?: Record<string, string>; idempotencyKey?: string } = {}): Promise<CallResult> =>
   server.call('POST', url, { body, idempotencyKey: o.idempotencyKey ?? idemKey(), headers: o.headers ?? newClient() });
 
-/** Wallet-proof body fields over one of the published templates, signed now (by the server's clock). */
-export async function walletProof(server: TestServer, kind: WalletProofKind, account: PrivateKeyAccount) {
+/**
+ * Wallet-proof body fields over one of the published templates, signed now (by the server's clock), for the agent
+ * `subject` names: agentName for agent-register, agentId for agent-bind-wallet.
+ */
+export async function walletProof(server: TestServer, kind: WalletProofKind, account: PrivateKeyAccount, subject: ProofSubject = {}) {
   const { nonce } = (await keyless(server, '/api/auth/nonce')).body;
   const timestamp = Math.floor(server.runtime.clock.now().getTime() / 1000);
-  const message = walletProofText(kind, { walletAddress: account.address, nonce, chainId: server.config.chain.id, timestamp });
+  const message = walletProofText(kind, { ...subject, walletAddress: account.address, nonce, chainId: server.config.chain.id, timestamp });
   return { walletAddress: account.address, walletSignature: await account.signMessage({ message }), proofNonce: nonce, signatureTimestamp: timestamp };
 }
 
 export async function registerWallet(server: TestServer, account = newAccount(), name = 'wallet-bot') {
-  const res = await keyless(server, '/api/agent/v1/register', { kind: 'wallet', name, ...(await walletProof(server, 'agent-register', account)) });
+  const res = await keyless(server, '/api/agent/v1/register', { kind: 'wallet', name, ...(await walletProof(server, 'agent-register', account, { agentName: name })) });
   if (res.status !== 201) throw new Error(`wallet registration failed: ${res.status} ${res.text}`);
   return { account, agentId: res.body.agent.id as string, key: res.body.apiKey.key as string, keyId: res.body.apiKey.id as string, body: res.body };
 }

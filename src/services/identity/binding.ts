@@ -50,7 +50,7 @@ export function createBindingService(deps: {
     async bindWallet(principal, proof) {
       const agent = await requireAgent(db, principal);
       if (agent.wallet_address) throw problem('AGENT_WALLET_ALREADY_SET', `this agent already has wallet ${agent.wallet_address} bound`);
-      const wallet = await deps.walletProofs.verifyTemplate('agent-bind-wallet', proof);
+      const wallet = await deps.walletProofs.verifyTemplate('agent-bind-wallet', proof, { agentId: agent.id });
       try {
         return await db.transaction().execute(async (trx) => {
           const updated = await trx

@@ -137,12 +137,12 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
         }
         case 'wallet': {
           await charge('wallet', clientIp);
-          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
+          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input, { agentName: input.name });
           return toResult(await inTransaction(wallet, (trx) => createAgent(trx, { name: input.name, registration_path: 'wallet', wallet_address: wallet })), null);
         }
         case 'claim': {
           await charge('wallet', clientIp);
-          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input);
+          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input, { agentName: input.name });
           // Charged only once the wallet has proved itself, so nobody can spend an owner's budget with junk.
           await charge('email-address', input.ownerEmail.toLowerCase());
           return inTransaction(wallet, async (trx) => {

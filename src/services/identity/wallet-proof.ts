@@ -7,7 +7,7 @@
 import { recoverMessageAddress, type Hex } from 'viem';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
-import { walletProofText, type WalletProofKind } from '../../core/auth-templates.ts';
+import { walletProofText, type ProofSubject, type WalletProofKind } from '../../core/auth-templates.ts';
 import { walletProofMessage, WALLET_PROOF_WINDOW_SECONDS, type WalletProofFields } from '../../core/wallet-proof.ts';
 import type { NonceService } from './nonces.ts';
 
@@ -28,7 +28,8 @@ export interface WalletProofVerifier {
   /** Elevation proof: verifies and consumes; returns the lowercased wallet, or throws WALLET_PROOF_INVALID with a reason. */
   verify(context: ProofContext, proof: WalletProofInput): Promise<string>;
   /** A proof over one of the published templates (registration, bind-wallet, key recovery). */
-  verifyTemplate(kind: WalletProofKind, proof: WalletProofInput): Promise<string>;
+  /** A published template (GET /auth-discovery); `subject` names the agent the template binds (agent-register, agent-bind-wallet). */
+  verifyTemplate(kind: WalletProofKind, proof: WalletProofInput, subject?: ProofSubject): Promise<string>;
 }
 
 const refuse = (reason: string, detail: string) => problem('WALLET_PROOF_INVALID', detail, { extensions: { reason } });
@@ -68,9 +69,9 @@ export function createWalletProofVerifier(deps: { nonces: NonceService; clock: C
         proof,
         `wallet-proof:${context.tool}`,
       ),
-    verifyTemplate: (kind, proof) =>
+    verifyTemplate: (kind, proof, subject = {}) =>
       check(
-        walletProofText(kind, { walletAddress: proof.walletAddress, nonce: proof.proofNonce, chainId: deps.chainId, timestamp: proof.signatureTimestamp }),
+        walletProofText(kind, { ...subject, walletAddress: proof.walletAddress, nonce: proof.proofNonce, chainId: deps.chainId, timestamp: proof.signatureTimestamp }),
         proof,
         kind,
       ),

@@ -26,7 +26,7 @@ export const authDiscovery = defineCapability({
   category: 'discovery',
   summary: 'Authentication discovery',
   description:
-    'How to authenticate: the nonce and SIWE verify endpoints, the SIWE message template, the wallet-proof templates (agent-register, agent-bind-wallet, agent-key-recovery) with their placeholders {walletAddress} (lowercase), {nonce}, {chainId} and {timestamp} (Unix seconds), the signature policy, rate limits by tier and for registration, and trading defaults. Every template is exactly the one the server verifies.',
+    'How to authenticate: the nonce and SIWE verify endpoints, the SIWE message template, the wallet-proof templates (agent-register, agent-bind-wallet, agent-key-recovery) with their placeholders {walletAddress} (lowercase), {nonce}, {chainId}, {timestamp} (Unix seconds), {agentName} (agent-register: the name being registered) and {agentId} (agent-bind-wallet: the calling agent), the signature policy, rate limits by tier and for registration, and trading defaults. Every template is exactly the one the server verifies.',
   tier: null,
   rateClass: 'uncharged',
   idempotent: true,
