@@ -24,7 +24,8 @@ export type NullableJson<T> = ColumnType<T | null, string | null, string | null>
 export type ApiKeyTier = 'read-only' | 'propose' | 'execute';
 /** "expired" is not stored: it is derived from expires_at. */
 export type ApiKeyStatus = 'dormant' | 'active' | 'revoked';
-export type IdempotencyState = 'in_progress' | 'done';
+/** in_progress: claimed; committed: its effect is written (effect_ref says what), its response not yet; done: replayable. */
+export type IdempotencyState = 'in_progress' | 'committed' | 'done';
 export type RelayerTxState = 'prepared' | 'submitted' | 'confirmed' | 'reverted' | 'dropped';
 
 export interface ApiKeysTable {
@@ -57,6 +58,8 @@ export interface IdempotencyRecordsTable {
   response_headers: NullableJson<Record<string, string>>;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** What the effect made (an order id…), written in the effect's own transaction; the retry rebuilds its answer. */
+  effect_ref: string | null;
 }
 
 /** One row (id = 1); `last_seq` is bumped inside the writer's transaction to number events gap-free. */

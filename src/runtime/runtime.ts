@@ -41,7 +41,7 @@ import { createTradingService } from '../services/markets/trading.ts';
 import { countLiveMarkets } from '../services/markets/listing.ts';
 import { createMarketReadService } from '../services/markets/read-service.ts';
 import { createHealthService } from '../services/health/health.ts';
-import { createIdempotencyService } from '../services/idempotency/idempotency.ts';
+import { createIdempotencyService, type IdempotencyFaults } from '../services/idempotency/idempotency.ts';
 import { createKeyService } from '../services/keys/keys.ts';
 import { createNonceService } from '../services/identity/nonces.ts';
 import { createSessionService } from '../services/identity/sessions.ts';
@@ -69,6 +69,8 @@ export interface RuntimeOptions {
   relayerFaults?: RelayerFaults;
   /** Test hooks that simulate a crash at a point of a ledger batch's life. */
   ledgerFaults?: LedgerFaults;
+  /** Test hooks that simulate a crash between a keyed write's effect and its stored response. */
+  idempotencyFaults?: IdempotencyFaults;
   /** Progress lines for people watching start-up. */
   progress?: (line: string) => void;
   /** A database already open (tests start from a migrated copy); the runtime migrates it and closes it. */
@@ -263,7 +265,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     };
     const services: Services = {
       keys,
-      idempotency: createIdempotencyService({ db: database.db, clock }),
+      idempotency: createIdempotencyService({ db: database.db, clock, faults: options.idempotencyFaults }),
       rateLimits,
       events,
       chain: chainService,

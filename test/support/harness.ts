@@ -16,6 +16,7 @@ import type { AgentTier } from '../../src/core/tiers.ts';
 import type { Capability } from '../../src/api/catalog/types.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
+import type { IdempotencyFaults } from '../../src/services/idempotency/idempotency.ts';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { OpenApiChecker } from './openapi-check.ts';
@@ -58,6 +59,7 @@ export interface StartOptions {
   catalog?: readonly Capability[];
   relayerFaults?: RelayerFaults;
   ledgerFaults?: LedgerFaults;
+  idempotencyFaults?: IdempotencyFaults;
   /** Reuse a data folder (restart tests); default: a new temporary one. */
   dataDir?: string;
   /** PGlite on disk in dataDir instead of memory (restart tests). */
@@ -130,6 +132,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     catalog: opts.catalog,
     relayerFaults: opts.relayerFaults,
     ledgerFaults: opts.ledgerFaults,
+    idempotencyFaults: opts.idempotencyFaults,
     log: opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     progress: () => undefined,
   });

@@ -15,6 +15,7 @@ import type { AgentCapabilitySchema } from '../../wire/schemas.ts';
 import type { CatalogDocument } from '../docs/catalog-document-schema.ts';
 import type { Site } from '../docs/links.ts';
 import type { Skill } from '../docs/skill-schema.ts';
+import type { EffectRecorder } from '../../services/idempotency/idempotency.ts';
 import type { WalletSession } from '../../services/identity/sessions.ts';
 import { toolNameOf } from '../mcp/tool-names.ts';
 
@@ -56,6 +57,12 @@ export interface HandlerContext {
   clientIp: string;
   /** The wallet an MCP call of an elevated tool proved control of (mcpElevation); null otherwise. */
   provenWallet: string | null;
+  /**
+   * Set when the call runs under an Idempotency-Key: a write passes it to its service, which calls it inside the
+   * transaction that makes the effect, with a reference to what it made (the capability's replayEffect rebuilds the
+   * answer from it after a crash).
+   */
+  recordEffect: EffectRecorder | null;
 }
 
 /** The context of a capability of tier T: the pipeline has authenticated a key of at least T, so principal is set. */
@@ -128,6 +135,8 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];
   handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
+  /** The answer to a retry of a call whose effect committed (recordEffect) but whose response was never stored. */
+  replayEffect?: (ctx: ContextFor<T>, ref: string, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }
 
 export interface Capability extends CapabilityDef<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType> {

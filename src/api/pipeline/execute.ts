@@ -7,7 +7,7 @@
 import { canonicalHash } from '../../core/canonical-json.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
-import { IDEMPOTENCY_KEY_PATTERN, isStorable } from '../../services/idempotency/idempotency.ts';
+import { ClaimTakenOver, IDEMPOTENCY_KEY_PATTERN, isStorable, type EffectRecorder } from '../../services/idempotency/idempotency.ts';
 import { chargeBudget } from '../../services/rate-limit/charge.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
 import { WalletProofArgumentsSchema, type WalletProofArguments } from '../../services/identity/elevation.ts';
@@ -45,7 +45,7 @@ export interface CallResult {
 
 type RawInput = { params: unknown; query: unknown; body: unknown };
 
-export type BaseContext = Omit<HandlerContext, 'principal' | 'clientIp' | 'walletSession' | 'provenWallet'> & { problemTypeBase: string };
+export type BaseContext = Omit<HandlerContext, 'principal' | 'clientIp' | 'walletSession' | 'provenWallet' | 'recordEffect'> & { problemTypeBase: string };
 
 export async function executeCall(base: BaseContext, req: CallRequest, headers: Record<string, string>): Promise<CallResult> {
   const { capability: cap } = req;
@@ -61,9 +61,9 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
     body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.invalidInputCode),
   };
-  const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession, provenWallet: null };
+  const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession, provenWallet: null, recordEffect: null };
   // The wallet proof is checked after an idempotent replay is answered (a replay repeats the same proof).
-  const call = async () => run({ ...ctx, provenWallet: await proveWallet(ctx, cap, req, input) }, cap, input);
+  const call = async (recordEffect: EffectRecorder | null = null) => run({ ...ctx, recordEffect, provenWallet: await proveWallet(ctx, cap, req, input) }, cap, input);
 
   if (!cap.requiresIdempotencyKey) return withRequestHeaders(await call(), headers);
 
@@ -84,8 +84,18 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   if (claim.kind === 'replay') {
     return { ...claim.response, headers: { ...headers, ...claim.response.headers, 'Idempotent-Replayed': 'true' } };
   }
+  if (claim.kind === 'committed') {
+    // The effect committed and the process died before storing the answer: rebuild it, never run the request again.
+    if (!cap.replayEffect) throw new Error(`${cap.name}: an effect was recorded under key ${key} but the capability cannot replay it`);
+    const out = await cap.replayEffect(ctx, claim.ref, input as never);
+    const result = out instanceof Reply ? { status: out.status, body: out.body, headers: out.headers } : { status: cap.successStatus ?? 200, body: out, headers: {} };
+    const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
+    await idem.complete(owner, key, { status: result.status, body: kept, headers: result.headers });
+    return { ...result, headers: { ...headers, ...result.headers, 'Idempotent-Replayed': 'true' } };
+  }
+  const recordEffect: EffectRecorder = (trx, ref) => idem.commitEffect(trx, owner, key, ref);
   try {
-    const result = await call();
+    const result = await call(cap.replayEffect ? recordEffect : null);
     if (isStorable(result.status)) {
       const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
       // Only the handler's own headers are kept: rate-limit and version headers belong to each request.
@@ -93,6 +103,8 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     } else await idem.release(owner, key);
     return withRequestHeaders(result, headers);
   } catch (err) {
+    // The claim is a retry's now: this request changed nothing (its effect rolled back) and stores nothing.
+    if (err instanceof ClaimTakenOver) throw err;
     if (isProblemError(err) && isStorable(err.status)) {
       const body = problemBody(err, base.problemTypeBase);
       await idem.complete(owner, key, { status: err.status, body, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } });

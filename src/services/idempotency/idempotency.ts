@@ -4,10 +4,17 @@
  * request fingerprint replays that response; a different fingerprint is refused. A claim left
  * in_progress by a crashed process is taken over after LEASE_MS, so a crash never wedges a key.
  * 5xx and 429 answers are not stored: the caller may retry them with the same key.
+ *
+ * Exactly once: a write whose effect is one database transaction records it in that transaction
+ * (commitEffect: state committed, with a reference to what it made). A crash after that commit and
+ * before the response is stored leaves the key committed, and the retry rebuilds the answer from the
+ * reference instead of running again; a claim taken over meanwhile makes the effect's transaction fail,
+ * so two processes never both commit an effect for one key.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
-import { problem } from '../../core/error-codes.ts';
+import { ERROR_CODES, problem } from '../../core/error-codes.ts';
+import { ProblemError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
@@ -19,18 +26,39 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-export type Claim = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
+export type Claim = { kind: 'new' } | { kind: 'replay'; response: StoredResponse } | { kind: 'committed'; ref: string };
+
+/** Records, inside the effect's own transaction, that the request under this key made `ref` (an order id…). */
+export type EffectRecorder = (trx: Transaction<DB>, ref: string) => Promise<void>;
+
+/** The key's claim went to a retry while this request ran (its lease ran out): this request must change and store nothing. */
+export class ClaimTakenOver extends ProblemError {
+  constructor() {
+    super('IDEMPOTENCY_IN_PROGRESS', ERROR_CODES.IDEMPOTENCY_IN_PROGRESS.status, 'this Idempotency-Key was taken over by a retry while the request ran; the retry answers it', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+}
+
+/** Test hooks that simulate a crash at a point of a keyed request's life. */
+export interface IdempotencyFaults {
+  /** After the handler (and its effect) ran, before its response is stored. */
+  beforeComplete?: (principal: string, key: string) => void;
+}
 
 export interface IdempotencyService {
   claim(principal: string, key: string, requestHash: string, route: { method: string; path: string }): Promise<Claim>;
+  /** Marks the claim committed with its effect; throws IDEMPOTENCY_IN_PROGRESS (rolling the effect back) if the claim is no longer this request's. */
+  commitEffect(trx: Transaction<DB>, principal: string, key: string, ref: string): Promise<void>;
   complete(principal: string, key: string, response: StoredResponse): Promise<void>;
+  /** Forgets a claim whose request made no effect (a committed one is kept: its effect happened). */
   release(principal: string, key: string): Promise<void>;
   purgeOlderThan(hours: number): Promise<number>;
 }
 
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;
 
-export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock }): IdempotencyService {
+export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; faults?: IdempotencyFaults }): IdempotencyService {
   const { db, clock } = deps;
   return {
     async claim(principal, key, requestHash, route) {
@@ -64,6 +92,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock })
           'this Idempotency-Key was already used with a different request; use a new key for a new request',
         );
       }
+      if (existing.state === 'committed' && existing.effect_ref !== null) return { kind: 'committed', ref: existing.effect_ref };
       if (existing.state === 'done') {
         return {
           kind: 'replay',
@@ -91,7 +120,20 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock })
       });
     },
 
+    async commitEffect(trx, principal, key, ref) {
+      const marked = await trx
+        .updateTable('idempotency_records')
+        .set({ state: 'committed', effect_ref: ref })
+        .where('principal', '=', principal)
+        .where('idem_key', '=', key)
+        .where('state', '=', 'in_progress')
+        .returning('idem_key')
+        .executeTakeFirst();
+      if (!marked) throw new ClaimTakenOver();
+    },
+
     async complete(principal, key, response) {
+      deps.faults?.beforeComplete?.(principal, key);
       await db
         .updateTable('idempotency_records')
         .set({
@@ -107,7 +149,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock })
     },
 
     async release(principal, key) {
-      await db.deleteFrom('idempotency_records').where('principal', '=', principal).where('idem_key', '=', key).execute();
+      await db.deleteFrom('idempotency_records').where('principal', '=', principal).where('idem_key', '=', key).where('state', '=', 'in_progress').execute();
     },
 
     async purgeOlderThan(hours) {

@@ -20,6 +20,8 @@ import { confirmCancel, type ConfirmCancelResult } from './orders/confirm-cancel
 import { forgetBooks } from './orders/forget-books.ts';
 import { listOrderEvents, type ListOrderEventsResult } from './orders/list-order-events.ts';
 import { placeOrder } from './orders/place-order.ts';
+import { readView } from './orders/order-view.ts';
+import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { readDepth, type ReadDepthResult } from './orders/read-depth.ts';
 import type { MarketEndReason, OrderBookDeps, OrderView, PlaceOrderInput } from './orders/types.ts';
 
@@ -27,7 +29,10 @@ export { reservationOf } from './orders/reservations.ts';
 export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_VOID, type MarketEndReason, type OrderBookDeps, type OrderEvent, type OrderView, type PlaceOrderInput } from './orders/types.ts';
 
 export interface OrderBookService {
-  place(principal: Principal, input: PlaceOrderInput): Promise<OrderView>;
+  /** `recordEffect`, under an Idempotency-Key, is called inside the placement's transaction with the order id. */
+  place(principal: Principal, input: PlaceOrderInput, recordEffect?: EffectRecorder): Promise<OrderView>;
+  /** One order as it is now, with its fills (the answer a retry of its placement gets after a crash). */
+  view(orderId: string): Promise<OrderView>;
   cancel(principal: Principal, orderId: string): Promise<OrderView>;
   /** The cancelled order once it is final (every fill committed on chain); ORDER_CANCEL_PENDING before. */
   confirmCancel(principal: Principal, orderId: string): Promise<ConfirmCancelResult>;
@@ -47,7 +52,8 @@ export interface OrderBookService {
 export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
   const ctx = { ...deps, books: new MarketBooks(deps.db) };
   return {
-    place: (principal, order) => placeOrder(ctx, { principal, order }),
+    place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),
+    view: (orderId) => readView(ctx.db, orderId),
     cancel: (principal, orderId) => cancelOrder(ctx, { principal, orderId }),
     confirmCancel: (principal, orderId) => confirmCancel(ctx, { principal, orderId }),
     events: (principal, after, limit) => listOrderEvents(ctx, { principal, after, limit }),

@@ -36,8 +36,10 @@ export const placeOrder = defineCapability({
   errors: ['UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'MARKET_NOT_TRADEABLE', 'INSUFFICIENT_BALANCE', 'FILL_ALLOWANCE_EXHAUSTED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-    return ctx.services.orderbook.place(ctx.principal, { ...body, shares: BigInt(body.shares) });
+    return ctx.services.orderbook.place(ctx.principal, { ...body, shares: BigInt(body.shares) }, ctx.recordEffect ?? undefined);
   },
+  // A retry after a crash that came between the placement's commit and its stored answer: the order as it is now.
+  replayEffect: async (ctx, orderId) => ctx.services.orderbook.view(orderId),
 });
 
 const OrderRef = z.strictObject({ orderId: OrderId });

@@ -18,12 +18,15 @@ import { requireAvailable, reservationOf, type InsufficientBalanceError } from '
 import { settleFills } from './settle-fills.ts';
 import { lockOpenMarket, openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
 import { walletOf, type Trader, type TraderError } from './trader.ts';
+import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderView, type PlaceOrderInput } from './types.ts';
 
 export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks };
 export interface PlaceOrderParams {
   principal: Principal;
   order: PlaceOrderInput;
+  /** Under an Idempotency-Key: records the placement (by order id) in its own transaction, exactly once. */
+  recordEffect?: EffectRecorder;
 }
 /** The order with its fills so far, as the transaction wrote them. */
 export type PlaceOrderResult = OrderView;
@@ -35,14 +38,15 @@ interface Placement {
   trader: Trader;
   market: OrderBookMarket;
   order: PlaceOrderInput;
+  recordEffect?: EffectRecorder;
 }
 
-export async function placeOrder(deps: PlaceOrderDeps, { principal, order }: PlaceOrderParams): Promise<PlaceOrderResult> {
+export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recordEffect }: PlaceOrderParams): Promise<PlaceOrderResult> {
   const trader = await walletOf(deps, principal);
   const market = await openMarketOf(deps, order.market);
   checkPriceAndShares(order);
   return deps.books.serial(market.marketId, async () => {
-    const placement: Placement = { orderId: randomUUID(), trader, market, order };
+    const placement: Placement = { orderId: randomUUID(), trader, market, order, recordEffect };
     return retryingDeadlocks(async () => {
       const placed = await deps.books.changing(market.marketId, (book) => deps.db.transaction().execute((trx) => placeInTransaction(deps, trx, book, placement)));
       deps.events.notify();
@@ -69,6 +73,7 @@ async function placeInTransaction(deps: OrderBookDeps, trx: Transaction<DB>, boo
   await requireFillLeft(deps, trx, p.trader);
   await requireAvailable(trx, p.trader.owner, p.market.marketId, p.order);
   const seq = await insertOrder(deps, trx, p);
+  await p.recordEffect?.(trx, p.orderId);
   const { outcome, action, priceBps, shares, tif, postOnly } = p.order;
   emit(queue, p.trader.agentId, p.orderId, 'accepted', { outcome, action, priceBps, shares: shares.toString(), tif, postOnly });
   const result = book.submit({ id: p.orderId, owner: p.trader.owner, outcome, action, priceBps, shares, tif, postOnly, seq });

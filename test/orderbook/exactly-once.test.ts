@@ -1,0 +1,78 @@
+// Exactly once under an Idempotency-Key: the placement and its idempotency record commit in one transaction, so a
+// crash after the order committed and before its answer was stored leaves a retry nothing to run again. Before,
+// the retry met IDEMPOTENCY_IN_PROGRESS for the 60 s lease and then placed (and filled) the order a second time.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { registerWallet } from '../support/agents.ts';
+import { startTestServer, type TestServer } from '../support/harness.ts';
+import { gas } from '../support/markets.ts';
+import { createOrderBookMarket } from '../support/orderbook.ts';
+
+const A = '/api/agent/v1';
+const clock = new ManualClock(new Date());
+let server: TestServer;
+let crashes = 0;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    clock,
+    env: { REGISTRATION_PATHS: 'wallet', LEDGER_BATCH_INTERVAL_MS: '3600000' },
+    // The process "dies" right after the handler: its effect is committed, its answer never stored.
+    idempotencyFaults: {
+      beforeComplete: () => {
+        if (crashes > 0) {
+          crashes -= 1;
+          throw new Error('simulated crash before the response is stored');
+        }
+      },
+    },
+  });
+});
+afterAll(async () => server?.close());
+
+describe('place-order under an Idempotency-Key, with a crash between the commit and the stored answer', () => {
+  it('places one order: the retry, before and after the lease, answers that order as a replay', async () => {
+    const agent = await registerWallet(server, undefined, 'exactly-once');
+    await gas(server, agent.account.address);
+    const market = await createOrderBookMarket(server, agent, 'Will exactly-once placement hold under a crash?', new Date(clock.now().getTime() + 7 * 86_400_000));
+    const place = () =>
+      server.call('POST', `${A}/orderbook/place-order`, {
+        key: agent.key,
+        idempotencyKey: 'place-once',
+        body: { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' },
+        unchecked: true,
+      });
+    const orders = () => server.runtime.database.db.selectFrom('orders').select('id').where('agent_id', '=', agent.agentId).execute();
+
+    crashes = 1;
+    const crashed = await place();
+    expect(crashed.status).toBe(500);
+    expect(crashed.body.code).toBe('INTERNAL_ERROR');
+    const [placed, ...more] = await orders();
+    expect(more).toEqual([]);
+
+    const retry = await place();
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toMatchObject({ id: placed!.id, status: 'resting', remaining: '10' });
+
+    clock.advance(61_000); // past the lease a crashed claim used to be taken over after
+    const late = await place();
+    expect(late.status).toBe(201);
+    expect(late.headers['idempotent-replayed']).toBe('true');
+    expect(late.body.id).toBe(placed!.id);
+    expect(await orders()).toHaveLength(1);
+    const record = await server.runtime.database.db.selectFrom('idempotency_records').select(['state', 'effect_ref']).where('idem_key', '=', 'place-once').executeTakeFirstOrThrow();
+    expect(record).toEqual({ state: 'done', effect_ref: placed!.id });
+  });
+
+  it('an order that fails inside its transaction leaves no effect: the retry runs once', async () => {
+    const agent = await registerWallet(server, undefined, 'exactly-once-refused');
+    const body = { market: '0x00000000000000000000000000000000000000aa', outcome: 0, action: 'buy', priceBps: 4000, shares: '10' };
+    const first = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'no-market', body, unchecked: true });
+    expect(first.status).toBe(404);
+    const again = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'no-market', body, unchecked: true });
+    expect(again.status).toBe(404);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+});
