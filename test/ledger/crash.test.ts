@@ -13,12 +13,25 @@ import { COLLATERAL_ASSET, CREDIT_REASONS, type Account, type LedgerOperation } 
 import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
 import { rpc } from '../support/anvil-rpc.ts';
-import { dropPostgres, freshPostgresUrl, onPostgres, startTestServer } from '../support/harness.ts';
+import { dropPostgres, freshPostgresUrl, onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
 
 const grant = (account: Account, delta: bigint): LedgerOperation => ({ type: 'credit', credit: { account, id: COLLATERAL_ASSET, delta, reason: CREDIT_REASONS.SIGNUP_GRANT } });
 const A = '0xaaaa00000000000000000000000000000000000a' as Account;
 const B = '0xbbbb00000000000000000000000000000000000b' as Account;
 const ENV = { LEDGER_MODE: 'journal', LEDGER_BATCH_MAX_OPS: '10000', LEDGER_BATCH_INTERVAL_MS: '3600000' };
+
+/** The chain holds batch 1 as the database does; the ledger carries on with batch 2, and a replay verifies both. */
+async function expectBatchOneThenCarryOn(server: TestServer): Promise<void> {
+  const { ledger, ledgerBatcher, chain } = server.runtime.services;
+  const abi = loadArtifact('LedgerCommitment').abi;
+  const read = (functionName: 'batchNonce' | 'ledgerRoot') => chain.client.readContract({ address: ledgerBatcher.contract, abi, functionName });
+  expect(ledgerBatcher.committed().nonce).toBe(1n);
+  expect(await read('batchNonce')).toBe(1n);
+  expect(await read('ledgerRoot')).toBe(ledgerBatcher.committed().root);
+  await ledger.submit([grant(A, 5n)]);
+  expect(await ledgerBatcher.flush({ force: true })).toMatchObject({ nonce: 2n, opCount: 1 });
+  expect(await verifyLedger({ client: chain.client, contract: ledgerBatcher.contract })).toMatchObject({ ok: true, batches: 2, nonce: 2n });
+}
 
 const crash = (where: string) => () => {
   throw new Error(`simulated crash ${where}`);
@@ -48,13 +61,7 @@ describe('ledger batcher crash safety', () => {
 
         const second = await start();
         try {
-          const { ledger, ledgerBatcher, chain } = second.runtime.services;
-          const abi = loadArtifact('LedgerCommitment').abi;
-          const read = (functionName: 'batchNonce' | 'ledgerRoot') => chain.client.readContract({ address: ledgerBatcher.contract, abi, functionName });
           // The restart finished batch 1: on chain once, confirmed once, both operations in it.
-          expect(ledgerBatcher.committed().nonce).toBe(1n);
-          expect(await read('batchNonce')).toBe(1n);
-          expect(await read('ledgerRoot')).toBe(ledgerBatcher.committed().root);
           const db = second.runtime.database.db;
           expect((await db.selectFrom('ledger_operations').select('batch_nonce').execute()).map((r) => String(r.batch_nonce))).toEqual(['1', '1']);
           expect(await db.selectFrom('ledger_batches').select(['nonce', 'status']).execute()).toEqual([{ nonce: '1', status: 'confirmed' }]);
@@ -64,9 +71,7 @@ describe('ledger batcher crash safety', () => {
           expect(proof.body.balances).toMatchObject([{ assetId: '0', balance: '20' }]);
 
           // And it carries on with the next nonce.
-          await ledger.submit([grant(A, 5n)]);
-          expect(await ledgerBatcher.flush({ force: true })).toMatchObject({ nonce: 2n, opCount: 1 });
-          expect(await verifyLedger({ client: chain.client, contract: ledgerBatcher.contract })).toMatchObject({ ok: true, batches: 2, nonce: 2n });
+          await expectBatchOneThenCarryOn(second);
         } finally {
           await second.close();
         }
@@ -96,14 +101,7 @@ describe('the chain is the authority', () => {
 
       const second = await start(); // refused with WrongNonce on every start before
       try {
-        const { ledgerBatcher, chain } = second.runtime.services;
-        const abi = loadArtifact('LedgerCommitment').abi;
-        const read = (functionName: 'batchNonce' | 'ledgerRoot') => chain.client.readContract({ address: ledgerBatcher.contract, abi, functionName });
-        expect(await read('batchNonce')).toBe(1n);
-        expect(await read('ledgerRoot')).toBe(ledgerBatcher.committed().root);
-        await second.runtime.services.ledger.submit([grant(A, 5n)]);
-        expect(await ledgerBatcher.flush({ force: true })).toMatchObject({ nonce: 2n, opCount: 1 });
-        expect(await verifyLedger({ client: chain.client, contract: ledgerBatcher.contract })).toMatchObject({ ok: true, batches: 2, nonce: 2n });
+        await expectBatchOneThenCarryOn(second);
       } finally {
         await second.close();
       }

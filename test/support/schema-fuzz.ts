@@ -1,19 +1,15 @@
 // Requests generated from the OpenAPI documents for the fuzz suite: values that fit each JSON Schema (2020-12, as
 // zod writes it), and hostile ones (NUL, unpaired surrogates, huge strings, injections, wrong types). Seeded.
 
+import { prng as xorshift } from '../../bench/prng.ts';
+
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Schema = Record<string, unknown>;
 
-/** mulberry32: a small seeded generator, so a run is reproducible from its seed. */
+/** Uniform in [0, 1), from the benches' seeded generator: a run is reproducible from its seed. */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = xorshift(seed);
+  return () => next() / 4_294_967_296;
 }
 
 export const HOSTILE: readonly Json[] = [
