@@ -136,7 +136,8 @@ describe('startAnvil', () => {
     const { pub, wallet } = clients(first);
     const hash = await wallet.sendTransaction({ to: recipient, value: parseEther('1.5') });
     await pub.waitForTransactionReceipt({ hash });
-    const height = await pub.getBlockNumber();
+    // cacheTime 0: viem caches the block number it polled while waiting for the receipt (a stale height flaked here).
+    const height = await pub.getBlockNumber({ cacheTime: 0 });
     await first.stop();
     expect(existsSync(stateFile)).toBe(true);
 

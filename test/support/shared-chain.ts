@@ -2,7 +2,8 @@
  * One anvil per test process, shared by the servers its suites start one after another. It is built once: a
  * runtime deploys and wires every contract on it over the migrated PGlite template, then the chain is
  * snapshotted (evm_snapshot) and the database dumped. Each server after that reverts the chain to the snapshot
- * (time and blocks included), re-arms the snapshot, and opens a copy of the deployed database: it starts on
+ * (blocks and balances), re-arms the snapshot, moves the chain's clock to now with one empty block (the revert took it
+ * back to the snapshot's time), and opens a copy of the deployed database: it starts on
  * exactly the chain and rows a first start would have made, in a fraction of the time. docs/testing.md.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,6 +79,10 @@ export async function takeSharedChain(dataDir: string): Promise<SharedStart | nu
     chain.snapshot = (await rpc(chain.anvil.rpcUrl, 'evm_snapshot')) as string;
     // Mining mode is not part of a snapshot: a suite that turned automine off must not leave it off.
     await rpc(chain.anvil.rpcUrl, 'evm_setAutomine', [true]);
+    // The revert also took the chain's clock back to when the snapshot was taken; a new node's latest block is
+    // about now, and suites that plan from chain time (a close time an hour ahead) rely on that.
+    await rpc(chain.anvil.rpcUrl, 'anvil_setTime', [Math.floor(Date.now() / 1000)]);
+    await rpc(chain.anvil.rpcUrl, 'evm_mine');
     const keyFile = path.join(dataDir, 'operator.key');
     writeFileSync(keyFile, chain.operatorKey);
     chmodSync(keyFile, 0o600);
