@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/harness.ts';
 import { Generator, HOSTILE, prng, type Json } from '../support/schema-fuzz.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
-const PER_OPERATION = Number(process.env.FUZZ_PER_OPERATION ?? 6);
+const PER_OPERATION = Number(process.env.FUZZ_PER_OPERATION ?? 3);
 
 type Schema = Record<string, unknown>;
 interface Parameter { name: string; in: string; required?: boolean; schema?: Schema }

@@ -10,6 +10,7 @@ import { openConfiguredDatabase } from '../../src/db/index.ts';
 import { linesOf, runCli, runSvc } from '../cli/svc-process.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { bareMarketRow } from '../support/market-rows.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 const market = hex(20);
@@ -24,7 +25,9 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-comment-'));
   databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
   vars = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
-  expect((await runSvc(['migrate'], vars)).code).toBe(0);
+  // The folder (or database) as `svc migrate` leaves it; a PGlite folder is copied from the migrated template.
+  if (databaseUrl) expect((await runSvc(['migrate'], vars)).code).toBe(0);
+  else await (await migratedPGlite(path.join(dataDir, 'pg'))).close();
   const database = await open();
   try {
     await database.db

@@ -1,5 +1,5 @@
 /**
- * One anvil per test process, shared by the servers its suites start one after another. It is built once: a
+ * Anvils shared by the servers a test process starts (usually one, more when servers run at once). Each is built once: a
  * runtime deploys and wires every contract on it over the migrated PGlite template, then the chain is
  * snapshotted (evm_snapshot) and the database dumped. Each server after that reverts the chain to the snapshot
  * (blocks and balances), re-arms the snapshot, moves the chain's clock to now with one empty block (the revert took it
@@ -23,7 +23,7 @@ interface SharedChain {
   /** The database of the deploying runtime, as PGlite's data-folder tarball. */
   deployed: Blob;
   operatorKey: string;
-  /** True while a server runs on it: a second server at the same time gets its own anvil. */
+  /** True while a server runs on it: a second server at the same time takes another chain of the pool. */
   busy: boolean;
 }
 
@@ -37,7 +37,8 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return body.result;
 }
 
-let shared: Promise<SharedChain> | undefined;
+/** The chains this process built; a server takes a free one, and only when all are in use is another built. */
+const pool: Promise<SharedChain>[] = [];
 
 async function build(): Promise<SharedChain> {
   const anvil = await startAnvil({ chainId: 8453 });
@@ -65,15 +66,27 @@ export interface SharedStart {
   release(): void;
 }
 
+/** A built chain no server is using, marked busy; a new one when every built chain is in use. */
+async function freeChain(): Promise<SharedChain> {
+  for (const pending of pool) {
+    const chain = await pending;
+    if (!chain.busy) {
+      chain.busy = true;
+      return chain;
+    }
+  }
+  const built = build().then((chain) => ({ ...chain, busy: true }));
+  pool.push(built);
+  return built;
+}
+
 /**
- * The shared chain, reverted to the deployed snapshot, and a copy of the deployed database; the operator key is
- * written to `dataDir` as a first start would. Null when another server is using the chain right now.
+ * A chain of the process's pool, reverted to its deployed snapshot, and a copy of the deployed database; the
+ * operator key is written to `dataDir` as a first start would. Servers that run at the same time (a suite with two)
+ * get chains of their own from the pool, each built once per process.
  */
-export async function takeSharedChain(dataDir: string): Promise<SharedStart | null> {
-  shared ??= build();
-  const chain = await shared;
-  if (chain.busy) return null;
-  chain.busy = true;
+export async function takeSharedChain(dataDir: string): Promise<SharedStart> {
+  const chain = await freeChain();
   try {
     await rpc(chain.anvil.rpcUrl, 'evm_revert', [chain.snapshot]);
     chain.snapshot = (await rpc(chain.anvil.rpcUrl, 'evm_snapshot')) as string;
