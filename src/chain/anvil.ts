@@ -32,6 +32,8 @@ export interface AnvilHandle {
   chainId: number;
   /** SIGTERM (anvil dumps --state on it), SIGKILL after 5 s; resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
+  /** Resolves when the process exits, for any reason (stop(), a crash, a kill). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** anvil's account 0 for the default "test test … junk" mnemonic. Public knowledge: local chains only. */
@@ -163,10 +165,10 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
 
   let stderrTail = '';
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  const exitPromise = new Promise<void>((r) => {
+  const exitPromise = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => {
     child.once('exit', (code, signal) => {
       exited = { code, signal };
-      r();
+      r(exited);
     });
   });
   let spawnError: Error | undefined;
@@ -235,7 +237,7 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
   }
 
   if (child.pid === undefined) throw new AnvilStartError('anvil started without a pid', false);
-  return { rpcUrl, port, pid: child.pid, chainId, stop };
+  return { rpcUrl, port, pid: child.pid, chainId, stop, exited: exitPromise };
 }
 
 /** Starts anvil and resolves once it answers eth_chainId with the requested chain id. */

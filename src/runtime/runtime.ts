@@ -15,6 +15,7 @@ import { settleLinks } from '../api/catalog/negotiate/settle.ts';
 import { confirmLink } from '../api/http/confirm-page.ts';
 import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
+import { superviseAnvil } from '../chain/anvil-supervisor.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
 import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
 import { ensureMarketsLane } from '../chain/markets-lane.ts';
@@ -123,6 +124,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);
 
     let anvil: AnvilHandle | null = null;
+    // Set once the relayer exists; the anvil supervisor calls it after a restart.
+    let reconcileChain = async (): Promise<void> => undefined;
     let rpcUrl: string;
     if (config.chain.mode === 'embedded' && options.anvil) {
       anvil = options.anvil;
@@ -130,14 +133,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     } else if (config.chain.mode === 'embedded') {
       await mkdir(path.dirname(config.chain.anvilStateFile), { recursive: true });
       progress(`chain: starting anvil (chain id ${config.chain.id}, state ${config.chain.anvilStateFile})`);
-      anvil = await startAnvil({
+      const anvilOptions = {
         chainId: config.chain.id,
         port: config.chain.anvilPort,
         stateFile: config.chain.anvilStateFile,
         pidFile: path.join(path.dirname(config.chain.anvilStateFile), 'anvil.pid'),
-        onOrphan: (anvilPid, ownerPid) =>
+        onOrphan: (anvilPid: number, ownerPid: number) =>
           progress(`chain: stopping anvil (pid ${anvilPid}) left running by a previous svc (pid ${ownerPid}) that did not shut down`),
-      });
+      };
+      const first = await startAnvil(anvilOptions);
+      // An anvil that dies is started again on the same port and state; the relayer then puts back on chain what the
+      // restart lost (its state file is dumped once a second). docs/chain.md "The embedded node".
+      anvil = superviseAnvil(first, () => startAnvil({ ...anvilOptions, port: first.port }), { log, onUp: () => reconcileChain() });
       const handle = anvil;
       cleanups.push(() => handle.stop());
       rpcUrl = anvil.rpcUrl;
@@ -158,6 +165,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (funded > 0n) progress(`chain: funded operator ${account.address} from the dev account`);
     }
     const relayer = createRelayer({ db: database.db, client, account, chainId: config.chain.id, clock, log, faults: options.relayerFaults });
+    reconcileChain = async () => {
+      const settled = await relayer.resume();
+      if (settled.length > 0) log.warn({ transactions: settled.map((t) => [t.operationId, t.state]) }, 'chain: reconciled operator transactions after the node came back');
+    };
     const resumed = await relayer.resume();
     if (resumed.length > 0) progress(`relayer: settled ${resumed.length} transaction(s) left open by the last run`);
 
