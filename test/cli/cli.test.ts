@@ -10,6 +10,7 @@ import { ALL_SCOPES } from '../../src/core/scopes.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { linesOf, runCli, runSvc } from './svc-process.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 
 interface Env {
   dataDir: string;
@@ -48,6 +49,8 @@ describe('svc keys', () => {
   let env: Env;
   beforeAll(async () => {
     env = await freshEnv();
+    // A folder as `svc migrate` leaves it (the fresh-folder case has its own test below).
+    if (!env.databaseUrl) await (await migratedPGlite(path.join(env.dataDir, 'pg'))).close();
   });
 
   let executeKey: { keyId: string; key: string } | undefined;

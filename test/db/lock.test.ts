@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/db/index.ts';
+import { blankPGlite } from '../support/pglite-template.ts';
 import { FolderInUseError, LOCK_FILE_NAME, acquireFolderLock, isAlive } from '../../src/db/lock.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-db-lock-'));
@@ -92,7 +93,7 @@ describe('openDatabase on a PGlite folder', () => {
 
   it('another process is refused while we hold the folder', async () => {
     const dir = join(root, 'shared');
-    const held = await openDatabase({ pgliteDir: dir });
+    const held = await blankPGlite(dir); // a folder opened and locked like any other, without initdb's seconds
     try {
       const indexTs = fileURLToPath(new URL('../../src/db/index.ts', import.meta.url));
       const script = `

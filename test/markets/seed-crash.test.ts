@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createPublicClient, http, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 import { freePort, killAnvilOnPort, linesOf, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 
 let dataDir: string;
@@ -18,6 +19,8 @@ const running = new Set<SvcProcess>();
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-seed-'));
+  // PGlite: the folder as `svc migrate` leaves it, copied from the migrated template (initdb has its own tests).
+  if (!onPostgres) await (await migratedPGlite(path.join(dataDir, 'pg'))).close();
   databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
   const port = await freePort();
   anvilPort = await freePort();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { accepts, cmdlineOf, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { waitFor } from '../support/wait.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 
 interface Deployment {
   name: string;
@@ -26,6 +27,8 @@ const running = new Set<SvcProcess>();
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-restart-'));
+  // PGlite: the folder as `svc migrate` leaves it, copied from the migrated template (initdb has its own tests).
+  if (!onPostgres) await (await migratedPGlite(path.join(dataDir, 'pg'))).close();
   databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
   port = await freePort();
   anvilPort = await freePort();

@@ -50,7 +50,7 @@ export async function migratedPGlite(dir = 'memory://'): Promise<Database> {
   return openDatabase({ pgliteDir: dir, pgliteDump: await template('migrated') });
 }
 
-/** A new empty in-memory PGlite database, as initdb leaves it. */
-export async function blankPGlite(): Promise<Database> {
-  return openDatabase({ pgliteDir: 'memory://', pgliteDump: await template('blank') });
+/** A new empty PGlite database, as initdb leaves it: in memory, or in a new data folder `dir`. */
+export async function blankPGlite(dir = 'memory://'): Promise<Database> {
+  return openDatabase({ pgliteDir: dir, pgliteDump: await template('blank') });
 }
