@@ -166,6 +166,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
     const relayer = createRelayer({ db: database.db, client, account, chainId: config.chain.id, clock, log, faults: options.relayerFaults });
     reconcileChain = async () => {
+      // The restarted node may predate the operator's funding too (its state file is dumped once a second).
+      if (config.chain.mode === 'embedded') await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
       const settled = await relayer.resume();
       if (settled.length > 0) log.warn({ transactions: settled.map((t) => [t.operationId, t.state]) }, 'chain: reconciled operator transactions after the node came back');
     };

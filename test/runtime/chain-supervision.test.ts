@@ -22,31 +22,46 @@ const alive = (pid: number): boolean => {
   }
 };
 
+const DEAD = '0x000000000000000000000000000000000000dEaD';
+
 const transfer = (n: number) => ({
   operationId: `test:supervision:${n}`,
   idempotencyKey: `supervision-${n}`,
   to: server.runtime.deployments.ParticipationToken!.address,
-  data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', BigInt(n)] }) as Hex,
+  data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [DEAD, BigInt(n)] }) as Hex,
 });
 
 describe('the embedded anvil under supervision', () => {
   it('comes back on the same port after a SIGKILL, with every operator transaction the database holds', async () => {
-    const { relayer, anvil } = server.runtime;
+    const { relayer, anvil, operator } = server.runtime;
     const client = server.runtime.services.chain.client;
+    const pm = server.runtime.deployments.ParticipationToken!.address;
+    const burned = () => client.readContract({ address: pm, abi: erc20Abi, functionName: 'balanceOf', args: [DEAD] });
+    const before = { pid: anvil!.pid, port: anvil!.port, burned: await burned() };
     const sent = [await relayer.send(transfer(1)), await relayer.send(transfer(2))];
     expect(sent.map((t) => t.state)).toEqual(['confirmed', 'confirmed']);
-    const before = { pid: anvil!.pid, port: anvil!.port };
 
     process.kill(before.pid, 'SIGKILL');
     await waitFor(() => !alive(before.pid), { what: `anvil ${before.pid} to die` });
     await waitFor(async () => anvil!.pid !== before.pid && (await client.getBlockNumber({ cacheTime: 0 })) >= 0n, { timeoutMs: 30_000, what: 'anvil to be restarted' });
     expect(anvil!.port).toBe(before.port);
 
-    // Whatever the last state dump missed was rebroadcast with the same bytes: both transfers are on chain.
-    await waitFor(async () => (await Promise.all(sent.map((t) => client.getTransactionReceipt({ hash: t.txHash }).then(() => true, () => false)))).every(Boolean), {
-      timeoutMs: 30_000,
-      what: 'both transfers to be on the restarted chain',
+    // Both transfers are in the restarted chain's state: kept by its last state dump, or rebroadcast with the same
+    // bytes when the dump had missed them (the chain's nonce for the operator then fell behind our records).
+    const state = async () => ({
+      nonce: await client.getTransactionCount({ address: operator, blockTag: 'latest' }),
+      pending: await client.getTransactionCount({ address: operator, blockTag: 'pending' }),
+      burned: await burned(),
+      rows: await server.runtime.database.db.selectFrom('relayer_transactions').select(['operation_id', 'nonce', 'state']).orderBy('nonce', 'desc').limit(8).execute(),
     });
+    try {
+      await waitFor(async () => (await client.getTransactionCount({ address: operator, blockTag: 'latest' })) > sent[1]!.nonce && (await burned()) === before.burned + 3n, {
+        timeoutMs: 30_000,
+        what: 'both transfers to be in the restarted chain',
+      });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; chain and records: ${JSON.stringify(await state(), (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}; sent nonces ${sent.map((t) => t.nonce)}`);
+    }
     expect(await relayer.send(transfer(3))).toMatchObject({ state: 'confirmed' });
     const health = await server.call('GET', '/api/agent/v1/health');
     expect(health.status).toBe(200);
