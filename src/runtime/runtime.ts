@@ -2,7 +2,7 @@
  * Composition root: builds the database, the chain (spawning anvil in embedded mode), the operator
  * relayer, the deployments, the services and the HTTP server, and tears them down in reverse.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -101,6 +101,24 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the embedded anvil on its state file. anvil writes that file in place, so a kill during a dump can leave it
+ * unreadable, and anvil then refuses to start, on every later start too. The unreadable file is kept aside and anvil
+ * starts on an empty chain; the relayer's reconciliation then replays every operator transaction the database holds
+ * (deployments, wiring, ledger batches), so start-up never bricks on it.
+ */
+async function startAnvilOnState(opts: Parameters<typeof startAnvil>[0] & { stateFile: string }, log: Logger): Promise<AnvilHandle> {
+  try {
+    return await startAnvil(opts);
+  } catch (err) {
+    if (!(err instanceof Error) || !/failed to parse json/i.test(err.message)) throw err;
+    const aside = `${opts.stateFile}.unreadable-${Date.now()}`;
+    await rename(opts.stateFile, aside);
+    log.error({ err, keptAs: aside }, 'chain: the anvil state file is unreadable (killed while it was written); starting on an empty chain and replaying the operator transactions');
+    return startAnvil(opts);
+  }
+}
+
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
@@ -141,10 +159,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         onOrphan: (anvilPid: number, ownerPid: number) =>
           progress(`chain: stopping anvil (pid ${anvilPid}) left running by a previous svc (pid ${ownerPid}) that did not shut down`),
       };
-      const first = await startAnvil(anvilOptions);
+      const first = await startAnvilOnState(anvilOptions, log);
       // An anvil that dies is started again on the same port and state; the relayer then puts back on chain what the
-      // restart lost (its state file is dumped once a second). docs/chain.md "The embedded node".
-      anvil = superviseAnvil(first, () => startAnvil({ ...anvilOptions, port: first.port }), { log, onUp: () => reconcileChain() });
+      // restart lost (its state file is dumped once a second). docs/chain.md "anvil (embedded mode)".
+      anvil = superviseAnvil(first, () => startAnvilOnState({ ...anvilOptions, port: first.port }, log), { log, onUp: () => reconcileChain() });
       const handle = anvil;
       cleanups.push(() => handle.stop());
       rpcUrl = anvil.rpcUrl;

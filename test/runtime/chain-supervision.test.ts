@@ -1,6 +1,6 @@
 // The embedded anvil is supervised: killed (as a crash or the OOM killer would), it is started again on the same port
-// and state file, and the operator transactions its state file had not saved yet are put back on chain by the
-// relayer. Before, svc answered 503 "chain node unreachable" until someone restarted it.
+// and state file, and what its last state dump had not saved is put back on chain (the operator's funding, our
+// signed transactions). Before, svc answered 503 "chain node unreachable" until someone restarted it.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -41,13 +41,14 @@ describe('the embedded anvil under supervision', () => {
     const sent = [await relayer.send(transfer(1)), await relayer.send(transfer(2))];
     expect(sent.map((t) => t.state)).toEqual(['confirmed', 'confirmed']);
 
+    // Killed at once: its last state dump (once a second) may hold everything, part of it, or nothing yet (then even the
+    // deployments and the operator's funding are gone, and svc funds it again and replays every operator transaction).
     process.kill(before.pid, 'SIGKILL');
     await waitFor(() => !alive(before.pid), { what: `anvil ${before.pid} to die` });
     await waitFor(async () => anvil!.pid !== before.pid && (await client.getBlockNumber({ cacheTime: 0 })) >= 0n, { timeoutMs: 30_000, what: 'anvil to be restarted' });
     expect(anvil!.port).toBe(before.port);
 
-    // Both transfers are in the restarted chain's state: kept by its last state dump, or rebroadcast with the same
-    // bytes when the dump had missed them (the chain's nonce for the operator then fell behind our records).
+    // Both transfers are in the restarted chain's state, kept by its last dump or replayed from their signed bytes.
     const state = async () => ({
       nonce: await client.getTransactionCount({ address: operator, blockTag: 'latest' }),
       pending: await client.getTransactionCount({ address: operator, blockTag: 'pending' }),
