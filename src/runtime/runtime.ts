@@ -143,7 +143,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     let anvil: AnvilHandle | null = null;
     // Set once the relayer exists; the anvil supervisor calls it after a restart.
-    let reconcileChain = async (): Promise<void> => undefined;
+    let reconcileChain = async (_say?: (line: string) => void): Promise<void> => undefined;
     let rpcUrl: string;
     if (config.chain.mode === 'embedded' && options.anvil) {
       anvil = options.anvil;
@@ -162,7 +162,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const first = await startAnvilOnState(anvilOptions, log);
       // An anvil that dies is started again on the same port and state; the relayer then puts back on chain what the
       // restart lost (its state file is dumped once a second). docs/chain.md "anvil (embedded mode)".
-      anvil = superviseAnvil(first, () => startAnvilOnState({ ...anvilOptions, port: first.port }, log), { log, onUp: () => reconcileChain() });
+      anvil = superviseAnvil(first, () => startAnvilOnState({ ...anvilOptions, port: first.port }, log), { log, onUp: () => reconcileChain((line) => log.warn(line)) });
       const handle = anvil;
       cleanups.push(() => handle.stop());
       rpcUrl = anvil.rpcUrl;
@@ -178,19 +178,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     const operatorKey: Hex = config.chain.operatorPrivateKey ?? (await loadOrCreateOperatorKey(config.chain.operatorKeyFile));
     const account = privateKeyToAccount(operatorKey);
-    if (config.chain.mode === 'embedded') {
-      const funded = await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
-      if (funded > 0n) progress(`chain: funded operator ${account.address} from the dev account`);
-    }
     const relayer = createRelayer({ db: database.db, client, account, chainId: config.chain.id, clock, log, faults: options.relayerFaults });
-    reconcileChain = async () => {
-      // The restarted node may predate the operator's funding too (its state file is dumped once a second).
-      if (config.chain.mode === 'embedded') await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
+    // At start and after an anvil restart (whose state may predate both): fund the operator on the embedded chain,
+    // then let the relayer settle, rebroadcast and put back what the chain does not hold.
+    reconcileChain = async (say = progress) => {
+      if (config.chain.mode === 'embedded') {
+        const funded = await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
+        if (funded > 0n) say(`chain: funded operator ${account.address} from the dev account`);
+      }
       const settled = await relayer.resume();
-      if (settled.length > 0) log.warn({ transactions: settled.map((t) => [t.operationId, t.state]) }, 'chain: reconciled operator transactions after the node came back');
+      if (settled.length > 0) say(`relayer: settled ${settled.length} transaction(s) the chain did not hold as recorded: ${settled.map((t) => `${t.operationId} ${t.state}`).join(', ')}`);
     };
-    const resumed = await relayer.resume();
-    if (resumed.length > 0) progress(`relayer: settled ${resumed.length} transaction(s) left open by the last run`);
+    await reconcileChain();
 
     const deployDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log };
     let deployments: Record<string, DeploymentRecord> = {};

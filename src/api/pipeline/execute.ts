@@ -87,20 +87,15 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   if (claim.kind === 'committed') {
     // The effect committed and the process died before storing the answer: rebuild it, never run the request again.
     if (!cap.replayEffect) throw new Error(`${cap.name}: an effect was recorded under key ${key} but the capability cannot replay it`);
-    const out = await cap.replayEffect(ctx, claim.ref, input as never);
-    const result = out instanceof Reply ? { status: out.status, body: out.body, headers: out.headers } : { status: cap.successStatus ?? 200, body: out, headers: {} };
-    const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
-    await idem.complete(owner, key, { status: result.status, body: kept, headers: result.headers });
+    const result = resultOf(cap, await cap.replayEffect(ctx, claim.ref, input as never));
+    await idem.complete(owner, key, storedFor(cap, result));
     return { ...result, headers: { ...headers, ...result.headers, 'Idempotent-Replayed': 'true' } };
   }
   const recordEffect: EffectRecorder = (trx, ref) => idem.commitEffect(trx, owner, key, ref);
   try {
     const result = await call(cap.replayEffect ? recordEffect : null);
-    if (isStorable(result.status)) {
-      const kept = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
-      // Only the handler's own headers are kept: rate-limit and version headers belong to each request.
-      await idem.complete(owner, key, { status: result.status, body: kept, headers: result.headers });
-    } else await idem.release(owner, key);
+    if (isStorable(result.status)) await idem.complete(owner, key, storedFor(cap, result));
+    else await idem.release(owner, key);
     return withRequestHeaders(result, headers);
   } catch (err) {
     // The claim is a retry's now: this request changed nothing (its effect rolled back) and stores nothing.
@@ -147,9 +142,19 @@ function refuseUnreadableInput(cap: Capability, req: CallRequest): void {
 
 /** Runs the handler; `headers` of the result are only the ones the handler set itself. */
 async function run(ctx: HandlerContext, cap: Capability, input: RawInput): Promise<CallResult> {
-  const out = await cap.handler(ctx, input as never);
+  return resultOf(cap, await cap.handler(ctx, input as never));
+}
+
+/** A handler's plain body (the capability's success status) or Reply, as a result. */
+function resultOf(cap: Capability, out: unknown): CallResult {
   if (out instanceof Reply) return { status: out.status, body: out.body, headers: out.headers };
   return { status: cap.successStatus ?? 200, body: out, headers: {} };
+}
+
+/** What an Idempotency-Key keeps of a result: secrets redacted, only the handler's own headers (rate-limit and version headers belong to each request). */
+function storedFor(cap: Capability, result: CallResult): CallResult {
+  const body = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
+  return { status: result.status, body, headers: result.headers };
 }
 
 const withRequestHeaders = (result: CallResult, headers: Record<string, string>): CallResult => ({ ...result, headers: { ...headers, ...result.headers } });
