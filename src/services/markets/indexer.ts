@@ -11,7 +11,6 @@ import { createPollLoop } from './indexer/poll-loop.ts';
 import { projectionStatus } from './indexer/projection-status.ts';
 import type { IndexerOptions, MarketIndexer } from './indexer/types.ts';
 
-export { decodeOutcomeId } from './indexer/lane-events.ts';
 export type { IndexerOptions, MarketIndexer } from './indexer/types.ts';
 
 export function createMarketIndexer(o: IndexerOptions): MarketIndexer {

@@ -18,11 +18,7 @@ import { proposeMarket, type ProposeResult } from './negotiation/propose.ts';
 import type { CommittedDeploy } from './negotiation/record-deployment.ts';
 import { rejectNegotiation } from './negotiation/reject-negotiation.ts';
 
-export type { Charges } from './negotiation/charges.ts';
-export type { NegotiationDeps, NegotiationRow, SettleLinks } from './negotiation/deps.ts';
-export { NEGOTIATION_TTL_MS } from './negotiation/expiry.ts';
-export type { PreflightResult } from './negotiation/preflight.ts';
-export type { CreationApproval } from './negotiation/readiness.ts';
+export type { NegotiationRow } from './negotiation/deps.ts';
 
 export interface NegotiationService {
   preflight(principal: Principal, terms: MarketTerms): Promise<PreflightResult>;

@@ -25,8 +25,7 @@ import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { readDepth, type ReadDepthResult } from './orders/read-depth.ts';
 import type { MarketEndReason, OrderBookDeps, OrderView, PlaceOrderInput } from './orders/types.ts';
 
-export { reservationOf } from './orders/reservations.ts';
-export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_VOID, type MarketEndReason, type OrderBookDeps, type OrderEvent, type OrderView, type PlaceOrderInput } from './orders/types.ts';
+export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_VOID } from './orders/types.ts';
 
 export interface OrderBookService {
   /** `recordEffect`, under an Idempotency-Key, is called inside the placement's transaction with the order id. */
