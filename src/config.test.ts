@@ -91,6 +91,19 @@ describe('loadConfig: embedded defaults', () => {
     expect(loadConfig({}).fills.packConfirmations).toBe(1);
     expect(loadConfig({ FILL_PACK_CONFIRMATIONS: '12' }).fills.packConfirmations).toBe(12);
   });
+
+  it('takes the confirmation depth per chain: 1 on the embedded anvil, the chain default on a node of our own, or CHAIN_CONFIRMATIONS', () => {
+    const external = { CHAIN_RPC_URL: 'http://127.0.0.1:9545', OPERATOR_PRIVATE_KEY: `0x${'11'.repeat(32)}`, PM_TOKEN_ADDRESS: `0x${'22'.repeat(20)}`, USDC_TOKEN_ADDRESS: `0x${'33'.repeat(20)}` };
+    expect(loadConfig({}).chain.confirmations).toBe(1);
+    expect(loadConfig(external).chain.confirmations).toBe(10); // Base
+    expect(loadConfig({ ...external, CHAIN_ID: '1' }).chain.confirmations).toBe(12);
+    expect(loadConfig({ ...external, CHAIN_ID: '424242' }).chain.confirmations).toBe(12);
+    expect(loadConfig({ ...external, CHAIN_CONFIRMATIONS: '1' }).chain.confirmations).toBe(1);
+    // A pack payment waits as long as the chain's depth unless told otherwise.
+    expect(loadConfig(external).fills.packConfirmations).toBe(10);
+    expect(loadConfig({ ...external, FILL_PACK_CONFIRMATIONS: '3' }).fills.packConfirmations).toBe(3);
+    expect(loadConfig({}).chain).toMatchObject({ probeIntervalMs: 2_000, reconcileIntervalMs: 30_000 });
+  });
 });
 
 describe('loadConfig: switches', () => {
@@ -145,6 +158,9 @@ describe('loadConfig: bad values', () => {
     ['FILL_PACKS', '1000'],
     ['FILL_PACKS', '1000:500,1000:400'],
     ['FILL_PACK_CONFIRMATIONS', '0'],
+    ['CHAIN_CONFIRMATIONS', '0'],
+    ['CHAIN_PROBE_INTERVAL_MS', '5'],
+    ['CHAIN_RECONCILE_INTERVAL_MS', 'soon'],
     ['OPERATOR_PRIVATE_KEY', '0x12'],
     ['DATABASE_URL', 'mysql://x'],
     ['CHAIN_ID', '0'],

@@ -2,6 +2,7 @@
 // with one line naming the variable; nothing else in the code reads process.env.
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultConfirmations } from './core/confirmations.ts';
 import type { HumanCheckSettings } from './services/identity/human-check.ts';
 
 const bool = z
@@ -53,6 +54,12 @@ const EnvSchema = z.object({
   CHAIN_ID: int(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).default(8453),
   CHAIN_NAME: z.string().min(1).optional(),
   BLOCK_EXPLORER_URL: url.optional(),
+  /** Blocks (its own included) a transaction's block needs before it counts; default per chain (src/core/confirmations.ts). */
+  CHAIN_CONFIRMATIONS: int(z.number().int().min(1).max(1000)).optional(),
+  /** How often the node's head is probed; a failed probe marks the chain down (503 for chain-dependent writes). */
+  CHAIN_PROBE_INTERVAL_MS: int(z.number().int().min(100).max(60_000)).default(2_000),
+  /** How often svc reconciles its chain records with the chain while running (besides at start and after the node returns). */
+  CHAIN_RECONCILE_INTERVAL_MS: int(z.number().int().min(1_000).max(3_600_000)).default(30_000),
   READ_AFTER_WRITE_WINDOW_MS: int(z.number().int().min(0).max(30_000)).default(2000),
   OPERATOR_PRIVATE_KEY: hex32.optional(),
   PM_TOKEN_ADDRESS: address.optional(),
@@ -91,11 +98,14 @@ const EnvSchema = z.object({
     { fills: 1000, usdCents: 500 },
     { fills: 5000, usdCents: 2000 },
   ]),
-  /** Blocks a pack's payment needs (its own block counts as 1) before its fills are credited. */
-  FILL_PACK_CONFIRMATIONS: int(z.number().int().min(1).max(1000)).default(1),
+  /** Blocks a pack's payment needs (its own block counts as 1) before its fills are credited; default the chain's depth. */
+  FILL_PACK_CONFIRMATIONS: int(z.number().int().min(1).max(1000)).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+/** Every variable svc reads. */
+export const ENV_VARS: readonly string[] = Object.keys(EnvSchema.shape);
 
 export interface Config {
   port: number;
@@ -116,6 +126,10 @@ export interface Config {
     anvilStateFile: string;
     blockExplorerUrl: string;
     readAfterWriteWindowMs: number;
+    /** Confirmation depth: blocks a block needs (itself included) before what it holds counts. */
+    confirmations: number;
+    probeIntervalMs: number;
+    reconcileIntervalMs: number;
     operatorPrivateKey?: `0x${string}`;
     operatorKeyFile: string;
     pmTokenAddress?: `0x${string}`;
@@ -178,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('config: HUMAN_CHECK_SECRET is required when HUMAN_CHECK=turnstile');
   }
   const dataDir = path.resolve(e.DATA_DIR);
+  const confirmations = e.CHAIN_CONFIRMATIONS ?? defaultConfirmations(e.CHAIN_ID, external ? 'external' : 'embedded');
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
@@ -199,6 +214,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       anvilStateFile: path.join(dataDir, 'chain', 'state.json'),
       blockExplorerUrl: e.BLOCK_EXPLORER_URL ?? (external ? 'https://basescan.org' : `${publicBaseUrl}/api/v1/transactions`),
       readAfterWriteWindowMs: e.READ_AFTER_WRITE_WINDOW_MS,
+      confirmations,
+      probeIntervalMs: e.CHAIN_PROBE_INTERVAL_MS,
+      reconcileIntervalMs: e.CHAIN_RECONCILE_INTERVAL_MS,
       operatorPrivateKey: e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined,
       operatorKeyFile: path.join(dataDir, 'operator.key'),
       pmTokenAddress: e.PM_TOKEN_ADDRESS as `0x${string}` | undefined,
@@ -220,6 +238,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? { kind: 'turnstile', siteverifyUrl: e.HUMAN_CHECK_SITEVERIFY_URL, secret: e.HUMAN_CHECK_SECRET!, siteKey: e.HUMAN_CHECK_SITE_KEY ?? null }
         : { kind: 'pow', bits: e.HUMAN_CHECK_POW_BITS },
     // Cheapest first, as GET /me publishes them.
-    fills: { enabled: e.FILLS_ENABLED, freePerMonth: e.FILLS_FREE_PER_MONTH, packs: [...e.FILL_PACKS].sort((a, b) => a.usdCents - b.usdCents || b.fills - a.fills), packConfirmations: e.FILL_PACK_CONFIRMATIONS },
+    fills: { enabled: e.FILLS_ENABLED, freePerMonth: e.FILLS_FREE_PER_MONTH, packs: [...e.FILL_PACKS].sort((a, b) => a.usdCents - b.usdCents || b.fills - a.fills), packConfirmations: e.FILL_PACK_CONFIRMATIONS ?? confirmations },
   };
 }

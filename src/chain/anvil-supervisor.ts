@@ -12,6 +12,8 @@ export const RESTART_BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000] as const;
 
 export interface SupervisorHooks {
   log: Logger;
+  /** Called when the node exits unasked, before the restart (liveness goes down here). */
+  onDown?: () => void;
   /** Called after every restart, before the node is reported up again (the relayer reconciles here). */
   onUp?: (handle: AnvilHandle) => Promise<void>;
 }
@@ -25,6 +27,7 @@ export function superviseAnvil(first: AnvilHandle, restart: () => Promise<AnvilH
   const watch = (handle: AnvilHandle): void => {
     void handle.exited.then((how) => {
       if (stopping || handle !== current) return;
+      hooks.onDown?.();
       hooks.log.warn({ pid: handle.pid, code: how.code, signal: how.signal }, 'chain: anvil exited; restarting it on the same state');
       void bringBack(0);
     });

@@ -65,6 +65,9 @@ export interface Relayer {
 }
 
 
+/** How far below the head a mined transaction's block is checked again for a reorganisation, in blocks past the depth. */
+const RECHECK_WINDOW_BLOCKS = 64n;
+
 export function createRelayer(deps: {
   db: Kysely<DB>;
   client: PublicClient;
@@ -72,9 +75,12 @@ export function createRelayer(deps: {
   chainId: number;
   clock: Clock;
   log: Logger;
+  /** Blocks a receipt's block needs (itself included) before the transaction counts as mined; default 1. */
+  confirmations?: number;
   faults?: RelayerFaults;
 }): Relayer {
   const { db, client, account, chainId, clock, log } = deps;
+  const confirmations = deps.confirmations ?? 1;
   let queue: Promise<unknown> = Promise.resolve();
   // Nonce allocation and recording are serialised so two sends never share a nonce.
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -221,7 +227,8 @@ export function createRelayer(deps: {
     const tx = await get(operationId);
     if (!tx) throw new Error(`relayer: no operation ${operationId}`);
     if (tx.state === 'confirmed' || tx.state === 'reverted' || tx.state === 'dropped') return tx;
-    const receipt = await client.waitForTransactionReceipt({ hash: tx.txHash, pollingInterval: 100, timeout: 120_000 });
+    // The depth counts the receipt's own block; viem waits until the head is that deep and re-reads the receipt.
+    const receipt = await client.waitForTransactionReceipt({ hash: tx.txHash, confirmations, pollingInterval: 100, timeout: 120_000 });
     return settle(tx, receipt);
   };
 
@@ -242,7 +249,39 @@ export function createRelayer(deps: {
       .returning(['operation_id', 'nonce'])
       .execute();
     for (const tx of lost) log.warn({ operationId: tx.operation_id, nonce: Number(tx.nonce), chainNonce: mined }, 'relayer: the chain lost a mined transaction; rebroadcasting its signed bytes');
+    await recheckRecent();
   };
+
+  /**
+   * A transaction mined in the last blocks may have moved to another block in a reorganisation (the same nonce, so
+   * reopenLost cannot see it): its recorded block hash is compared with the chain's, and a moved one is settled
+   * again from its new receipt, or reopened when no block holds it any more.
+   */
+  const recheckRecent = async (): Promise<void> => {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const since = head - BigInt(confirmations) - RECHECK_WINDOW_BLOCKS;
+    const recent = await db
+      .selectFrom('relayer_transactions')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('from_address', '=', account.address.toLowerCase())
+      .where('state', 'in', ['confirmed', 'reverted'])
+      .where('block_number', '>=', String(since < 0n ? 0n : since))
+      .execute();
+    for (const row of recent) {
+      const block = await client.getBlock({ blockNumber: BigInt(row.block_number!) }).catch(() => null);
+      if (block?.hash === row.block_hash) continue;
+      const tx = toTx(row);
+      const receipt = await client.getTransactionReceipt({ hash: tx.txHash }).catch(() => undefined);
+      log.warn({ operationId: tx.operationId, was: row.block_hash, now: receipt?.blockHash ?? null }, 'relayer: a mined transaction left its block in a reorganisation');
+      if (receipt) await settle(tx, receipt);
+      else await db.updateTable('relayer_transactions').set({ state: 'submitted', block_number: null, block_hash: null, updated_at: clock.now() }).where('operation_id', '=', tx.operationId).execute();
+    }
+  };
+
+  /** Whether a receipt's block is as deep as the confirmation depth asks. */
+  const deepEnough = async (receipt: TransactionReceipt): Promise<boolean> =>
+    confirmations <= 1 || (await client.getBlockNumber({ cacheTime: 0 })) - receipt.blockNumber + 1n >= BigInt(confirmations);
 
   return {
     address: account.address,
@@ -272,7 +311,7 @@ export function createRelayer(deps: {
         let tx = toTx(row);
         const receipt = await client.getTransactionReceipt({ hash: tx.txHash }).catch(() => undefined);
         if (receipt) {
-          settled.push(await settle(tx, receipt));
+          settled.push(await ((await deepEnough(receipt)) ? settle(tx, receipt) : waitFor(tx.operationId)));
           continue;
         }
         const mined = await client.getTransactionCount({ address: account.address, blockTag: 'latest' });

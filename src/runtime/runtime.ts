@@ -16,13 +16,14 @@ import { confirmLink } from '../api/http/confirm-page.ts';
 import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
 import { superviseAnvil } from '../chain/anvil-supervisor.ts';
+import { createChainLiveness } from '../chain/liveness.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
 import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
 import { ensureMarketsLane } from '../chain/markets-lane.ts';
 import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-key.ts';
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
 import { createLedgerService } from '../services/ledger/ledger.ts';
-import { createLedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
+import { createLedgerBatcher, type LedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
 import { createFillPackService } from '../services/orderbook/fill-packs.ts';
 import { createOrderBookService, MARKET_CLOSED, MARKET_VOID } from '../services/orderbook/orders.ts';
 import type { Config } from '../config.ts';
@@ -72,6 +73,8 @@ export interface RuntimeOptions {
   ledgerFaults?: LedgerFaults;
   /** Test hooks that simulate a crash between a keyed write's effect and its stored response. */
   idempotencyFaults?: IdempotencyFaults;
+  /** Test hook: awaited before the supervisor restarts an anvil that exited (holds the node down while a test looks). */
+  beforeAnvilRestart?: () => Promise<void>;
   /** Progress lines for people watching start-up. */
   progress?: (line: string) => void;
   /** A database already open (tests start from a migrated copy); the runtime migrates it and closes it. */
@@ -89,6 +92,8 @@ export interface Runtime {
   rpcUrl: string;
   operator: Address;
   relayer: Relayer;
+  /** Reconciles our chain records with the chain now, as the timer does (relayer, then ledger batches); one at a time. */
+  reconcileChain(): Promise<void>;
   deployments: Record<string, DeploymentRecord>;
   services: Services;
   /** The documents generated from the catalog (OpenAPI, catalog.json, skill). */
@@ -142,8 +147,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (applied.length > 0) progress(`database: applied migrations ${applied.join(', ')}`);
 
     let anvil: AnvilHandle | null = null;
+    const liveness = createChainLiveness(log);
+    cleanups.push(async () => liveness.stop());
     // Set once the relayer exists; the anvil supervisor calls it after a restart.
-    let reconcileChain = async (_say?: (line: string) => void): Promise<void> => undefined;
+    let reconcileSteps = async (_say: (line: string) => void): Promise<void> => undefined;
+    // One reconciliation at a time: the supervisor, the liveness probe and the timer may all ask at once.
+    let reconciling: Promise<void> | null = null;
+    const reconcileChain = (say: (line: string) => void = progress): Promise<void> =>
+      (reconciling ??= reconcileSteps(say).finally(() => {
+        reconciling = null;
+      }));
     let rpcUrl: string;
     if (config.chain.mode === 'embedded' && options.anvil) {
       anvil = options.anvil;
@@ -162,7 +175,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const first = await startAnvilOnState(anvilOptions, log);
       // An anvil that dies is started again on the same port and state; the relayer then puts back on chain what the
       // restart lost (its state file is dumped once a second). docs/chain.md "anvil (embedded mode)".
-      anvil = superviseAnvil(first, () => startAnvilOnState({ ...anvilOptions, port: first.port }, log), { log, onUp: () => reconcileChain((line) => log.warn(line)) });
+      const restart = async () => {
+        await options.beforeAnvilRestart?.();
+        return startAnvilOnState({ ...anvilOptions, port: first.port }, log);
+      };
+      anvil = superviseAnvil(first, restart, {
+        log,
+        onDown: () => liveness.down('the embedded anvil exited; restarting it'),
+        onUp: async () => {
+          await reconcileChain((line) => log.warn(line));
+          liveness.up();
+        },
+      });
       const handle = anvil;
       cleanups.push(() => handle.stop());
       rpcUrl = anvil.rpcUrl;
@@ -178,16 +202,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
     const operatorKey: Hex = config.chain.operatorPrivateKey ?? (await loadOrCreateOperatorKey(config.chain.operatorKeyFile));
     const account = privateKeyToAccount(operatorKey);
-    const relayer = createRelayer({ db: database.db, client, account, chainId: config.chain.id, clock, log, faults: options.relayerFaults });
-    // At start and after an anvil restart (whose state may predate both): fund the operator on the embedded chain,
-    // then let the relayer settle, rebroadcast and put back what the chain does not hold.
-    reconcileChain = async (say = progress) => {
+    const relayer = createRelayer({ db: database.db, client, account, chainId: config.chain.id, clock, log, confirmations: config.chain.confirmations, faults: options.relayerFaults });
+    // At start, after an anvil restart (whose state may predate both), after the node came back and periodically: fund
+    // the operator on the embedded chain, let the relayer settle, rebroadcast and put back what the chain does not
+    // hold, then let the ledger compare its batches with the contract (once the batcher exists).
+    let ledgerOnChain: LedgerBatcher | null = null;
+    reconcileSteps = async (say) => {
       if (config.chain.mode === 'embedded') {
         const funded = await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
         if (funded > 0n) say(`chain: funded operator ${account.address} from the dev account`);
       }
       const settled = await relayer.resume();
       if (settled.length > 0) say(`relayer: settled ${settled.length} transaction(s) the chain did not hold as recorded: ${settled.map((t) => `${t.operationId} ${t.state}`).join(', ')}`);
+      for (const line of (await ledgerOnChain?.reconcile()) ?? []) say(line);
     };
     await reconcileChain();
 
@@ -233,6 +260,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       db: database.db,
       client,
       relayer,
+      liveness,
       collateral,
       lane,
       settings: {
@@ -262,6 +290,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       log,
       pollMs: config.markets.indexerPollMs,
+      confirmations: config.chain.confirmations,
       onMarketsVoided: orderBooksEnding(MARKET_VOID),
     });
     const nonces = createNonceService({ db: database.db, clock });
@@ -368,7 +397,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => services.lifecycle.stop());
     progress('ledger: loading committed balances');
     await ledgerBatcher.start();
+    ledgerOnChain = ledgerBatcher;
     cleanups.push(() => ledgerBatcher.stop());
+    // While running: a probe notices a node that stops answering (503 for chain-dependent writes) and reconciles when
+    // it answers again; a timer reconciles now and then even when nothing was noticed (docs/chain.md "Liveness").
+    liveness.watch(() => client.getBlockNumber({ cacheTime: 0 }), config.chain.probeIntervalMs, () => reconcileChain((line) => log.warn(line)));
+    const reconcileTimer = setInterval(() => {
+      if (!liveness.state().up) return;
+      reconcileChain((line) => log.warn(line)).catch((err: unknown) => log.error({ err }, 'chain: periodic reconciliation failed; retrying on the next tick'));
+    }, config.chain.reconcileIntervalMs);
+    reconcileTimer.unref();
+    cleanups.push(async () => clearInterval(reconcileTimer));
     const seed = (force: boolean) =>
       seedDemoMarkets(
         { db: database.db, clock, chain: chainService, chainDefinition: chain, rpcUrl, relayer, negotiations: services.negotiations, trading: services.trading, indexer, ledger, orderbook: services.orderbook, progress },
@@ -403,6 +442,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       rpcUrl,
       operator: account.address,
       relayer,
+      reconcileChain: () => reconcileChain((line) => log.warn(line)),
       deployments,
       services,
       documents,

@@ -3,9 +3,9 @@
 // the crashed relayer instance is then discarded and a new one is built over the same database.
 import type { Kysely } from 'kysely';
 import { createPublicClient, createWalletClient, custom, http, keccak256, parseEther, type Address, type Hex, type PublicClient } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
+import { startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { chainDefinition, createChainClient } from '../../src/chain/clients.ts';
 import { createRelayer, type RelayedTx, type RelayerFaults, type RelayRequest } from '../../src/chain/relayer.ts';
 import { systemClock } from '../../src/core/clock.ts';
@@ -31,12 +31,13 @@ let db: Kysely<DB>;
 let pgUrl: string | undefined;
 const chain = () => chainDefinition(CHAIN_ID, 'anvil', anvil.rpcUrl);
 
-// Each test uses its own funded dev account (index 1..9), so nonces never interfere across tests.
-let nextAccount = 1;
+// Each test uses its own funded account (funded in beforeAll), so nonces never interfere across tests.
+const ACCOUNTS = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()));
+let nextAccount = 0;
 const freshAccount = (): PrivateKeyAccount => {
-  const key = anvilDevAccounts()[nextAccount++];
-  if (!key) throw new Error('out of anvil dev accounts');
-  return privateKeyToAccount(key);
+  const account = ACCOUNTS[nextAccount++];
+  if (!account) throw new Error('out of funded test accounts');
+  return account;
 };
 
 const relayerFor = (account: PrivateKeyAccount, faults?: RelayerFaults) =>
@@ -74,6 +75,7 @@ beforeAll(async () => {
   database = await openDatabase(pgUrl ? { databaseUrl: pgUrl } : { pgliteDir: 'memory://' });
   db = database.db;
   await migrateToLatest(db);
+  for (const account of ACCOUNTS) await rpc('anvil_setBalance', [account.address, '0x3635c9adc5dea00000']); // 1000 ETH
 });
 
 afterAll(async () => {
@@ -216,6 +218,46 @@ describe(`relayer crash safety (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       expect((await row(tx.operationId)).block_hash).toBe(receipt.blockHash);
     }
     expect(await rowCount(account.address)).toBe(2);
+  });
+
+  it('a transaction a reorganisation moved to another block (same nonce) is settled again from its new block', async () => {
+    const account = freshAccount();
+    const snapshot = await rpc('evm_snapshot');
+    const relayer = relayerFor(account);
+    const sent = await relayer.send(request());
+    const was = await row(sent.operationId);
+    // The block is replaced by an empty one and the same signed transaction lands in the next block.
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    await rpc('evm_mine');
+    await rpc('eth_sendRawTransaction', [was.raw_tx]);
+    const receipt = await client.getTransactionReceipt({ hash: sent.txHash });
+    expect(receipt.blockHash).not.toBe(was.block_hash);
+
+    expect(await relayerFor(account).resume()).toEqual([]); // nothing was lost: its nonce is mined
+    expect(await row(sent.operationId)).toMatchObject({ state: 'confirmed', block_number: receipt.blockNumber.toString(), block_hash: receipt.blockHash });
+  });
+
+  it('confirmation depth: a transaction counts as confirmed only once its block is that many blocks deep, also on resume', async () => {
+    const account = freshAccount();
+    const deep = createRelayer({ db, client, account, chainId: CHAIN_ID, clock: systemClock, log, confirmations: 3 });
+    const sending = deep.send(request());
+    const submitted = await waitFor(async () => (await db.selectFrom('relayer_transactions').selectAll().where('from_address', '=', account.address.toLowerCase()).executeTakeFirst()) ?? null, { what: 'the transaction to be recorded' });
+    const receipt = await waitFor(() => client.getTransactionReceipt({ hash: submitted.tx_hash as Hex }), { what: 'the transaction to be mined' });
+    await rpc('evm_mine'); // two blocks deep: not yet
+    expect((await row(submitted.operation_id)).state).toBe('submitted');
+    await rpc('evm_mine');
+    expect(await sending).toMatchObject({ state: 'confirmed', blockNumber: receipt.blockNumber });
+
+    // After a crash a receipt that is not deep enough yet is waited for, not settled.
+    const crashed = createRelayer({ db, client, account, chainId: CHAIN_ID, clock: systemClock, log, confirmations: 2, faults: crashAt('afterBroadcast') });
+    const req = request();
+    await expect(crashed.send(req)).rejects.toThrow(SimulatedCrash);
+    const resuming = createRelayer({ db, client, account, chainId: CHAIN_ID, clock: systemClock, log, confirmations: 2 }).resume();
+    const crashedHash = keccak256((await row(req.operationId)).raw_tx as Hex);
+    await waitFor(() => client.getTransactionReceipt({ hash: crashedHash }), { what: 'the crashed transaction to be mined' });
+    expect((await row(req.operationId)).state).toBe('submitted');
+    await rpc('evm_mine');
+    expect(await resuming).toEqual([expect.objectContaining({ operationId: req.operationId, state: 'confirmed' })]);
   });
 
   it('records a reverted transaction as reverted after a crash', async () => {

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { encodeFunctionData } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
@@ -108,6 +109,59 @@ describe('the chain is the authority', () => {
     } finally {
       if (databaseUrl) await dropPostgres(databaseUrl);
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('while running, a batch the relayer could not put back (its nonce went to another transaction) is sent again from its calldata', async () => {
+    const server = await startTestServer({ env: ENV });
+    try {
+      const { ledger, ledgerBatcher, chain } = server.runtime.services;
+      const rpcUrl = server.runtime.rpcUrl;
+      const before = await rpc(rpcUrl, 'evm_snapshot');
+      await ledger.submit([grant(A, 10n), grant(B, 20n)]);
+      const committed = await ledgerBatcher.flush({ force: true });
+      const sent = await server.runtime.database.db.selectFrom('relayer_transactions').select(['nonce', 'tx_hash']).where('tx_hash', '=', committed!.txHash.toLowerCase()).executeTakeFirstOrThrow();
+      // The chain loses the batch, and the operator's nonce moves past it: its signed bytes can never be mined again.
+      await rpc(rpcUrl, 'evm_revert', [before]);
+      await rpc(rpcUrl, 'anvil_setNonce', [server.runtime.operator, `0x${(Number(sent.nonce) + 1).toString(16)}`]);
+      await rpc(rpcUrl, 'evm_mine');
+
+      await server.runtime.reconcileChain();
+      expect(ledgerBatcher.halted()).toBeNull();
+      const row = await server.runtime.database.db.selectFrom('ledger_batches').select(['tx_hash', 'status']).where('nonce', '=', '1').executeTakeFirstOrThrow();
+      expect(row.status).toBe('confirmed');
+      expect(row.tx_hash).not.toBe(committed!.txHash);
+      expect((await chain.receiptOf(row.tx_hash as `0x${string}`))?.status).toBe('success');
+      await expectBatchOneThenCarryOn(server);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a contract that holds another batch than the database halts the batcher with a reason, and start-up carries on', async () => {
+    const server = await startTestServer({ env: ENV });
+    try {
+      const { ledger, ledgerBatcher } = server.runtime.services;
+      await ledger.submit([grant(A, 10n)]);
+      await ledgerBatcher.flush({ force: true });
+      // Somebody else's batch 2 on our contract (a second svc on the same operator key, a restored database).
+      const abi = loadArtifact('LedgerCommitment').abi;
+      const root = ledgerBatcher.committed().root;
+      const other = `0x${'ab'.repeat(32)}` as const;
+      await server.runtime.relayer.send({
+        operationId: 'test:foreign-batch',
+        idempotencyKey: 'test:foreign-batch',
+        to: ledgerBatcher.contract,
+        data: encodeFunctionData({ abi, functionName: 'commitBatch', args: [2n, root, other, [], [], true] }),
+      });
+
+      await server.runtime.reconcileChain();
+      expect(ledgerBatcher.halted()).toMatch(/the contract holds batch 2, this database's last confirmed batch is 1/);
+      await ledger.submit([grant(A, 5n)]);
+      await expect(ledgerBatcher.flush({ force: true })).rejects.toThrow(/halted/);
+      expect((await server.call('GET', '/api/agent/v1/health')).status).toBeLessThan(500);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -7,6 +7,9 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
+import { createMarketIndexer } from '../../src/services/markets/indexer.ts';
+import { createEventBus } from '../../src/services/events/bus.ts';
 import { createMarket, fund, gas, post, sendApprovals, sendTx } from '../support/markets.ts';
 
 let server: TestServer;
@@ -147,5 +150,43 @@ describe('lifecycle and controls', () => {
     ]);
     expect((await post(server, creator.key, '/trade/quote', { market: market.address, outcome: 0, side: 'buy', shares: '1000000' })).status).toBe(200);
     await expect(lifecycle.setControl(8453, `0x${'9'.repeat(40)}`, 'halt', null)).rejects.toMatchObject({ code: 'MARKET_NOT_FOUND' });
+  });
+});
+
+describe('confirmation depth', () => {
+  it('indexes a block only once it is CHAIN_CONFIRMATIONS deep (its own block counting as 1)', async () => {
+    // A second indexer over the same chain, three blocks deep, projecting into a database of its own.
+    const own = await migratedPGlite();
+    const { chain } = server.runtime.services;
+    const deep = createMarketIndexer({
+      db: own.db,
+      client: chain.client,
+      chainId: 8453,
+      lane: chain.lane(),
+      fromBlock: 0n,
+      collateral: chain.collateral().map((c) => ({ symbol: c.symbol, token: c.token })),
+      events: createEventBus({ db: own.db, log: server.runtime.log }),
+      clock,
+      log: server.runtime.log,
+      confirmations: 3,
+    });
+    try {
+      const creator = await funded();
+      const { market } = await createMarket(server, creator.key, creator.account);
+      const created = (await chain.client.getTransactionReceipt({ hash: (await row(market.address)).created_tx as `0x${string}` })).blockNumber;
+      const head = await chain.client.getBlockNumber({ cacheTime: 0 });
+      const indexed = async () => {
+        await deep.syncNow();
+        const cursor = await own.db.selectFrom('indexer_cursors').select('block_number').executeTakeFirstOrThrow();
+        const found = await own.db.selectFrom('markets').select('address').where('address', '=', market.address.toLowerCase()).execute();
+        return { cursor: BigInt(cursor.block_number), found: found.length };
+      };
+      expect(await indexed()).toEqual({ cursor: head - 2n, found: created <= head - 2n ? 1 : 0 });
+      await rpc(server.runtime.rpcUrl, 'anvil_mine', ['0x2']);
+      expect(await indexed()).toEqual({ cursor: head, found: 1 });
+    } finally {
+      await deep.stop();
+      await own.close();
+    }
   });
 });

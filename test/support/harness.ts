@@ -17,7 +17,7 @@ import type { Capability } from '../../src/api/catalog/types.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import type { IdempotencyFaults } from '../../src/services/idempotency/idempotency.ts';
-import { createRuntime, type Runtime } from '../../src/runtime/runtime.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { migratedPGlite } from './pglite-template.ts';
@@ -60,6 +60,7 @@ export interface StartOptions {
   relayerFaults?: RelayerFaults;
   ledgerFaults?: LedgerFaults;
   idempotencyFaults?: IdempotencyFaults;
+  beforeAnvilRestart?: RuntimeOptions['beforeAnvilRestart'];
   /** Reuse a data folder (restart tests); default: a new temporary one. */
   dataDir?: string;
   /** PGlite on disk in dataDir instead of memory (restart tests). */
@@ -133,6 +134,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     relayerFaults: opts.relayerFaults,
     ledgerFaults: opts.ledgerFaults,
     idempotencyFaults: opts.idempotencyFaults,
+    beforeAnvilRestart: opts.beforeAnvilRestart,
     log: opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     progress: () => undefined,
   });

@@ -107,6 +107,12 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   idempotent: boolean;
   /** Mutating writes require Idempotency-Key unless exempt (a documented reason). */
   idempotencyExempt?: string;
+  /**
+   * The write accepts something only the chain can settle (a fill committed in a later ledger batch, a payment read
+   * from the node): while the node is down or being reconciled it is refused with 503 SERVICE_UNAVAILABLE and
+   * Retry-After before anything runs (docs/chain.md "Liveness"). The text says what it waits on.
+   */
+  needsChain?: string;
   /** 'required': the caller must hold a wallet session (cookieAuth or developerAuthHeader), else 401 WALLET_AUTH_REQUIRED. */
   walletAuth?: 'required';
   /** Agent capabilities are MCP tools unless REST-only by the spec; consumer capabilities are never tools. */

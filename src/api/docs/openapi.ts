@@ -165,6 +165,7 @@ export function pipelineErrors(cap: Capability): ErrorCode[] {
   codes.push(cap.invalidInputCode);
   if (cap.input?.body) codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (cap.requiresIdempotencyKey) codes.push('IDEMPOTENCY_KEY_REQUIRED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
+  if (cap.needsChain) codes.push('SERVICE_UNAVAILABLE');
   return codes;
 }
 

@@ -10,6 +10,10 @@ import type { DB } from '../../db/schema.ts';
 import { listDeployments, type DeploymentRecord } from '../../chain/deployer.ts';
 import type { Relayer } from '../../chain/relayer.ts';
 import type { MarketsLane } from '../../chain/markets-lane.ts';
+import type { ChainLiveness, ChainLivenessState } from '../../chain/liveness.ts';
+
+/** Seconds a caller refused for a down node is asked to wait (the probe interval is shorter). */
+const CHAIN_RETRY_AFTER_S = 5;
 
 export interface ChainSettings {
   id: number;
@@ -57,8 +61,12 @@ export interface ChainService {
   receiptOf(hash: Hex): Promise<TransactionReceipt | null>;
   /** Throws `code` (UNSUPPORTED_CHAIN or INVALID_CHAIN, per the endpoint's spec) for a chain id we do not serve. */
   requireServed(chainId: number | undefined, code: 'UNSUPPORTED_CHAIN' | 'INVALID_CHAIN'): void;
-  /** Throws SERVICE_UNAVAILABLE when the node does not answer. */
+  /** Throws SERVICE_UNAVAILABLE when the node does not answer (and marks it down until a probe finds it back). */
   guard<T>(fn: () => Promise<T>): Promise<T>;
+  /** Whether the node answers and svc has reconciled with it since it last came back. */
+  liveness(): ChainLivenessState;
+  /** Throws SERVICE_UNAVAILABLE with Retry-After while the node is down or being reconciled. */
+  requireLive(): void;
 }
 
 /** The reviewed collaterals a query names by symbol (any case) or token address. */
@@ -92,6 +100,8 @@ export function createChainService(deps: {
   collateral: CollateralToken[];
   /** Absent only in tests that exercise transaction status alone. */
   lane?: MarketsLane;
+  /** Absent: the node is taken to be up (tests of reads alone). */
+  liveness?: ChainLiveness;
 }): ChainService {
   const { client, settings } = deps;
 
@@ -100,7 +110,8 @@ export function createChainService(deps: {
       return await fn();
     } catch (err) {
       if (isNodeUnreachable(err)) {
-        throw problem('SERVICE_UNAVAILABLE', 'the chain node is not reachable; retry shortly', { cause: err, headers: { 'Retry-After': '5' } });
+        deps.liveness?.down('a read found the node unreachable');
+        throw problem('SERVICE_UNAVAILABLE', 'the chain node is not reachable; retry shortly', { cause: err, headers: { 'Retry-After': String(CHAIN_RETRY_AFTER_S) } });
       }
       throw err;
     }
@@ -137,6 +148,16 @@ export function createChainService(deps: {
     },
     deployments: () => listDeployments(deps.db, settings.id),
     guard,
+    liveness: () => deps.liveness?.state() ?? { up: true, reason: null, since: 0 },
+    requireLive() {
+      const state = deps.liveness?.state();
+      if (state && !state.up) {
+        throw problem('SERVICE_UNAVAILABLE', `the chain node is down (${state.reason}); this write waits on the chain, so it is refused until the node is back and reconciled`, {
+          headers: { 'Retry-After': String(CHAIN_RETRY_AFTER_S) },
+          extensions: { chainDownSince: new Date(state.since).toISOString() },
+        });
+      }
+    },
     transactionOf,
     receiptOf,
     transactionStatus: (hash) =>

@@ -1,4 +1,4 @@
-// Readiness: the database answers, the chain node answers (head number and age). The indexer's lag
+// Readiness: the database answers, the chain node answers (head number and age) and is reconciled (liveness). The indexer's lag
 // joins this report when the indexer exists.
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
@@ -34,6 +34,9 @@ export function createHealthService(deps: { db: Kysely<DB>; dbKind: 'pglite' | '
           headAgeSeconds: Math.max(0, Math.floor((now.getTime() - h.timestamp.getTime()) / 1000)),
         }))
         .catch(() => ({ ok: false, detail: 'chain node unreachable', headBlock: null, headAgeSeconds: null }));
+      // Answering is not enough: after the node came back, chain-dependent writes wait for the reconciliation.
+      const live = deps.chain.liveness();
+      if (chain.ok && !live.up) Object.assign(chain, { ok: false, detail: `chain node ${live.reason ?? 'down'}; reconciling` });
       return {
         status: database.ok && chain.ok ? 'ok' : 'degraded',
         checkedAt: now.toISOString(),

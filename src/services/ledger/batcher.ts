@@ -61,6 +61,14 @@ export interface LedgerBatcher {
   stop(): Promise<void>;
   /** Closes a batch when one is due (or `force` and any operation waits), commits it, and waits for it. */
   flush(opts?: { force?: boolean }): Promise<BatchOutcome | null>;
+  /**
+   * The chain is the authority: compares the contract's batch nonce and root with the last confirmed batch, and sends
+   * again (with their stored calldata, under new relayer operations) the confirmed batches the contract does not
+   * hold. Returns what it did, one line each. A contract that holds something else leaves the batcher halted.
+   */
+  reconcile(): Promise<string[]>;
+  /** Why batches are not being committed (the contract disagrees with the database), or null. */
+  halted(): string | null;
   /** The last batch accepted on chain. */
   committed(): LedgerCommitted;
   /** Every committed non-zero balance of an account with its proof against committed().root. */
@@ -97,7 +105,8 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
   let tree = LedgerMerkleTree.fromBalances([]);
   let committed: LedgerCommitted = { nonce: 0n, root: ZERO_HASH, journalCommitment: ZERO_HASH, txHash: null, blockNumber: null, confirmedAt: null };
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<BatchOutcome | null> | null = null;
+  let running: Promise<unknown> | null = null;
+  let halt: string | null = null;
   const operationId = (nonce: bigint) => `ledger:${chainId}:${contract.toLowerCase()}:batch:${nonce}`;
   const userEntries = (entries: readonly BalanceEntry[]) => entries.filter((e) => e.account !== SUPPLY_ACCOUNT);
 
@@ -227,17 +236,61 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
 
   const readView = (functionName: 'batchNonce' | 'ledgerRoot' | 'journalCommitment') => deps.client.readContract({ address: contract, abi, functionName });
 
-  const flush = (opts: { force?: boolean } = {}): Promise<BatchOutcome | null> => {
-    // One flush at a time; a caller arriving mid-flush waits for it and then runs its own.
+  /** One step on the batch at a time (a flush, a reconciliation); a caller arriving meanwhile waits for it, then runs. */
+  const oneAtATime = <T>(step: () => Promise<T>): Promise<T> => {
     const previous = running ?? Promise.resolve(null);
-    const next = previous.catch(() => null).then(async () => {
-      const batch = await close(opts.force === true);
-      return batch ? commit(batch) : null;
-    });
+    const next = previous.catch(() => null).then(step);
     running = next;
     return next.finally(() => {
       if (running === next) running = null;
     });
+  };
+
+  const flush = (opts: { force?: boolean } = {}): Promise<BatchOutcome | null> =>
+    oneAtATime(async () => {
+      if (halt) throw new Error(`ledger: batches are halted: ${halt}`);
+      const batch = await close(opts.force === true);
+      return batch ? commit(batch) : null;
+    });
+
+  const reconcile = (): Promise<string[]> =>
+    oneAtATime(async () => {
+      const chainNonce = (await readView('batchNonce')) as bigint;
+      if (chainNonce > committed.nonce) {
+        // A closed batch the chain took is confirmed by start(); more than that means this database is not the chain's.
+        const open = await db.selectFrom('ledger_batches').select('nonce').where('status', '=', 'closed').executeTakeFirst();
+        if (open && BigInt(open.nonce) === chainNonce) return [];
+        return [haltWith(`the contract holds batch ${chainNonce}, this database's last confirmed batch is ${committed.nonce}`)];
+      }
+      const done: string[] = [];
+      for (let nonce = chainNonce + 1n; nonce <= committed.nonce; nonce++) done.push(await sendAgain(nonce));
+      const chainRoot = ((await readView('ledgerRoot')) as Hex).toLowerCase();
+      if (chainRoot !== committed.root.toLowerCase() && committed.nonce > 0n) {
+        return [...done, haltWith(`the contract's root ${chainRoot} at batch ${committed.nonce} is not this database's ${committed.root}`)];
+      }
+      if (halt) log.warn({ was: halt }, 'ledger: the contract agrees with the database again; batches resume');
+      halt = null;
+      return done;
+    });
+
+  /** A confirmed batch the contract lost (its relayer transaction could not be put back): the same calldata, sent anew. */
+  const sendAgain = async (nonce: bigint): Promise<string> => {
+    const row = await db.selectFrom('ledger_batches').selectAll().where('nonce', '=', nonce.toString()).executeTakeFirstOrThrow();
+    let attempt = 1;
+    while (await relayer.get(`${operationId(nonce)}:again:${attempt}`)) attempt += 1;
+    const id = `${operationId(nonce)}:again:${attempt}`;
+    const tx = await relayer.send({ operationId: id, idempotencyKey: id, to: contract, data: row.calldata as Hex });
+    if (tx.state !== 'confirmed') throw new Error(`ledger: batch ${nonce} sent again was not accepted (${tx.state}, tx ${tx.txHash})`);
+    await db.updateTable('ledger_batches').set({ tx_hash: tx.txHash, block_number: tx.blockNumber?.toString() ?? null }).where('nonce', '=', nonce.toString()).execute();
+    if (nonce === committed.nonce) committed = { ...committed, txHash: tx.txHash, blockNumber: tx.blockNumber };
+    log.warn({ nonce: nonce.toString(), tx: tx.txHash }, 'ledger: the contract had lost a confirmed batch; sent its calldata again');
+    return `ledger: batch ${nonce} was not on chain; sent again in ${tx.txHash}`;
+  };
+
+  const haltWith = (reason: string): string => {
+    halt = reason;
+    log.error({ reason }, 'ledger: the contract disagrees with the database; no batch is committed until an operator resolves it (docs/ledger.md "Reconciliation")');
+    return `ledger: halted: ${reason}`;
   };
 
   return {
@@ -258,10 +311,12 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
         };
         if (committed.root !== last.new_root) throw new Error(`ledger: committed balances give root ${committed.root}, batch ${last.nonce} committed ${last.new_root}`);
       }
+      // The chain first (it may have lost batches the relayer could not put back), then the batch left in flight.
+      for (const line of await reconcile()) log.warn(line);
       const open = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
-      if (open) {
+      if (open && !halt) {
         log.info({ nonce: open.nonce }, 'ledger: finishing the batch a previous run left in flight');
-        await commit(toBatch(open));
+        await oneAtATime(() => commit(toBatch(open)));
       }
       timer = setInterval(() => {
         flush().catch((err: unknown) => log.error({ err }, 'ledger: batch failed; retrying on the next tick'));
@@ -274,6 +329,8 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
       await running?.catch(() => undefined);
     },
     flush,
+    reconcile,
+    halted: () => halt,
     committed: () => committed,
     proof(account) {
       const lower = account.toLowerCase() as Account;

@@ -10,7 +10,7 @@ import { readRange, type BlockRange } from './read-range.ts';
 import { rollBackReorg } from './reorg.ts';
 import { endVoided, voidUnseenCreations } from './void-markets.ts';
 
-/** Runs batches until the cursor reaches the head; a failure marks the status unhealthy. */
+/** Runs batches until the cursor reaches the head (less the confirmation depth); a failure marks the status unhealthy. */
 export async function runUntilCaughtUp(deps: IndexerDeps, status: IndexerStatus): Promise<void> {
   try {
     while (await runBatch(deps, status)) {
@@ -37,13 +37,15 @@ export async function runBatch(deps: IndexerDeps, status: IndexerStatus): Promis
     }
   }
   status.last = { at: deps.clock.now(), ok: true, headNumber: head.number, headTime: Number(head.timestamp) };
-  if (last >= head.number) return false;
+  // Only blocks at the confirmation depth are indexed (the depth counts the block itself).
+  const deep = head.number - (deps.confirmations - 1n);
+  if (last >= deep) return false;
   const from = last + 1n;
-  const to = from + deps.batchBlocks - 1n < head.number ? from + deps.batchBlocks - 1n : head.number;
+  const to = from + deps.batchBlocks - 1n < deep ? from + deps.batchBlocks - 1n : deep;
   const range = await readRange(deps, from, to);
   if (!range) return true; // the chain moved under us; the next batch sees the reorg
   await commitRange(deps, range);
-  return to < head.number;
+  return to < deep;
 }
 
 /** Applies the range, records its blocks, voids what it proves gone and moves the cursor, in one transaction. */

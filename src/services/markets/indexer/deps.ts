@@ -28,6 +28,8 @@ export interface IndexerDeps {
   events: EventBus;
   fromBlock: bigint;
   batchBlocks: bigint;
+  /** Blocks a block needs (itself included) before its logs are indexed. */
+  confirmations: bigint;
   lane: IndexedLane;
   onMarketsVoided?: EndedMarketsListener;
 }
@@ -56,6 +58,7 @@ export function indexerDeps(o: IndexerOptions): IndexerDeps {
     events,
     fromBlock,
     batchBlocks: BigInt(o.batchBlocks ?? 2_000),
+    confirmations: BigInt(o.confirmations ?? 1),
     lane: {
       factories: new Set([lane.factories.binary, lane.factories.ternary].map((a) => a.toLowerCase())),
       outcomeToken: lane.outcomeToken.toLowerCase(),

@@ -32,6 +32,8 @@ export interface IndexerOptions {
   log: Logger;
   pollMs?: number;
   batchBlocks?: number;
+  /** Blocks a log's block needs on top of it (itself included) before it is indexed; default 1 (docs/chain.md "Confirmation depth"). */
+  confirmations?: number;
   /** A cursor more than this behind the head is reported unhealthy. */
   maxHealthyLagSeconds?: number;
   /** Told about every market the indexer voids (the runtime wires the order service). */
