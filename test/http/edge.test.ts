@@ -249,6 +249,24 @@ describe('idempotency', () => {
     expect(await countNotes()).toBe(before + 1);
   });
 
+  it('a failure after the effect committed answers the effect, not the failure, and a retry replays it', async () => {
+    const key = await server.key('propose');
+    const before = await countNotes();
+    const call = () => server.call('POST', '/api/agent/v1/test/notes-once', { key, idempotencyKey: 'fails-after', body: { text: 'written', failAfter: true } });
+    const first = await call();
+    expect(first.status, first.text).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(first.body.text).toBe('written');
+    const retry = await call();
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await countNotes()).toBe(before + 1);
+    // Without an effect, the failure is the answer, stored and replayed.
+    const refused = await server.call('POST', '/api/agent/v1/test/notes', { key, idempotencyKey: 'no-effect', body: { text: 'x', n: 11 } });
+    expect(refused.status).toBe(400);
+  });
+
   it('scopes keys per principal', async () => {
     const a = await server.key('propose');
     const b = await server.key('propose');

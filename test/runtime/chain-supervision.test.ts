@@ -3,13 +3,18 @@
 // signed transactions). Before, svc answered 503 "chain node unreachable" until someone restarted it.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
+import { gas } from '../support/markets.ts';
+import { createOrderBookMarket } from '../support/orderbook.ts';
 import { waitFor } from '../support/wait.ts';
 
 let server: TestServer;
+// While set, the supervisor's restart of an exited anvil waits for it: the node stays down while a test looks.
+let hold: Promise<void> | null = null;
 
 beforeAll(async () => {
-  server = await startTestServer({ ownChain: true });
+  server = await startTestServer({ ownChain: true, env: { REGISTRATION_PATHS: 'wallet' }, beforeAnvilRestart: () => hold ?? Promise.resolve() });
 });
 afterAll(async () => server?.close());
 
@@ -66,6 +71,41 @@ describe('the embedded anvil under supervision', () => {
     expect(await relayer.send(transfer(3))).toMatchObject({ state: 'confirmed' });
     const health = await server.call('GET', '/api/agent/v1/health');
     expect(health.status).toBe(200);
+  });
+
+  it('refuses order placements with 503 and Retry-After while the node is down, and takes them once it is back and reconciled', async () => {
+    const agent = await registerWallet(server, undefined, 'supervised-trader');
+    await gas(server, agent.account.address);
+    const market = await createOrderBookMarket(server, agent, 'Will a supervised chain refuse what it cannot settle?', new Date(Date.now() + 7 * 86_400_000));
+    const place = (idempotencyKey: string) =>
+      server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey, body: { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    expect((await place('before-the-kill')).status).toBe(201);
+
+    let release!: () => void;
+    hold = new Promise((resolve) => (release = resolve));
+    const pid = server.runtime.anvil!.pid;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !server.runtime.services.chain.liveness().up, { what: 'the chain to be reported down' });
+
+    const refused = await place('while-down');
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.body.chainDownSince).toEqual(expect.any(String));
+    const health = await server.call('GET', '/api/agent/v1/health');
+    expect(health.body.status).toBe('degraded');
+    expect(health.body.chain.ok).toBe(false);
+    // Nothing was claimed: the key is free for the retry the 503 asks for.
+    const claimed = await server.runtime.database.db.selectFrom('idempotency_records').select('idem_key').where('idem_key', '=', 'while-down').execute();
+    expect(claimed).toEqual([]);
+
+    hold = null;
+    release();
+    await waitFor(() => server.runtime.anvil!.pid !== pid && server.runtime.services.chain.liveness().up, { timeoutMs: 30_000, what: 'the restarted node to be reconciled' });
+    const retried = await place('while-down');
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect((await server.call('GET', '/api/agent/v1/health')).body.chain.ok).toBe(true);
   });
 
   it('a deliberate stop is not restarted', async () => {

@@ -7,6 +7,7 @@ import { CATALOG } from '../../src/api/catalog/index.ts';
 import { defineCapability, type Capability } from '../../src/api/catalog/types.ts';
 import { assertWalletOwner } from '../../src/api/catalog/wallet-owner.ts';
 import { systemClock } from '../../src/core/clock.ts';
+import { problem } from '../../src/core/error-codes.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { appendEvent } from '../../src/services/events/outbox.ts';
 
@@ -29,6 +30,37 @@ export function fixtureCatalog(dbRef: { db?: Kysely<DB> }): readonly Capability[
     handler: async (_ctx, { body }) => {
       const event = await dbRef.db!.transaction().execute((trx) => appendEvent(trx, systemClock, { type: 'test.note', payload: body }));
       return { seq: event.seq.toString(), text: body.text };
+    },
+  });
+  // Records its note as the key's effect, then (failAfter) fails with a 409: the effect happened all the same.
+  const noteOnce = defineCapability({
+    surface: 'agent',
+    method: 'POST',
+    path: '/test/notes-once',
+    category: 'test',
+    summary: 'Write a note exactly once (test fixture)',
+    description: 'Appends a test.note event and records it as the Idempotency-Key effect; failAfter then fails the call.',
+    tier: 'propose',
+    scopes: ['markets:propose'],
+    rateClass: 'write',
+    idempotent: false,
+    mcp: { tool: 'svc_test_notes_once' },
+    input: { body: z.strictObject({ text: z.string().min(1).max(100), failAfter: z.boolean() }) },
+    output: z.object({ seq: z.string(), text: z.string() }),
+    successStatus: 201,
+    errors: ['INVALID_PAYLOAD', 'EMAIL_ALREADY_VERIFIED'],
+    handler: async (ctx, { body }) => {
+      const event = await dbRef.db!.transaction().execute(async (trx) => {
+        const appended = await appendEvent(trx, systemClock, { type: 'test.note', payload: body });
+        await ctx.recordEffect?.(trx, appended.seq.toString());
+        return appended;
+      });
+      if (body.failAfter) throw problem('EMAIL_ALREADY_VERIFIED', 'failed after the note was written (any storable 4xx)');
+      return { seq: event.seq.toString(), text: body.text };
+    },
+    replayEffect: async (_ctx, ref) => {
+      const event = await dbRef.db!.selectFrom('events').select(['seq', 'payload']).where('seq', '=', ref).executeTakeFirstOrThrow();
+      return { seq: String(event.seq), text: (event.payload as { text: string }).text };
     },
   });
   const execOnly = defineCapability({
@@ -102,5 +134,5 @@ export function fixtureCatalog(dbRef: { db?: Kysely<DB> }): readonly Capability[
       return { owner: params.wallet.toLowerCase() };
     },
   });
-  return [...CATALOG, postNote, execOnly, ping, boom, ownerOnly];
+  return [...CATALOG, postNote, noteOnce, execOnly, ping, boom, ownerOnly];
 }

@@ -1,7 +1,7 @@
 /**
  * One call of one capability, the same for REST and MCP: authenticate, authorize (tier, scopes),
  * resolve the wallet session (walletAuth capabilities), charge the rate limit, validate input,
- * honour idempotency, run the handler. The adapters only translate their transport into a
+ * refuse a chain-dependent write while the node is down, honour idempotency, run the handler. The adapters only translate their transport into a
  * CallRequest and the result (or ProblemError) back.
  */
 import { canonicalHash } from '../../core/canonical-json.ts';
@@ -61,6 +61,8 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
     body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.invalidInputCode),
   };
+  // Before any claim: a refused write leaves its key free for the retry Retry-After asks for.
+  if (cap.needsChain) base.services.chain.requireLive();
   const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession, provenWallet: null, recordEffect: null };
   // The wallet proof is checked after an idempotent replay is answered (a replay repeats the same proof).
   const call = async (recordEffect: EffectRecorder | null = null) => run({ ...ctx, recordEffect, provenWallet: await proveWallet(ctx, cap, req, input) }, cap, input);
@@ -84,22 +86,26 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   if (claim.kind === 'replay') {
     return { ...claim.response, headers: { ...headers, ...claim.response.headers, 'Idempotent-Replayed': 'true' } };
   }
-  if (claim.kind === 'committed') {
-    // The effect committed and the process died before storing the answer: rebuild it, never run the request again.
+  // The effect committed and its answer was never stored (the process died, or the handler failed after it): the
+  // answer is rebuilt from the effect, and the request never runs again.
+  const replayCommitted = async (ref: string, replayed = true): Promise<CallResult> => {
     if (!cap.replayEffect) throw new Error(`${cap.name}: an effect was recorded under key ${key} but the capability cannot replay it`);
-    const result = resultOf(cap, await cap.replayEffect(ctx, claim.ref, input as never));
-    await idem.complete(owner, key, storedFor(cap, result));
-    return { ...result, headers: { ...headers, ...result.headers, 'Idempotent-Replayed': 'true' } };
-  }
+    // A replay never shows a secret again: it answers what the key keeps.
+    const stored = storedFor(cap, resultOf(cap, await cap.replayEffect(ctx, ref, input as never)));
+    await idem.complete(owner, key, stored);
+    return { ...stored, headers: { ...headers, ...stored.headers, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) } };
+  };
+  if (claim.kind === 'committed') return replayCommitted(claim.ref);
   const recordEffect: EffectRecorder = (trx, ref) => idem.commitEffect(trx, owner, key, ref);
+  let result: CallResult;
   try {
-    const result = await call(cap.replayEffect ? recordEffect : null);
-    if (isStorable(result.status)) await idem.complete(owner, key, storedFor(cap, result));
-    else await idem.release(owner, key);
-    return withRequestHeaders(result, headers);
+    result = await call(cap.replayEffect ? recordEffect : null);
   } catch (err) {
     // The claim is a retry's now: this request changed nothing (its effect rolled back) and stores nothing.
     if (err instanceof ClaimTakenOver) throw err;
+    // A failure after the effect committed must not become the key's answer: the effect happened, so it is the answer.
+    const committed = cap.replayEffect ? await idem.committedEffect(owner, key) : null;
+    if (committed !== null) return replayCommitted(committed, false);
     if (isProblemError(err) && isStorable(err.status)) {
       const body = problemBody(err, base.problemTypeBase);
       await idem.complete(owner, key, { status: err.status, body, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } });
@@ -108,6 +114,11 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     }
     throw err;
   }
+  // Outside the try: a failure to store the answer is not the request's failure (the effect stays committed and a
+  // retry replays it).
+  if (isStorable(result.status)) await idem.complete(owner, key, storedFor(cap, result));
+  else await idem.release(owner, key);
+  return withRequestHeaders(result, headers);
 }
 
 /** Elevated MCP tools: verifies the wallet proof (consuming its nonce) and returns the proven wallet. */

@@ -42,6 +42,8 @@ export class ClaimTakenOver extends ProblemError {
 
 /** Test hooks that simulate a crash at a point of a keyed request's life. */
 export interface IdempotencyFaults {
+  /** Inside the effect's transaction, after the claim is marked committed: throwing rolls the effect back (a crash before its commit). */
+  duringEffect?: (principal: string, key: string) => void;
   /** After the handler (and its effect) ran, before its response is stored. */
   beforeComplete?: (principal: string, key: string) => void;
 }
@@ -51,6 +53,8 @@ export interface IdempotencyService {
   /** Marks the claim committed with its effect; throws IDEMPOTENCY_IN_PROGRESS (rolling the effect back) if the claim is no longer this request's. */
   commitEffect(trx: Transaction<DB>, principal: string, key: string, ref: string): Promise<void>;
   complete(principal: string, key: string, response: StoredResponse): Promise<void>;
+  /** The effect a claim committed (its reference), or null when it committed none. */
+  committedEffect(principal: string, key: string): Promise<string | null>;
   /** Forgets a claim whose request made no effect (a committed one is kept: its effect happened). */
   release(principal: string, key: string): Promise<void>;
   purgeOlderThan(hours: number): Promise<number>;
@@ -130,6 +134,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
         .returning('idem_key')
         .executeTakeFirst();
       if (!marked) throw new ClaimTakenOver();
+      deps.faults?.duringEffect?.(principal, key);
     },
 
     async complete(principal, key, response) {
@@ -146,6 +151,17 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
         .where('principal', '=', principal)
         .where('idem_key', '=', key)
         .execute();
+    },
+
+    async committedEffect(principal, key) {
+      const row = await db
+        .selectFrom('idempotency_records')
+        .select('effect_ref')
+        .where('principal', '=', principal)
+        .where('idem_key', '=', key)
+        .where('state', '=', 'committed')
+        .executeTakeFirst();
+      return row?.effect_ref ?? null;
     },
 
     async release(principal, key) {

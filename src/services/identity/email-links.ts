@@ -11,6 +11,7 @@ import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { digestMatches, sha256Hex } from '../../core/secrets.ts';
 import type { DB, EmailLinkPurpose } from '../../db/schema.ts';
+import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { applyEntitlement, findAgent } from './agents.ts';
 
@@ -65,17 +66,25 @@ export interface LinkOutcome {
 /** A resend covers at most this many agents (most recent first). */
 const RESEND_MAX_AGENTS = 5;
 
+/** A link created and its mail queued. */
+export interface SentLink {
+  /** email_links.id */
+  id: string;
+  expiresAt: Date;
+}
+
 export interface EmailLinkService {
-  /** Creates the link and queues its mail inside `trx`; returns when it expires. */
-  send(trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agentId: string; agentName: string; email: string }): Promise<Date>;
+  /** Creates the link and queues its mail inside `trx`. */
+  send(trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agentId: string; agentName: string; email: string }): Promise<SentLink>;
   /** Applies the link's effect once; throws EMAIL_LINK_INVALID, EMAIL_LINK_EXPIRED or OWNER_AGENT_LIMIT. */
   confirm(token: string): Promise<LinkOutcome>;
   /**
    * Mails fresh links to `email` for what still waits on it: the magic link of each unverified
    * email-path agent with that email, and the claim link of each unclaimed agent naming it as
-   * owner (while the owner has room). Returns how many were sent; callers do not reveal it.
+   * owner (while the owner has room). Returns how many were sent; callers do not reveal it. `recordEffect` (under an
+   * Idempotency-Key) records the resend, with that count, in the transaction that queues the mail: a retry mails nothing.
    */
-  resend(email: string): Promise<number>;
+  resend(email: string, recordEffect?: EffectRecorder): Promise<number>;
 }
 
 const MAIL_TEXT: Record<EmailLinkPurpose, { subject: string; body: (name: string, url: string) => string }> = {
@@ -128,21 +137,22 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
 
   const send: EmailLinkService['send'] = async (trx, link) => {
     const token = randomBytes(32).toString('base64url');
+    const id = randomUUID();
     const expiresAt = new Date(clock.now().getTime() + EMAIL_LINK_TTL_MS);
     await trx
       .insertInto('email_links')
-      .values({ id: randomUUID(), token_hash: sha256Hex(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
+      .values({ id, token_hash: sha256Hex(token), purpose: link.purpose, agent_id: link.agentId, email: link.email, created_at: clock.now(), expires_at: expiresAt })
       .execute();
     const url = deps.confirmLink(token);
     const text = MAIL_TEXT[link.purpose];
     await deps.mailer.enqueue(trx, { to: link.email, subject: text.subject, text: text.body(link.agentName, url) });
-    return expiresAt;
+    return { id, expiresAt };
   };
 
   return {
     send,
 
-    async resend(email) {
+    async resend(email, recordEffect) {
       const lower = email.toLowerCase();
       const sent = await db.transaction().execute(async (trx) => {
         const unverified = await trx
@@ -181,7 +191,9 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
           await send(trx, { purpose: 'claim', agentId: agent.id, agentName: agent.name, email: agent.owner_email! });
           claims++;
         }
-        return unverified.length + claims;
+        const count = unverified.length + claims;
+        await recordEffect?.(trx, String(count));
+        return count;
       });
       if (sent > 0) deps.mailer.kick();
       return sent;

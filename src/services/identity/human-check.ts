@@ -9,7 +9,8 @@
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { parsePowToken, powSatisfied, POW_TOKEN_PREFIX } from '../../core/pow.ts';
-import type { NonceService } from './nonces.ts';
+import type { Executor } from '../../db/index.ts';
+import type { NonceRefusal, NonceService } from './nonces.ts';
 import type { Logger } from '../../core/logger.ts';
 
 const SITEVERIFY_TIMEOUT_MS = 10_000;
@@ -18,14 +19,26 @@ export type HumanCheckChallenge =
   | { kind: 'pow'; algorithm: 'SHA-256'; salt: string; bits: number; expiresAt: string; tokenFormat: string }
   | { kind: 'turnstile'; siteKey: string | null };
 
+/** A token that passed; `spend` uses it up. */
+export interface HumanCheckPass {
+  /**
+   * Inside the transaction of the registration it admits: a proof-of-work challenge is spent there, so a registration
+   * that rolls back leaves it usable for the retry. A Turnstile token was spent by the verifier already (nothing to do).
+   * Throws HUMAN_CHECK_FAILED (NONCE_USED) when the challenge was spent meanwhile.
+   */
+  spend(trx: Executor): Promise<void>;
+}
+
 export interface HumanCheck {
   readonly kind: 'pow' | 'turnstile';
   /** The site key a Turnstile widget needs, published in GET /mcp-discovery; null for 'pow'. */
   readonly siteKey: string | null;
   challenge(): Promise<HumanCheckChallenge>;
   /** Throws HUMAN_CHECK_FAILED (with a reason) or SERVICE_UNAVAILABLE when the verifier cannot be reached. */
-  verify(token: string, clientIp: string): Promise<void>;
+  verify(token: string, clientIp: string): Promise<HumanCheckPass>;
 }
+
+const spentByVerifier: HumanCheckPass = { spend: async () => undefined };
 
 const failed = (reason: string, detail: string, extra: Record<string, unknown> = {}) =>
   problem('HUMAN_CHECK_FAILED', detail, { extensions: { reason, ...extra } });
@@ -65,6 +78,7 @@ export function createHumanCheck(deps: { config: HumanCheckSettings; nonces: Non
           }
           throw failed('TOKEN_REJECTED', 'the human-check token was rejected by the verifier; solve a new challenge', { verifierCodes: codes });
         }
+        return spentByVerifier;
       },
     };
   }
@@ -88,8 +102,11 @@ export function createHumanCheck(deps: { config: HumanCheckSettings; nonces: Non
       if (!powSatisfied(parsed.salt, parsed.solution, config.bits)) {
         throw failed('WORK_INSUFFICIENT', `SHA-256("{salt}:{solution}") must start with ${config.bits} zero bits`);
       }
-      const refusal = await deps.nonces.consume(parsed.salt, 'human-check', 'human-check');
-      if (refusal) throw failed(refusal, refusal === 'NONCE_USED' ? 'this challenge was already used; fetch a new one' : 'this challenge is unknown or expired; fetch a new one');
+      const refused = (refusal: NonceRefusal | null) => {
+        if (refusal) throw failed(refusal, refusal === 'NONCE_USED' ? 'this challenge was already used; fetch a new one' : 'this challenge is unknown or expired; fetch a new one');
+      };
+      refused(await deps.nonces.refusal(parsed.salt, 'human-check'));
+      return { spend: async (trx) => refused(await deps.nonces.consume(parsed.salt, 'human-check', 'human-check', trx)) };
     },
   };
 }

@@ -4,16 +4,18 @@
  * from their own API-key session, the root approves consents (≤ 20 per call, ≤ 49 linked addresses)
  * and either side unlinks. Participants are agents with a bound wallet; membership is per wallet.
  * Rules and codes: docs/identity.md "Identity linking". One exported function per operation, each
- * `(deps, params)`; `createLinkingService` binds them for the Services registry.
+ * `(deps, params)`; `createLinkingService` binds them for the Services registry. Each write is one transaction that,
+ * under an Idempotency-Key (`recordEffect`), records what it did; `recorded…` reads it back for a retry.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { digestMatches } from '../../core/secrets.ts';
 import { generateLinkCodeText, hashLinkCode, normalizeLinkCode } from '../../core/link-code.ts';
 import { isUniqueViolation, type Executor } from '../../db/index.ts';
 import type { DB, IdentityRole, LinkConsentStatus } from '../../db/schema.ts';
+import type { EffectRecorder } from '../idempotency/idempotency.ts';
 
 /** Seconds a link code stays usable after issue (spec Limits: 3-minute TTL). */
 export const LINK_CODE_TTL_SECONDS = 180 as const;
@@ -32,6 +34,16 @@ export interface LinkingDeps {
 /** Who calls: the agent of the authenticated key (null for keys that belong to no agent). */
 export interface LinkCaller {
   agentId: string | null;
+}
+
+/** A write's parameters under an Idempotency-Key: records the write in its transaction. */
+export interface Recorded {
+  recordEffect?: EffectRecorder | undefined;
+}
+
+/** What a write recorded under an Idempotency-Key (idempotency_records.effect_ref), for `recorded…` to read back. */
+export interface EffectRef {
+  ref: string;
 }
 
 export interface IdentityMembership {
@@ -62,48 +74,71 @@ export interface IssuedLinkCode {
   expiresAt: Date;
 }
 
-/** Issues a link code for the caller's identity, creating the identity (caller = root) on first use. */
-export async function generateLinkCode(deps: LinkingDeps, params: LinkCaller): Promise<IssuedLinkCode> {
-  const { agentId, wallet } = await requireWallet(deps.db, params.agentId);
-  const membership = await rootMembershipFor(deps, wallet);
-  const code = generateLinkCodeText();
-  const issuedAt = deps.clock.now();
-  const expiresAt = new Date(issuedAt.getTime() + LINK_CODE_TTL_SECONDS * 1000);
-  await deps.db
-    .insertInto('identity_link_codes')
-    .values({
-      id: randomUUID(),
-      identity_id: membership.identityId,
-      code_hash: hashLinkCode(normalizeLinkCode(code)!),
-      issued_by_agent_id: agentId,
-      created_at: issuedAt,
-      expires_at: expiresAt,
-    })
-    .execute();
-  return { code, identityId: membership.identityId, rootWallet: membership.rootWallet, issuedAt, expiresAt };
+/** What link-code records: the code row, and what its answer needs besides (the row goes when the identity dissolves). */
+interface LinkCodeRef {
+  linkCodeId: string;
+  identityId: string;
+  issuedAt: string;
 }
 
-/** The caller's root membership; a wallet in no identity becomes the root of a new one. */
-async function rootMembershipFor(deps: LinkingDeps, wallet: string): Promise<IdentityMembership> {
+/**
+ * Issues a link code for the caller's identity, creating the identity (caller = root) on first use, in one
+ * transaction: a code that rolls back leaves no identity behind either.
+ */
+export async function generateLinkCode(deps: LinkingDeps, params: LinkCaller & Recorded): Promise<IssuedLinkCode> {
+  const { agentId, wallet } = await requireWallet(deps.db, params.agentId);
   // Two attempts: a concurrent call may create the identity (or link the wallet elsewhere) first.
   for (let attempt = 0; ; attempt++) {
-    const existing = await membershipOf(deps.db, wallet);
-    if (existing?.role === 'member') {
-      throw problem('NOT_IDENTITY_ROOT', `wallet ${wallet} is a linked member of identity ${existing.identityId}; only its root ${existing.rootWallet} issues link codes`);
-    }
-    if (existing) return existing;
     try {
-      const now = deps.clock.now();
-      const identityId = randomUUID();
-      await deps.db.transaction().execute(async (trx) => {
-        await trx.insertInto('identities').values({ id: identityId, root_wallet: wallet, created_at: now }).execute();
-        await trx.insertInto('identity_members').values({ wallet_address: wallet, identity_id: identityId, role: 'root', consent_id: null, linked_at: now }).execute();
+      return await deps.db.transaction().execute(async (trx) => {
+        const membership = await rootMembershipFor(deps, trx, wallet);
+        const code = generateLinkCodeText();
+        const linkCodeId = randomUUID();
+        const issuedAt = deps.clock.now();
+        await trx
+          .insertInto('identity_link_codes')
+          .values({
+            id: linkCodeId,
+            identity_id: membership.identityId,
+            code_hash: hashLinkCode(normalizeLinkCode(code)!),
+            issued_by_agent_id: agentId,
+            created_at: issuedAt,
+            expires_at: linkCodeExpiry(issuedAt),
+          })
+          .execute();
+        const ref: LinkCodeRef = { linkCodeId, identityId: membership.identityId, issuedAt: issuedAt.toISOString() };
+        await params.recordEffect?.(trx, JSON.stringify(ref));
+        return { code, identityId: membership.identityId, rootWallet: membership.rootWallet, issuedAt, expiresAt: linkCodeExpiry(issuedAt) };
       });
-      return { identityId, role: 'root', rootWallet: wallet, linkedAt: now };
     } catch (err) {
       if (!isUniqueViolation(err) || attempt > 0) throw err;
     }
   }
+}
+
+/** The link code `generateLinkCode` recorded, without the code (shown once). */
+export async function recordedLinkCode(deps: LinkingDeps, { ref }: EffectRef): Promise<Omit<IssuedLinkCode, 'code'> & { code: null }> {
+  const { identityId, issuedAt } = JSON.parse(ref) as LinkCodeRef;
+  // Identities are never deleted (a dissolved one keeps its row).
+  const identity = await deps.db.selectFrom('identities').select('root_wallet').where('id', '=', identityId).executeTakeFirstOrThrow();
+  const at = new Date(issuedAt);
+  return { code: null, identityId, rootWallet: identity.root_wallet, issuedAt: at, expiresAt: linkCodeExpiry(at) };
+}
+
+const linkCodeExpiry = (issuedAt: Date): Date => new Date(issuedAt.getTime() + LINK_CODE_TTL_SECONDS * 1000);
+
+/** The caller's root membership; a wallet in no identity becomes the root of a new one (in `trx`). */
+async function rootMembershipFor(deps: LinkingDeps, trx: Transaction<DB>, wallet: string): Promise<IdentityMembership> {
+  const existing = await membershipOf(trx, wallet);
+  if (existing?.role === 'member') {
+    throw problem('NOT_IDENTITY_ROOT', `wallet ${wallet} is a linked member of identity ${existing.identityId}; only its root ${existing.rootWallet} issues link codes`);
+  }
+  if (existing) return existing;
+  const now = deps.clock.now();
+  const identityId = randomUUID();
+  await trx.insertInto('identities').values({ id: identityId, root_wallet: wallet, created_at: now }).execute();
+  await trx.insertInto('identity_members').values({ wallet_address: wallet, identity_id: identityId, role: 'root', consent_id: null, linked_at: now }).execute();
+  return { identityId, role: 'root', rootWallet: wallet, linkedAt: now };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,8 +160,11 @@ export interface SubmittedConsent {
   created: boolean;
 }
 
-/** The caller's wallet consents to join the identity that issued `code`. No wallet signature: the key session proves the caller. */
-export async function submitLinkConsent(deps: LinkingDeps, params: LinkCaller & { code: string }): Promise<SubmittedConsent> {
+/**
+ * The caller's wallet consents to join the identity that issued `code`. No wallet signature: the key session proves the
+ * caller. A new consent is recorded (by id) under an Idempotency-Key; answering a pending one changes nothing.
+ */
+export async function submitLinkConsent(deps: LinkingDeps, params: LinkCaller & Recorded & { code: string }): Promise<SubmittedConsent> {
   const { agentId, wallet } = await requireWallet(deps.db, params.agentId);
   const now = deps.clock.now();
   const code = await findLinkCode(deps.db, params.code);
@@ -141,15 +179,8 @@ export async function submitLinkConsent(deps: LinkingDeps, params: LinkCaller & 
   }
   if (membership) throw alreadyLinked([wallet], membership);
 
-  const view = (row: { id: string; status: LinkConsentStatus; created_at: Date }): LinkConsentView => ({
-    id: row.id,
-    identityId: identity.id,
-    rootWallet: identity.root_wallet,
-    walletAddress: wallet,
-    agentId,
-    status: row.status,
-    submittedAt: row.created_at,
-  });
+  const view = (row: { id: string; status: LinkConsentStatus; created_at: Date }) =>
+    consentView({ ...row, identity_id: identity.id, root_wallet: identity.root_wallet, wallet_address: wallet, agent_id: agentId });
   const pending = () =>
     deps.db
       .selectFrom('identity_link_consents')
@@ -162,11 +193,15 @@ export async function submitLinkConsent(deps: LinkingDeps, params: LinkCaller & 
   const existing = await pending();
   if (existing) return { consent: view(existing), created: false };
   try {
-    const row = await deps.db
-      .insertInto('identity_link_consents')
-      .values({ id: randomUUID(), identity_id: identity.id, wallet_address: wallet, agent_id: agentId, status: 'pending', created_at: now })
-      .returning(['id', 'status', 'created_at'])
-      .executeTakeFirstOrThrow();
+    const row = await deps.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('identity_link_consents')
+        .values({ id: randomUUID(), identity_id: identity.id, wallet_address: wallet, agent_id: agentId, status: 'pending', created_at: now })
+        .returning(['id', 'status', 'created_at'])
+        .executeTakeFirstOrThrow();
+      await params.recordEffect?.(trx, inserted.id);
+      return inserted;
+    });
     return { consent: view(row), created: true };
   } catch (err) {
     // A concurrent consent of the same wallet won the unique index: answer with that one.
@@ -175,6 +210,35 @@ export async function submitLinkConsent(deps: LinkingDeps, params: LinkCaller & 
     throw err;
   }
 }
+
+/** The consent `submitLinkConsent` recorded, as it stands now. */
+export async function recordedLinkConsent(deps: LinkingDeps, { ref }: EffectRef): Promise<SubmittedConsent> {
+  const row = await deps.db
+    .selectFrom('identity_link_consents as c')
+    .innerJoin('identities as i', 'i.id', 'c.identity_id')
+    .select(['c.id', 'c.identity_id', 'i.root_wallet', 'c.wallet_address', 'c.agent_id', 'c.status', 'c.created_at'])
+    .where('c.id', '=', ref)
+    .executeTakeFirstOrThrow();
+  return { consent: consentView(row), created: true };
+}
+
+const consentView = (row: {
+  id: string;
+  identity_id: string;
+  root_wallet: string;
+  wallet_address: string;
+  agent_id: string;
+  status: LinkConsentStatus;
+  created_at: Date;
+}): LinkConsentView => ({
+  id: row.id,
+  identityId: row.identity_id,
+  rootWallet: row.root_wallet,
+  walletAddress: row.wallet_address,
+  agentId: row.agent_id,
+  status: row.status,
+  submittedAt: row.created_at,
+});
 
 /** Looks a code up by its hash; the final comparison is constant-time like API keys'. */
 async function findLinkCode(db: Kysely<DB>, typed: string) {
@@ -259,7 +323,7 @@ export interface ApprovedLinks {
  * The root approves pending consents. All or nothing: any unknown, foreign or decided consent, a
  * child linked meanwhile, or crossing the 49-address cap refuses the whole call and changes nothing.
  */
-export async function approveLinkConsents(deps: LinkingDeps, params: LinkCaller & { consentIds: readonly string[] }): Promise<ApprovedLinks> {
+export async function approveLinkConsents(deps: LinkingDeps, params: LinkCaller & Recorded & { consentIds: readonly string[] }): Promise<ApprovedLinks> {
   const { wallet } = await requireWallet(deps.db, params.agentId);
   const ids = [...new Set(params.consentIds)];
   try {
@@ -313,12 +377,14 @@ export async function approveLinkConsents(deps: LinkingDeps, params: LinkCaller 
         .where('wallet_address', 'in', wallets)
         .where('status', '=', 'pending')
         .execute();
+      const ref: ApprovalRef = { identityId, linkedCount: linked + consents.length };
+      await params.recordEffect?.(trx, JSON.stringify(ref));
       // Answer in the order the caller listed the ids.
       const byId = new Map(consents.map((c) => [c.id, c]));
       return {
         identityId,
         approved: ids.map((id) => ({ consentId: id, walletAddress: byId.get(id)!.wallet_address, linkedAt: now })),
-        linkedCount: linked + consents.length,
+        linkedCount: ref.linkedCount,
       };
     });
   } catch (err) {
@@ -326,6 +392,26 @@ export async function approveLinkConsents(deps: LinkingDeps, params: LinkCaller 
     if (isUniqueViolation(err)) throw problem('WALLET_ALREADY_LINKED', 'a consenting wallet joined another identity meanwhile; nothing was approved');
     throw err;
   }
+}
+
+/** What an approval records besides its consents (the caller's ids): the identity and its count after the call. */
+interface ApprovalRef {
+  identityId: string;
+  linkedCount: number;
+}
+
+/** The approval `approveLinkConsents` recorded for `consentIds` (the same ids the call listed). */
+export async function recordedApproval(deps: LinkingDeps, params: EffectRef & { consentIds: readonly string[] }): Promise<ApprovedLinks> {
+  const { identityId, linkedCount } = JSON.parse(params.ref) as ApprovalRef;
+  const ids = [...new Set(params.consentIds)];
+  // Consents are never deleted, and an approved one stays approved: decided_at is when its wallet was linked.
+  const rows = await deps.db.selectFrom('identity_link_consents').select(['id', 'wallet_address', 'decided_at']).where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((c) => [c.id, c]));
+  return {
+    identityId,
+    approved: ids.map((id) => ({ consentId: id, walletAddress: byId.get(id)!.wallet_address, linkedAt: byId.get(id)!.decided_at! })),
+    linkedCount,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,9 +430,14 @@ export interface UnlinkResult {
  * Removes wallets from the caller's identity, all or nothing. A root unlinks members, and may list
  * itself only when no member stays (the identity is then dissolved); a member may unlink only itself.
  */
-export async function unlinkIdentityWallets(deps: LinkingDeps, params: LinkCaller & { walletAddresses: readonly string[] }): Promise<UnlinkResult> {
+export async function unlinkIdentityWallets(deps: LinkingDeps, params: LinkCaller & Recorded & { walletAddresses: readonly string[] }): Promise<UnlinkResult> {
   const { wallet } = await requireWallet(deps.db, params.agentId);
-  const targets = [...new Set(params.walletAddresses.map((w) => w.toLowerCase()))];
+  const targets = unlinkTargets(params.walletAddresses);
+  // What it removed is gone from the rows: the record keeps the facts of the answer besides the caller's addresses.
+  const recorded = async (trx: Transaction<DB>, ref: UnlinkRef): Promise<UnlinkResult> => {
+    await params.recordEffect?.(trx, JSON.stringify(ref));
+    return { ...ref, unlinked: targets };
+  };
   return deps.db.transaction().execute(async (trx) => {
     const membership = await lockedIdentity(trx, wallet);
     const identityId = membership.identityId;
@@ -357,7 +448,7 @@ export async function unlinkIdentityWallets(deps: LinkingDeps, params: LinkCalle
         throw problem('NOT_IDENTITY_ROOT', `wallet ${wallet} is a linked member of identity ${identityId}: it may unlink only itself; the root ${membership.rootWallet} unlinks others`);
       }
       await trx.deleteFrom('identity_members').where('wallet_address', '=', wallet).execute();
-      return { identityId, unlinked: [wallet], dissolved: false, linkedCount: await linkedCountOf(trx, identityId) };
+      return recorded(trx, { identityId, dissolved: false, linkedCount: await linkedCountOf(trx, identityId) });
     }
 
     const rows = await trx
@@ -392,9 +483,19 @@ export async function unlinkIdentityWallets(deps: LinkingDeps, params: LinkCalle
         .where('status', '=', 'pending')
         .execute();
     }
-    return { identityId, unlinked: targets, dissolved: leaving, linkedCount: linked - members };
+    return recorded(trx, { identityId, dissolved: leaving, linkedCount: linked - members });
   });
 }
+
+type UnlinkRef = Omit<UnlinkResult, 'unlinked'>;
+
+/** The unlink `unlinkIdentityWallets` recorded for `walletAddresses` (the same addresses the call listed). */
+export async function recordedUnlink(_deps: LinkingDeps, params: EffectRef & { walletAddresses: readonly string[] }): Promise<UnlinkResult> {
+  const ref = JSON.parse(params.ref) as UnlinkRef;
+  return { identityId: ref.identityId, unlinked: unlinkTargets(params.walletAddresses), dissolved: ref.dissolved, linkedCount: ref.linkedCount };
+}
+
+const unlinkTargets = (walletAddresses: readonly string[]): string[] => [...new Set(walletAddresses.map((w) => w.toLowerCase()))];
 
 // ---------------------------------------------------------------------------------------------
 // GET /agents/me/identity
@@ -473,10 +574,14 @@ type Bound<F> = F extends Op<infer P, infer R> ? (params: P) => Promise<R> : nev
 export interface LinkingService {
   identityOf(walletAddress: string): Promise<IdentityMembership | null>;
   generateLinkCode: Bound<typeof generateLinkCode>;
+  recordedLinkCode: Bound<typeof recordedLinkCode>;
   submitLinkConsent: Bound<typeof submitLinkConsent>;
+  recordedLinkConsent: Bound<typeof recordedLinkConsent>;
   listPendingLinkConsents: Bound<typeof listPendingLinkConsents>;
   approveLinkConsents: Bound<typeof approveLinkConsents>;
+  recordedApproval: Bound<typeof recordedApproval>;
   unlinkIdentityWallets: Bound<typeof unlinkIdentityWallets>;
+  recordedUnlink: Bound<typeof recordedUnlink>;
   getAgentIdentity: Bound<typeof getAgentIdentity>;
   purgeExpiredLinkCodes(): Promise<number>;
 }
@@ -485,10 +590,14 @@ export function createLinkingService(deps: LinkingDeps): LinkingService {
   return {
     identityOf: (walletAddress) => identityOf(deps, walletAddress),
     generateLinkCode: (p) => generateLinkCode(deps, p),
+    recordedLinkCode: (p) => recordedLinkCode(deps, p),
     submitLinkConsent: (p) => submitLinkConsent(deps, p),
+    recordedLinkConsent: (p) => recordedLinkConsent(deps, p),
     listPendingLinkConsents: (p) => listPendingLinkConsents(deps, p),
     approveLinkConsents: (p) => approveLinkConsents(deps, p),
+    recordedApproval: (p) => recordedApproval(deps, p),
     unlinkIdentityWallets: (p) => unlinkIdentityWallets(deps, p),
+    recordedUnlink: (p) => recordedUnlink(deps, p),
     getAgentIdentity: (p) => getAgentIdentity(deps, p),
     purgeExpiredLinkCodes: () => purgeExpiredLinkCodes(deps),
   };

@@ -8,6 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { WALLET_PROOF_WINDOW_SECONDS } from '../../core/wallet-proof.ts';
+import type { Executor } from '../../db/index.ts';
 import type { DB, NoncePurpose } from '../../db/schema.ts';
 
 export const NONCE_TTL_SECONDS = WALLET_PROOF_WINDOW_SECONDS;
@@ -25,9 +26,12 @@ export interface NonceService {
   issue(purpose: NoncePurpose): Promise<IssuedNonce>;
   /**
    * Marks the nonce used; returns why it cannot be used, or null on success. A nonce issued for another purpose is
-   * NONCE_UNKNOWN: a human-check salt is not a wallet-proof nonce.
+   * NONCE_UNKNOWN: a human-check salt is not a wallet-proof nonce. Pass `trx` to spend it in the transaction of what
+   * it admits: if that rolls back, the nonce is still unused (the same request may be retried).
    */
-  consume(nonce: string, purpose: NoncePurpose, usedFor: string): Promise<NonceRefusal | null>;
+  consume(nonce: string, purpose: NoncePurpose, usedFor: string, trx?: Executor): Promise<NonceRefusal | null>;
+  /** Why the nonce cannot be used now, or null; spends nothing (consume decides). */
+  refusal(nonce: string, purpose: NoncePurpose): Promise<NonceRefusal | null>;
   /** Deletes nonces expired for more than a day. */
   purge(): Promise<number>;
 }
@@ -49,6 +53,13 @@ export function createNonceService(deps: { db: Kysely<DB>; clock: Clock }): Nonc
     return secret;
   };
 
+  const refusal = async (ex: Executor, nonce: string, purpose: NoncePurpose, now: Date): Promise<NonceRefusal | null> => {
+    const row = await ex.selectFrom('auth_nonces').select(['consumed_at', 'expires_at']).where('nonce', '=', nonce).where('purpose', '=', purpose).executeTakeFirst();
+    if (!row) return 'NONCE_UNKNOWN';
+    if (row.consumed_at) return 'NONCE_USED';
+    return row.expires_at.getTime() > now.getTime() ? null : 'NONCE_EXPIRED';
+  };
+
   return {
     async issue(purpose) {
       const nonce = randomBytes(16).toString('hex');
@@ -59,9 +70,9 @@ export function createNonceService(deps: { db: Kysely<DB>; clock: Clock }): Nonc
       return { nonce, signedNonce, expiresAt };
     },
 
-    async consume(nonce, purpose, usedFor) {
+    async consume(nonce, purpose, usedFor, trx = db) {
       const now = clock.now();
-      const used = await db
+      const used = await trx
         .updateTable('auth_nonces')
         .set({ consumed_at: now, consumed_for: usedFor })
         .where('nonce', '=', nonce)
@@ -71,10 +82,11 @@ export function createNonceService(deps: { db: Kysely<DB>; clock: Clock }): Nonc
         .returning('nonce')
         .executeTakeFirst();
       if (used) return null;
-      const row = await db.selectFrom('auth_nonces').select(['consumed_at', 'expires_at']).where('nonce', '=', nonce).where('purpose', '=', purpose).executeTakeFirst();
-      if (!row) return 'NONCE_UNKNOWN';
-      return row.consumed_at ? 'NONCE_USED' : 'NONCE_EXPIRED';
+      // Not spendable: say why (an unused row that did not match has expired).
+      return (await refusal(trx, nonce, purpose, now)) ?? 'NONCE_EXPIRED';
     },
+
+    refusal: (nonce, purpose) => refusal(db, nonce, purpose, clock.now()),
 
     async purge() {
       const before = new Date(clock.now().getTime() - 86_400_000);

@@ -3,7 +3,10 @@
  * first key in one transaction, with the entitlement of core/entitlement.ts; a path that sends a
  * link queues its mail in the same transaction. Paths are closed unless the operator opens them
  * (REGISTRATION_PATHS), and each path has its own hourly budget (registration-limits.ts), charged
- * before any proof is checked so failed attempts count too.
+ * before any proof is checked so failed attempts count too. The proof's nonce (or the human check's challenge) is
+ * spent in that transaction too, and under an Idempotency-Key the transaction records the registration
+ * (RegistrationRef): a retry after a crash before the answer was stored gets that registration back (its key null,
+ * shown once) and never makes a second agent, nor mails a second link.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
@@ -11,11 +14,12 @@ import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isUniqueViolation } from '../../db/index.ts';
 import type { DB, EmailLinkPurpose, RegistrationPath } from '../../db/schema.ts';
+import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import type { KeyRecord, KeyService } from '../keys/keys.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { RateLimitStore } from '../rate-limit/store.ts';
-import { issueEntitledKey, walletTaken, type AgentRow } from './agents.ts';
-import { lockOwner, ownerAgentCount, OWNER_AGENT_LIMIT, type EmailLinkService } from './email-links.ts';
+import { findAgent, issueEntitledKey, walletTaken, type AgentRow } from './agents.ts';
+import { lockOwner, ownerAgentCount, OWNER_AGENT_LIMIT, type EmailLinkService, type SentLink } from './email-links.ts';
 import type { HumanCheck } from './human-check.ts';
 import { chargeRegistration } from './registration-limits.ts';
 import type { WalletProofInput, WalletProofVerifier } from './wallet-proof.ts';
@@ -34,9 +38,21 @@ export type RegisterInput =
   | { kind: 'email'; name: string; email: string }
   | { kind: 'anonymous'; name: string; humanCheckToken: string };
 
+/** A registration read back from an Idempotency-Key's record: without its raw key, which is shown once. */
+export type RecordedRegistration = Omit<RegisteredAgent, 'key'> & { key: null };
+
+/** What a registration records under an Idempotency-Key: its first key (which names the agent) and the link it mailed. */
+interface RegistrationRef {
+  keyId: string;
+  emailLinkId: string | null;
+}
+
 export interface RegistrationService {
   isOpen(path: RegistrationPath): boolean;
-  register(input: RegisterInput, clientIp: string): Promise<RegisteredAgent>;
+  /** `recordEffect` (under an Idempotency-Key) records the registration in its transaction. */
+  register(input: RegisterInput, clientIp: string, recordEffect?: EffectRecorder): Promise<RegisteredAgent>;
+  /** The registration `register` recorded as `ref`, as it stands now, without its key. */
+  recordedRegistration(ref: string): Promise<RecordedRegistration>;
 }
 
 export interface RegistrationDeps {
@@ -79,7 +95,7 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
     return { agent, key: issued.key, keyRecord: issued.record };
   };
 
-  const toResult = (created: { agent: AgentRow; key: string; keyRecord: KeyRecord }, emailLink: RegisteredAgent['emailLink']): RegisteredAgent => ({
+  const toResult = <K extends string | null>(created: { agent: AgentRow; key: K; keyRecord: KeyRecord }, emailLink: RegisteredAgent['emailLink']) => ({
     agent: {
       id: created.agent.id,
       name: created.agent.name,
@@ -113,47 +129,76 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
     }
   };
 
+  /** The end of every path's transaction: records the registration under the caller's Idempotency-Key, then answers it. */
+  const registered = async (
+    trx: Transaction<DB>,
+    created: { agent: AgentRow; key: string; keyRecord: KeyRecord },
+    link: (SentLink & { purpose: EmailLinkPurpose; sentTo: string }) | null,
+    recordEffect: EffectRecorder | undefined,
+  ): Promise<RegisteredAgent> => {
+    const ref: RegistrationRef = { keyId: created.keyRecord.id, emailLinkId: link?.id ?? null };
+    await recordEffect?.(trx, JSON.stringify(ref));
+    return toResult(created, link && { purpose: link.purpose, sentTo: link.sentTo, expiresAt: link.expiresAt });
+  };
+
   const charge = (path: Parameters<typeof chargeRegistration>[1], subject: string) => chargeRegistration(deps, path, subject);
 
   return {
     isOpen: (path) => deps.openPaths.includes(path),
 
-    async register(input, clientIp) {
+    async register(input, clientIp, recordEffect) {
       assertOpen(input.kind);
       switch (input.kind) {
         case 'anonymous': {
           await charge('anonymous', clientIp);
-          await deps.humanCheck.verify(input.humanCheckToken, clientIp);
-          return toResult(await inTransaction(null, (trx) => createAgent(trx, { name: input.name, registration_path: 'anonymous' })), null);
+          const pass = await deps.humanCheck.verify(input.humanCheckToken, clientIp);
+          return inTransaction(null, async (trx) => {
+            await pass.spend(trx);
+            return registered(trx, await createAgent(trx, { name: input.name, registration_path: 'anonymous' }), null, recordEffect);
+          });
         }
         case 'email': {
           await charge('email', clientIp);
           await charge('email-address', input.email.toLowerCase());
           return inTransaction(null, async (trx) => {
             const created = await createAgent(trx, { name: input.name, registration_path: 'email', email: input.email });
-            const expiresAt = await deps.emailLinks.send(trx, { purpose: 'verify-email', agentId: created.agent.id, agentName: input.name, email: input.email });
-            return toResult(created, { purpose: 'verify-email', sentTo: input.email, expiresAt });
+            const link = await deps.emailLinks.send(trx, { purpose: 'verify-email', agentId: created.agent.id, agentName: input.name, email: input.email });
+            return registered(trx, created, { ...link, purpose: 'verify-email', sentTo: input.email }, recordEffect);
           });
         }
         case 'wallet': {
           await charge('wallet', clientIp);
-          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input, { agentName: input.name });
-          return toResult(await inTransaction(wallet, (trx) => createAgent(trx, { name: input.name, registration_path: 'wallet', wallet_address: wallet })), null);
+          const proof = await deps.walletProofs.checkTemplate('agent-register', input, { agentName: input.name });
+          return inTransaction(proof.wallet, async (trx) => {
+            await proof.consume(trx);
+            return registered(trx, await createAgent(trx, { name: input.name, registration_path: 'wallet', wallet_address: proof.wallet }), null, recordEffect);
+          });
         }
         case 'claim': {
           await charge('wallet', clientIp);
-          const wallet = await deps.walletProofs.verifyTemplate('agent-register', input, { agentName: input.name });
+          const proof = await deps.walletProofs.checkTemplate('agent-register', input, { agentName: input.name });
           // Charged only once the wallet has proved itself, so nobody can spend an owner's budget with junk.
           await charge('email-address', input.ownerEmail.toLowerCase());
-          return inTransaction(wallet, async (trx) => {
+          return inTransaction(proof.wallet, async (trx) => {
+            await proof.consume(trx);
             await lockOwner(trx, input.ownerEmail);
             await assertOwnerHasRoom(trx, input.ownerEmail);
-            const created = await createAgent(trx, { name: input.name, registration_path: 'claim', wallet_address: wallet, owner_email: input.ownerEmail });
-            const expiresAt = await deps.emailLinks.send(trx, { purpose: 'claim', agentId: created.agent.id, agentName: input.name, email: input.ownerEmail });
-            return toResult(created, { purpose: 'claim', sentTo: input.ownerEmail, expiresAt });
+            const created = await createAgent(trx, { name: input.name, registration_path: 'claim', wallet_address: proof.wallet, owner_email: input.ownerEmail });
+            const link = await deps.emailLinks.send(trx, { purpose: 'claim', agentId: created.agent.id, agentName: input.name, email: input.ownerEmail });
+            return registered(trx, created, { ...link, purpose: 'claim', sentTo: input.ownerEmail }, recordEffect);
           });
         }
       }
+    },
+
+    async recordedRegistration(ref) {
+      const { keyId, emailLinkId } = JSON.parse(ref) as RegistrationRef;
+      const keyRecord = await deps.keys.get(keyId);
+      const agent = keyRecord?.agentId ? await findAgent(db, keyRecord.agentId) : undefined;
+      // Agents, keys and links are never deleted.
+      if (!keyRecord || !agent) throw new Error(`registration ${ref}: its key or agent is missing`);
+      const link = emailLinkId === null ? null : await db.selectFrom('email_links').select(['purpose', 'email', 'expires_at']).where('id', '=', emailLinkId).executeTakeFirstOrThrow();
+      return toResult({ agent, key: null, keyRecord }, link && { purpose: link.purpose, sentTo: link.email, expiresAt: link.expires_at });
     },
   };
 }

@@ -5,19 +5,22 @@
  * finds a Transfer log of exactly that amount from the agent's wallet to the operator, and credits the pack's
  * fills to `agents.paid_fills_remaining` once, in one database transaction with the purchase row. Only the
  * exact transfer call the offer hands out counts (sent by the wallet to the token): a transfer to the operator
- * made inside another call — a trade's protocol fee goes to the same address — pays for nothing.
+ * made inside another call — a trade's protocol fee goes to the same address — pays for nothing. Under an
+ * Idempotency-Key the crediting transaction records the purchase (by id), so a retry after a crash answers that
+ * purchase instead of PAYMENT_ALREADY_CLAIMED.
  */
 import { randomUUID } from 'node:crypto';
 import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from 'viem';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { FillAllowance, FillPack } from '../../core/fill-allowance.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, FillPackPurchasesTable } from '../../db/schema.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ChainService, CollateralToken } from '../chain/chain-service.ts';
+import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { readFillAllowance } from '../identity/profile.ts';
 
@@ -44,8 +47,18 @@ export interface FillPackPurchase {
 export interface FillPackService {
   /** The packs on offer, cheapest first, each with its payment and the transfer that pays it. */
   offers(): { enabled: boolean; confirmations: number; packs: FillPackOffer[] };
-  /** Credits the pack paid by `txHash` (its fills, once per transfer log); answers the purchase and the new allowance. */
-  purchase(principal: Principal, input: { fills: number; txHash: Hex }): Promise<{ purchase: FillPackPurchase; allowance: FillAllowance }>;
+  /**
+   * Credits the pack paid by `txHash` (its fills, once per transfer log); answers the purchase and the new allowance.
+   * `recordEffect`, under an Idempotency-Key, is called inside the crediting transaction with the purchase id.
+   */
+  purchase(principal: Principal, input: { fills: number; txHash: Hex }, recordEffect?: EffectRecorder): Promise<PurchaseResult>;
+  /** One of the agent's purchases with its allowance as it is now (the answer a retry of the purchase gets after a crash). */
+  purchased(principal: Principal, purchaseId: string): Promise<PurchaseResult>;
+}
+
+export interface PurchaseResult {
+  purchase: FillPackPurchase;
+  allowance: FillAllowance;
 }
 
 /** Base units of a token with `decimals` decimals that make `usdCents` US cents (a stablecoin at par). */
@@ -89,7 +102,7 @@ export function createFillPackService(deps: {
       return { enabled: deps.fills.enabled, confirmations: deps.fills.packConfirmations, packs: deps.fills.packs.map((p) => offerOf(p, token)) };
     },
 
-    async purchase(principal, input) {
+    async purchase(principal, input, recordEffect) {
       const agent = await requireAgent(db, principal);
       if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'a fill pack is paid from the wallet bound to your agent: bind one (POST /agents/me/bind-wallet)');
       if (!deps.fills.enabled) throw problem('FEATURE_DISABLED', 'fills are not counted on this service (FILLS_ENABLED is false): there is nothing to buy', { extensions: { reason: 'FILLS_DISABLED' } });
@@ -161,29 +174,39 @@ export function createFillPackService(deps: {
             .executeTakeFirst();
           // Rolls the purchase row back with it: the payment stays unclaimed.
           if (!credited) throw problem('FILL_PACK_LIMIT', `an agent holds at most ${MAX_PAID_FILLS} purchased fills; spend some before buying ${pack.fills} more`);
+          await recordEffect?.(trx, row.id);
           return row;
         }
         return null;
       });
       if (!purchase) throw problem('PAYMENT_ALREADY_CLAIMED', `transaction ${txHash} has already paid for a pack`);
       deps.log.info({ agentId: agent.id, fills: pack.fills, txHash, logIndex: purchase.log_index }, 'fill pack purchased');
+      return resultOf(purchase);
+    },
 
-      const paid = await db.selectFrom('agents').select('paid_fills_remaining').where('id', '=', agent.id).executeTakeFirstOrThrow();
-      return {
-        purchase: {
-          id: purchase.id,
-          fills: purchase.fills,
-          usdCents: purchase.usd_cents,
-          chainId: purchase.chain_id,
-          txHash: purchase.tx_hash,
-          logIndex: purchase.log_index,
-          payer: purchase.payer,
-          token: purchase.token,
-          amount: purchase.amount,
-          createdAt: purchase.created_at.toISOString(),
-        },
-        allowance: await readFillAllowance({ db, clock, fills: deps.fills }, agent.id, paid.paid_fills_remaining),
-      };
+    async purchased(principal, purchaseId) {
+      const agent = await requireAgent(db, principal);
+      return resultOf(await db.selectFrom('fill_pack_purchases').selectAll().where('id', '=', purchaseId).where('agent_id', '=', agent.id).executeTakeFirstOrThrow());
     },
   };
+
+  /** The purchase and its agent's allowance as it is now. */
+  async function resultOf(purchase: Selectable<FillPackPurchasesTable>): Promise<PurchaseResult> {
+    const paid = await db.selectFrom('agents').select('paid_fills_remaining').where('id', '=', purchase.agent_id).executeTakeFirstOrThrow();
+    return {
+      purchase: {
+        id: purchase.id,
+        fills: purchase.fills,
+        usdCents: purchase.usd_cents,
+        chainId: purchase.chain_id,
+        txHash: purchase.tx_hash,
+        logIndex: purchase.log_index,
+        payer: purchase.payer,
+        token: purchase.token,
+        amount: purchase.amount,
+        createdAt: purchase.created_at.toISOString(),
+      },
+      allowance: await readFillAllowance({ db, clock, fills: deps.fills }, purchase.agent_id, paid.paid_fills_remaining),
+    };
+  }
 }

@@ -30,9 +30,10 @@ export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_VOID } from './orders/types.ts';
 export interface OrderBookService {
   /** `recordEffect`, under an Idempotency-Key, is called inside the placement's transaction with the order id. */
   place(principal: Principal, input: PlaceOrderInput, recordEffect?: EffectRecorder): Promise<OrderView>;
-  /** One order as it is now, with its fills (the answer a retry of its placement gets after a crash). */
+  /** One order as it is now, with its fills (the answer a retry of its placement or cancel gets after a crash). */
   view(orderId: string): Promise<OrderView>;
-  cancel(principal: Principal, orderId: string): Promise<OrderView>;
+  /** `recordEffect`, under an Idempotency-Key, is called inside the cancel's transaction with the order id. */
+  cancel(principal: Principal, orderId: string, recordEffect?: EffectRecorder): Promise<OrderView>;
   /** The cancelled order once it is final (every fill committed on chain); ORDER_CANCEL_PENDING before. */
   confirmCancel(principal: Principal, orderId: string): Promise<ConfirmCancelResult>;
   events(principal: Principal, after: bigint, limit: number): Promise<ListOrderEventsResult>;
@@ -53,7 +54,7 @@ export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
   return {
     place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),
     view: (orderId) => readView(ctx.db, orderId),
-    cancel: (principal, orderId) => cancelOrder(ctx, { principal, orderId }),
+    cancel: (principal, orderId, recordEffect) => cancelOrder(ctx, { principal, orderId, recordEffect }),
     confirmCancel: (principal, orderId) => confirmCancel(ctx, { principal, orderId }),
     events: (principal, after, limit) => listOrderEvents(ctx, { principal, after, limit }),
     depth: (marketId, levels) => readDepth(ctx, { marketId, levels }),

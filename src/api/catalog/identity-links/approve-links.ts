@@ -1,6 +1,6 @@
 // POST /identity/approve-links: the root approves up to 20 pending consents, all or nothing.
 import { z } from 'zod';
-import { APPROVE_LINKS_MAX, LINKED_ADDRESS_CAP } from '../../../services/identity/linking.ts';
+import { APPROVE_LINKS_MAX, LINKED_ADDRESS_CAP, type ApprovedLinks } from '../../../services/identity/linking.ts';
 import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { distinct, LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
@@ -37,13 +37,17 @@ export const approveLinkConsents = defineCapability({
     'WALLET_ALREADY_LINKED',
     'IDENTITY_LINK_CAP_REACHED',
   ],
-  handler: async (ctx, { body }) => {
-    const r = await ctx.services.linking.approveLinkConsents({ agentId: ctx.principal.agentId, consentIds: body.consentIds });
-    return {
-      identityId: r.identityId,
-      approved: r.approved.map((a) => ({ ...a, linkedAt: a.linkedAt.toISOString() })),
-      linkedCount: r.linkedCount,
-      linkedCap: LINKED_ADDRESS_CAP,
-    };
-  },
+  handler: async (ctx, { body }) =>
+    approvedBody(await ctx.services.linking.approveLinkConsents({ agentId: ctx.principal.agentId, consentIds: body.consentIds, recordEffect: ctx.recordEffect ?? undefined })),
+  // A retry after a crash between the approval's commit and its stored answer: the same approval.
+  replayEffect: async (ctx, ref, { body }) => approvedBody(await ctx.services.linking.recordedApproval({ ref, consentIds: body.consentIds })),
 });
+
+function approvedBody(r: ApprovedLinks) {
+  return {
+    identityId: r.identityId,
+    approved: r.approved.map((a) => ({ ...a, linkedAt: a.linkedAt.toISOString() })),
+    linkedCount: r.linkedCount,
+    linkedCap: LINKED_ADDRESS_CAP,
+  };
+}

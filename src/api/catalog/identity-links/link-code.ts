@@ -1,6 +1,6 @@
 // POST /identity/link-code: the root's multi-use link code (3-minute TTL), shown once.
 import { z } from 'zod';
-import { LINK_CODE_TTL_SECONDS } from '../../../services/identity/linking.ts';
+import { LINK_CODE_TTL_SECONDS, type IssuedLinkCode } from '../../../services/identity/linking.ts';
 import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { LINKING_ERRORS, LowerEvmAddress } from './shapes.ts';
@@ -31,16 +31,19 @@ export const generateLinkCode = defineCapability({
   successStatus: 201,
   errors: [...LINKING_ERRORS, 'NOT_IDENTITY_ROOT'],
   redactForReplay: (body) => ({ ...body, code: null }),
-  handler: async (ctx) => {
-    const issued = await ctx.services.linking.generateLinkCode({ agentId: ctx.principal.agentId });
-    return {
-      code: issued.code,
-      identityId: issued.identityId,
-      rootWalletAddress: issued.rootWallet,
-      multiUse: true as const,
-      ttlSeconds: LINK_CODE_TTL_SECONDS,
-      issuedAt: issued.issuedAt.toISOString(),
-      expiresAt: issued.expiresAt.toISOString(),
-    };
-  },
+  handler: async (ctx) => linkCodeBody(await ctx.services.linking.generateLinkCode({ agentId: ctx.principal.agentId, recordEffect: ctx.recordEffect ?? undefined })),
+  // A retry after a crash between the code's commit and its stored answer: the same code, null.
+  replayEffect: async (ctx, ref) => linkCodeBody(await ctx.services.linking.recordedLinkCode({ ref })),
 });
+
+function linkCodeBody(issued: Omit<IssuedLinkCode, 'code'> & { code: string | null }) {
+  return {
+    code: issued.code,
+    identityId: issued.identityId,
+    rootWalletAddress: issued.rootWallet,
+    multiUse: true as const,
+    ttlSeconds: LINK_CODE_TTL_SECONDS,
+    issuedAt: issued.issuedAt.toISOString(),
+    expiresAt: issued.expiresAt.toISOString(),
+  };
+}

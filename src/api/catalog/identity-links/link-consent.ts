@@ -2,6 +2,7 @@
 // caller's own API-key session proves it; no wallet signature.
 import { z } from 'zod';
 import { normalizeLinkCode } from '../../../core/link-code.ts';
+import type { SubmittedConsent } from '../../../services/identity/linking.ts';
 import { defineCapability, Reply } from '../types.ts';
 import { LINKING_ERRORS, LinkConsentSchema } from './shapes.ts';
 
@@ -31,9 +32,13 @@ export const submitLinkConsent = defineCapability({
   successStatus: 201,
   alsoOutputStatuses: [200],
   errors: [...LINKING_ERRORS, 'LINK_CODE_UNKNOWN', 'LINK_CODE_EXPIRED', 'LINK_TO_OWN_IDENTITY', 'WALLET_ALREADY_LINKED'],
-  handler: async (ctx, { body }) => {
-    const { consent, created } = await ctx.services.linking.submitLinkConsent({ agentId: ctx.principal.agentId, code: body.code });
-    const { rootWallet, submittedAt, ...rest } = consent;
-    return new Reply({ consent: { ...rest, rootWalletAddress: rootWallet, submittedAt: submittedAt.toISOString() } }, created ? 201 : 200);
-  },
+  handler: async (ctx, { body }) =>
+    consentReply(await ctx.services.linking.submitLinkConsent({ agentId: ctx.principal.agentId, code: body.code, recordEffect: ctx.recordEffect ?? undefined })),
+  // A retry after a crash between the consent's commit and its stored answer: that consent (201), as it stands.
+  replayEffect: async (ctx, ref) => consentReply(await ctx.services.linking.recordedLinkConsent({ ref })),
 });
+
+function consentReply({ consent, created }: SubmittedConsent) {
+  const { rootWallet, submittedAt, ...rest } = consent;
+  return new Reply({ consent: { ...rest, rootWalletAddress: rootWallet, submittedAt: submittedAt.toISOString() } }, created ? 201 : 200);
+}

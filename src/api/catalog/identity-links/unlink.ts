@@ -30,5 +30,8 @@ export const unlinkIdentityWallets = defineCapability({
   }),
   outputName: 'IdentityUnlinkResponse',
   errors: [...LINKING_ERRORS, 'IDENTITY_NOT_FOUND', 'NOT_IDENTITY_ROOT', 'WALLET_NOT_LINKED', 'IDENTITY_HAS_MEMBERS'],
-  handler: async (ctx, { body }) => ctx.services.linking.unlinkIdentityWallets({ agentId: ctx.principal.agentId, walletAddresses: body.walletAddresses }),
+  handler: async (ctx, { body }) =>
+    ctx.services.linking.unlinkIdentityWallets({ agentId: ctx.principal.agentId, walletAddresses: body.walletAddresses, recordEffect: ctx.recordEffect ?? undefined }),
+  // A retry after a crash between the unlink's commit and its stored answer: the same answer.
+  replayEffect: async (ctx, ref, { body }) => ctx.services.linking.recordedUnlink({ ref, walletAddresses: body.walletAddresses }),
 });

@@ -1,5 +1,6 @@
 // POST /agents/me/bind-email: mails a link; opening it binds the email (REST-only by the spec).
 import { z } from 'zod';
+import type { EmailBinding } from '../../../services/identity/binding.ts';
 import { IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
@@ -19,8 +20,9 @@ export const bindEmail = defineCapability({
   output: z.object({ status: z.literal('pending'), sentTo: z.string(), expiresAt: IsoTimestamp }),
   outputName: 'BindEmailResponse',
   errors: ['EMAIL_ALREADY_VERIFIED', 'FORBIDDEN', 'RATE_LIMITED'],
-  handler: async (ctx, { body }) => {
-    const sent = await ctx.services.binding.bindEmail(ctx.principal, body.email);
-    return { status: 'pending' as const, sentTo: sent.sentTo, expiresAt: sent.expiresAt.toISOString() };
-  },
+  handler: async (ctx, { body }) => pending(await ctx.services.binding.bindEmail(ctx.principal, body.email, ctx.recordEffect ?? undefined)),
+  // A retry after a crash between the mail's queueing and the stored answer: the link already mailed, not another.
+  replayEffect: async (ctx, ref) => pending(await ctx.services.binding.recordedEmailBinding(ref)),
 });
+
+const pending = (sent: EmailBinding) => ({ status: 'pending' as const, sentTo: sent.sentTo, expiresAt: sent.expiresAt.toISOString() });

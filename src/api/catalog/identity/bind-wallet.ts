@@ -1,7 +1,7 @@
 // POST /agents/me/bind-wallet: a wallet proof binds the wallet and unlocks the economic scopes (REST-only by the spec).
 import { z } from 'zod';
 import { entitlementOf } from '../../../core/entitlement.ts';
-import { proofsOf } from '../../../services/identity/agents.ts';
+import { proofsOf, type AgentRow } from '../../../services/identity/agents.ts';
 import { AgentTierSchema, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { WalletProofFields } from './register.ts';
@@ -22,9 +22,12 @@ export const bindWallet = defineCapability({
   output: z.object({ walletAddress: EvmAddress, tier: AgentTierSchema, scopes: z.array(z.string()) }),
   outputName: 'BindWalletResponse',
   errors: ['WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND', 'AGENT_WALLET_ALREADY_SET', 'FORBIDDEN'],
-  handler: async (ctx, { body }) => {
-    const agent = await ctx.services.binding.bindWallet(ctx.principal, body);
-    const entitlement = entitlementOf(proofsOf(agent))!;
-    return { walletAddress: agent.wallet_address!, tier: entitlement.tier, scopes: [...entitlement.scopes] };
-  },
+  handler: async (ctx, { body }) => bound(await ctx.services.binding.bindWallet(ctx.principal, body, ctx.recordEffect ?? undefined)),
+  // A retry after a crash between the binding's commit and its stored answer: the agent as it stands.
+  replayEffect: async (ctx, ref) => bound(await ctx.services.binding.recordedWalletBinding(ref)),
 });
+
+function bound(agent: AgentRow) {
+  const entitlement = entitlementOf(proofsOf(agent))!;
+  return { walletAddress: agent.wallet_address!, tier: entitlement.tier, scopes: [...entitlement.scopes] };
+}

@@ -14,11 +14,16 @@ export const ApiKeyIssued = z.object({
   expiresAt: IsoTimestamp.nullable(),
 });
 
-export const issuedKeyBody = (record: KeyRecord, key: string): z.output<typeof ApiKeyIssued> => ({
+/**
+ * `key` null when the answer is rebuilt for an Idempotency-Key retry (the key is shown once). The key is described as
+ * it stands; one revoked or expired since says active, as it was issued (only an unverified email agent's keys are
+ * issued dormant, and such an agent has no working key to rotate them with nor a wallet to recover with).
+ */
+export const issuedKeyBody = (record: KeyRecord, key: string | null): z.output<typeof ApiKeyIssued> => ({
   id: record.id,
   key,
   prefix: record.prefix,
-  status: record.status as 'active' | 'dormant',
+  status: record.status === 'dormant' ? 'dormant' : 'active',
   tier: record.tier,
   scopes: record.scopes,
   expiresAt: record.expiresAt?.toISOString() ?? null,

@@ -1,5 +1,6 @@
 // POST /keys/recover: a new key for the agent whose wallet signs svc-api-key-recovery:<wallet>:<nonce>.
 import { z } from 'zod';
+import type { RecoveredKey } from '../../../services/identity/agent-keys.ts';
 import { defineCapability, Reply } from '../types.ts';
 import { ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 import { WalletProofFields } from './register.ts';
@@ -23,8 +24,10 @@ export const recoverKey = defineCapability({
   successStatus: 201,
   errors: ['WALLET_PROOF_INVALID', 'NO_AGENT_FOR_WALLET', 'RATE_LIMITED'],
   redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
-  handler: async (ctx, { body }) => {
-    const recovered = await ctx.services.agentKeys.recover(body);
-    return new Reply({ agentId: recovered.agentId, apiKey: issuedKeyBody(recovered.record, recovered.key), revokedKeyIds: recovered.revokedKeyIds }, 201);
-  },
+  handler: async (ctx, { body }) => recoveryReply(await ctx.services.agentKeys.recover(body, ctx.recordEffect ?? undefined)),
+  // A retry after a crash between the recovery's commit and its stored answer: the same key, null.
+  replayEffect: async (ctx, ref) => recoveryReply(await ctx.services.agentKeys.recordedRecovery(ref)),
 });
+
+const recoveryReply = (recovered: RecoveredKey) =>
+  new Reply({ agentId: recovered.agentId, apiKey: issuedKeyBody(recovered.record, recovered.key), revokedKeyIds: recovered.revokedKeyIds }, 201);

@@ -1,6 +1,7 @@
 // POST /register: the four registration paths of the spec; closed paths answer 403 FEATURE_DISABLED
 // with reason AGENT_REGISTRATION_CLOSED. The raw key is returned once and never replayed.
 import { z } from 'zod';
+import type { RecordedRegistration, RegisteredAgent } from '../../../services/identity/registration.ts';
 import { EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { AGENT_LINKS, ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 import { defineCapability, Reply } from '../types.ts';
@@ -60,16 +61,19 @@ export const register = defineCapability({
   successStatus: 201,
   errors: ['FEATURE_DISABLED', 'WALLET_PROOF_INVALID', 'WALLET_ALREADY_BOUND', 'HUMAN_CHECK_FAILED', 'OWNER_AGENT_LIMIT', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
   redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
-  handler: async (ctx, { body }) => {
-    const { agent, key, keyRecord, emailLink } = await ctx.services.registration.register(body, ctx.clientIp);
-    return new Reply(
-      {
-        agent: { id: agent.id, kind: 'agent' as const, name: agent.name, walletAddress: agent.walletAddress, email: agent.email, registrationPath: agent.registrationPath as 'wallet' },
-        apiKey: issuedKeyBody(keyRecord, key),
-        emailLink: emailLink && { purpose: emailLink.purpose as 'claim', sentTo: emailLink.sentTo, expiresAt: emailLink.expiresAt.toISOString() },
-        links: AGENT_LINKS,
-      },
-      201,
-    );
-  },
+  handler: async (ctx, { body }) => registrationReply(await ctx.services.registration.register(body, ctx.clientIp, ctx.recordEffect ?? undefined)),
+  // A retry after a crash between the registration's commit and its stored answer: the same agent, its key null.
+  replayEffect: async (ctx, ref) => registrationReply(await ctx.services.registration.recordedRegistration(ref)),
 });
+
+function registrationReply({ agent, key, keyRecord, emailLink }: RegisteredAgent | RecordedRegistration): Reply<z.output<typeof RegisterResponse>> {
+  return new Reply(
+    {
+      agent: { id: agent.id, kind: 'agent' as const, name: agent.name, walletAddress: agent.walletAddress, email: agent.email, registrationPath: agent.registrationPath as 'wallet' },
+      apiKey: issuedKeyBody(keyRecord, key),
+      emailLink: emailLink && { purpose: emailLink.purpose as 'claim', sentTo: emailLink.sentTo, expiresAt: emailLink.expiresAt.toISOString() },
+      links: AGENT_LINKS,
+    },
+    201,
+  );
+}

@@ -22,7 +22,12 @@ export const resendEmailLinks = defineCapability({
   errors: ['RATE_LIMITED'],
   handler: async (ctx, { body }) => {
     await chargeRegistration({ rateLimits: ctx.services.rateLimits, clock: ctx.clock }, 'email-address', body.email.toLowerCase());
-    await ctx.services.emailLinks.resend(body.email);
-    return new Reply({ status: 'accepted' as const, detail: 'if anything waits on this email, fresh links are on their way' });
+    await ctx.services.emailLinks.resend(body.email, ctx.recordEffect ?? undefined);
+    return accepted();
   },
+  // A retry after a crash between the mail's queueing and the stored answer: the same answer, and no second mail.
+  replayEffect: async () => accepted(),
 });
+
+// The same whatever was sent: it reveals nothing about which emails are known.
+const accepted = () => new Reply({ status: 'accepted' as const, detail: 'if anything waits on this email, fresh links are on their way' });

@@ -1,5 +1,6 @@
 // POST /keys/:keyId/rotate: links.rotateKey of GET /me. A new key replaces the old one, which is revoked.
 import { z } from 'zod';
+import type { RotatedKey } from '../../../services/identity/agent-keys.ts';
 import { defineCapability, Reply } from '../types.ts';
 import { ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 
@@ -23,8 +24,10 @@ export const rotateKey = defineCapability({
   successStatus: 201,
   errors: ['NOT_FOUND'],
   redactForReplay: (body) => ({ ...body, apiKey: { ...body.apiKey, key: null } }),
-  handler: async (ctx, { params }) => {
-    const rotated = await ctx.services.agentKeys.rotate(ctx.principal, params.keyId);
-    return new Reply({ apiKey: issuedKeyBody(rotated.record, rotated.key), revokedKeyId: rotated.revokedKeyId }, 201);
-  },
+  handler: async (ctx, { params }) => rotationReply(await ctx.services.agentKeys.rotate(ctx.principal, params.keyId, ctx.recordEffect ?? undefined)),
+  // A retry after a crash between the rotation's commit and its stored answer (possible only when another key of the
+  // agent rotated :keyId: a key that rotated itself is revoked and cannot call again): the same key, null.
+  replayEffect: async (ctx, ref) => rotationReply(await ctx.services.agentKeys.recordedRotation(ref)),
 });
+
+const rotationReply = (rotated: RotatedKey) => new Reply({ apiKey: issuedKeyBody(rotated.record, rotated.key), revokedKeyId: rotated.revokedKeyId }, 201);

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Hex } from 'viem';
 import { MarketRecord } from '../../../wire/markets.ts';
 import { ChainId, EvmAddress, TxHash } from '../../../wire/schemas.ts';
-import { defineCapability } from '../types.ts';
+import type { CommittedDeploy } from '../../../services/markets/negotiation.ts';
+import { defineCapability, type HandlerContext } from '../types.ts';
 import { toRecords } from '../markets/read-context.ts';
 import { BalanceShortSchema, ChargesSchema, CreationApprovalSchema, NegotiationParams, NegotiationSchema, negotiationBody } from './shapes.ts';
 
@@ -47,6 +48,9 @@ export const negotiatePrepareDeploy = defineCapability({
   },
 });
 
+/** What commit-deploy answers: the deployed negotiation and its market. */
+const committedBody = (ctx: HandlerContext, { negotiation, market }: CommittedDeploy) => ({ negotiation: negotiationBody(negotiation), market: toRecords(ctx, [market])[0]! });
+
 export const negotiateCommitDeploy = defineCapability({
   surface: 'agent',
   method: 'POST',
@@ -64,8 +68,8 @@ export const negotiateCommitDeploy = defineCapability({
   output: z.object({ negotiation: NegotiationSchema, market: MarketRecord }),
   outputName: 'CommittedDeploy',
   errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NOT_FOUND', 'DEPLOY_TX_PENDING', 'DEPLOY_TX_REVERTED', 'DEPLOY_TX_MISMATCH'],
-  handler: async (ctx, { params, body }) => {
-    const { negotiation, market } = await ctx.services.negotiations.commitDeploy(ctx.principal, params.id, body.txHash.toLowerCase() as Hex);
-    return { negotiation: negotiationBody(negotiation), market: toRecords(ctx, [market])[0]! };
-  },
+  handler: async (ctx, { params, body }) => committedBody(ctx, await ctx.services.negotiations.commitDeploy(ctx.principal, params.id, body.txHash.toLowerCase() as Hex, ctx.recordEffect ?? undefined)),
+  // A retry after a crash between the registration's commit and the stored answer: the negotiation and its market as they are now.
+  replayEffect: async (ctx, id) => committedBody(ctx, await ctx.services.negotiations.committedDeploy(ctx.principal, id)),
 });
+

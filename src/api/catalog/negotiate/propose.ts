@@ -23,7 +23,9 @@ export const negotiatePropose = defineCapability({
   alsoOutputStatuses: [200],
   errors: ['INVALID_PAYLOAD', 'UNSUPPORTED_CHAIN', 'WALLET_NOT_BOUND', 'TERMS_REJECTED', 'LIVE_MARKET_CAP_REACHED'],
   handler: async (ctx, { body }) => {
-    const { negotiation, existing } = await ctx.services.negotiations.propose(ctx.principal, termsFromBody(ctx, body));
+    const { negotiation, existing } = await ctx.services.negotiations.propose(ctx.principal, termsFromBody(ctx, body), ctx.recordEffect ?? undefined);
     return new Reply({ negotiation: negotiationBody(negotiation), existing }, existing ? 200 : 201);
   },
+  // A retry after a crash between the new negotiation's commit and the stored answer: that negotiation as it is now.
+  replayEffect: async (ctx, id) => new Reply({ negotiation: negotiationBody(await ctx.services.negotiations.get(ctx.principal, id)), existing: false }, 201),
 });

@@ -22,7 +22,9 @@ function settleStep(step: 'accept' | 'reject', summary: string, description: str
     input: { params: NegotiationParams, body: z.strictObject({}).optional() },
     output: z.object({ negotiation: NegotiationSchema }),
     errors: ['NEGOTIATION_NOT_FOUND', 'NEGOTIATION_STATE', 'NEGOTIATION_EXPIRED'],
-    handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations[step](ctx.principal, params.id)) }),
+    handler: async (ctx, { params }) => ({ negotiation: negotiationBody(await ctx.services.negotiations[step](ctx.principal, params.id, ctx.recordEffect ?? undefined)) }),
+    // A retry after a crash between the step's commit and the stored answer: the negotiation as it is now.
+    replayEffect: async (ctx, id) => ({ negotiation: negotiationBody(await ctx.services.negotiations.get(ctx.principal, id)) }),
   });
 }
 

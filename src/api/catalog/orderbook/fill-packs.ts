@@ -68,7 +68,12 @@ export const purchaseFillPack = defineCapability({
   errors: ['UNSUPPORTED_CHAIN', 'FILL_PACK_NOT_FOUND', 'PAYMENT_TX_NOT_FOUND', 'PAYMENT_TX_PENDING', 'PAYMENT_TX_REVERTED', 'PAYMENT_TX_MISMATCH', 'PAYMENT_ALREADY_CLAIMED', 'FILL_PACK_LIMIT', 'FEATURE_DISABLED', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { body }) => {
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
-    const { purchase, allowance } = await ctx.services.fillPacks.purchase(ctx.principal, { fills: body.fills, txHash: body.txHash as `0x${string}` });
+    const { purchase, allowance } = await ctx.services.fillPacks.purchase(ctx.principal, { fills: body.fills, txHash: body.txHash as `0x${string}` }, ctx.recordEffect ?? undefined);
+    return { purchase, fills: allowance };
+  },
+  // A retry after a crash between the credit's commit and the stored answer: that purchase, with the allowance as it is now.
+  replayEffect: async (ctx, purchaseId) => {
+    const { purchase, allowance } = await ctx.services.fillPacks.purchased(ctx.principal, purchaseId);
     return { purchase, fills: allowance };
   },
 });

@@ -28,6 +28,7 @@ export const placeOrder = defineCapability({
   scopes: ['trade:execute'],
   rateClass: 'write',
   idempotent: false,
+  needsChain: 'its fills are final only once a ledger batch is committed on chain, so it is refused while the node is down',
   mcp: { tool: 'svc_orderbook_place_order' },
   input: { body: PlaceBody },
   output: OrderSchema,
@@ -61,7 +62,9 @@ export const cancelOrder = defineCapability({
   output: OrderSchema,
   outputName: 'Order',
   errors: ['ORDER_NOT_FOUND', 'WALLET_NOT_BOUND', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'],
-  handler: async (ctx, { body }) => ctx.services.orderbook.cancel(ctx.principal, body.orderId),
+  handler: async (ctx, { body }) => ctx.services.orderbook.cancel(ctx.principal, body.orderId, ctx.recordEffect ?? undefined),
+  // A retry after a crash between the cancel's commit and the stored answer: the order as it is now.
+  replayEffect: async (ctx, orderId) => ctx.services.orderbook.view(orderId),
 });
 
 export const confirmCancel = defineCapability({

@@ -5,10 +5,11 @@ import { createdMarketOf, type MarketCreatedArgs } from '../created-market.ts';
 import { readMarketState } from '../market-state.ts';
 import type { NegotiationRow } from './deps.ts';
 import { lmsrFactoryAbi, lmsrFactoryFor } from './lane-contracts.ts';
+import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { recordDeployment, type CommitDeps, type CommittedDeploy } from './record-deployment.ts';
 
 /** An automated market: the MarketCreated of the terms' factory with this creator and questionHash (else DEPLOY_TX_MISMATCH). */
-export async function commitAutomatedMarket(deps: CommitDeps, row: NegotiationRow, receipt: TransactionReceipt, txHash: Hex): Promise<CommittedDeploy> {
+export async function commitAutomatedMarket(deps: CommitDeps, row: NegotiationRow, receipt: TransactionReceipt, txHash: Hex, recordEffect?: EffectRecorder): Promise<CommittedDeploy> {
   const { chain } = deps;
   const terms = row.terms as unknown as MarketTerms;
   const factory = lmsrFactoryFor(chain, terms.outcomes.length).toLowerCase();
@@ -19,5 +20,5 @@ export async function commitAutomatedMarket(deps: CommitDeps, row: NegotiationRo
   const a = created.args as unknown as MarketCreatedArgs & { market: Address };
   const [block, state] = await chain.guard(() => Promise.all([chain.client.getBlock({ blockHash: receipt.blockHash }), readMarketState(chain.client, a.market, receipt.blockNumber)]));
   const at = { chainId: chain.chainId, factory, collateralSymbol: terms.collateral, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, txHash, blockTime: new Date(Number(block.timestamp) * 1000) };
-  return recordDeployment(deps, row, createdMarketOf({ ...a, creator: row.creator }, at, state), {});
+  return recordDeployment(deps, row, createdMarketOf({ ...a, creator: row.creator }, at, state), { recordEffect });
 }

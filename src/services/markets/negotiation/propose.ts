@@ -5,6 +5,7 @@ import type { Principal } from '../../../core/principal.ts';
 import { isUniqueViolation } from '../../../db/index.ts';
 import type { NegotiationsTable } from '../../../db/schema.ts';
 import { appendEvent } from '../../events/outbox.ts';
+import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { requireCreatorWallet } from './creator-wallet.ts';
 import type { NegotiationDeps, NegotiationRow } from './deps.ts';
 import { existingByExternalId } from './existing-by-external-id.ts';
@@ -24,9 +25,10 @@ type Countered = { terms: MarketTerms; changes: CounterChange[] } | null;
 /**
  * POST /negotiate/propose: a new negotiation, `countered` when the protocol moved a term to its bound (with a
  * negotiation.countered event to the agent), else `proposed`; the open negotiation of the same externalId answers
- * unchanged.
+ * unchanged. Under an Idempotency-Key, `recordEffect` records the new negotiation (by id) in the transaction that
+ * inserts it; answering an existing one records nothing (it is not this request's effect).
  */
-export async function proposeMarket(deps: ProposeDeps, principal: Principal, terms: MarketTerms): Promise<ProposeResult> {
+export async function proposeMarket(deps: ProposeDeps, principal: Principal, terms: MarketTerms, recordEffect?: EffectRecorder): Promise<ProposeResult> {
   const { agentId, wallet } = await requireCreatorWallet(deps.db, principal);
   const creator = wallet.toLowerCase();
   const existing = await existingByExternalId(deps, creator, terms.externalId);
@@ -35,7 +37,7 @@ export async function proposeMarket(deps: ProposeDeps, principal: Principal, ter
   requireCounterable(problems);
   const countered = counterTerms(terms, problems);
   try {
-    return { negotiation: await insertNegotiation(deps, negotiationRow(deps, { agentId, creator, terms, countered }), countered), existing: false };
+    return { negotiation: await insertNegotiation(deps, negotiationRow(deps, { agentId, creator, terms, countered }), countered, recordEffect), existing: false };
   } catch (err) {
     // A concurrent propose with the same externalId won the unique index: answer its negotiation.
     if (!isUniqueViolation(err)) throw err;
@@ -66,9 +68,10 @@ function negotiationRow(deps: Pick<NegotiationDeps, 'clock' | 'chain'>, p: { age
 }
 
 /** Inserts the negotiation and, when countered, its negotiation.countered event in the same transaction. */
-async function insertNegotiation(deps: ProposeDeps, row: Insertable<NegotiationsTable>, countered: Countered): Promise<NegotiationRow> {
+async function insertNegotiation(deps: ProposeDeps, row: Insertable<NegotiationsTable>, countered: Countered, recordEffect?: EffectRecorder): Promise<NegotiationRow> {
   const inserted = await deps.db.transaction().execute(async (trx) => {
     const saved = await trx.insertInto('negotiations').values(row).returningAll().executeTakeFirstOrThrow();
+    await recordEffect?.(trx, saved.id);
     if (countered) {
       const payload = { negotiationId: saved.id, changes: countered.changes, terms: countered.terms, next: deps.settleLinks(saved.id) };
       await appendEvent(trx, deps.clock, { type: 'negotiation.countered', chainId: deps.chain.chainId, agentId: row.agent_id, payload });

@@ -1,9 +1,10 @@
 import type { Principal } from '../../../core/principal.ts';
+import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import type { NegotiationDeps, NegotiationRow } from './deps.ts';
 import { getNegotiation } from './get-negotiation.ts';
 import { transitionNegotiation } from './transition.ts';
 
 /** POST /negotiate/{id}/reject: a proposed or countered negotiation is rejected (its externalId is free again). */
-export async function rejectNegotiation(deps: Pick<NegotiationDeps, 'db' | 'clock'>, principal: Principal, id: string): Promise<NegotiationRow> {
-  return transitionNegotiation(deps, await getNegotiation(deps, principal, id), ['proposed', 'countered'], 'rejected');
+export async function rejectNegotiation(deps: Pick<NegotiationDeps, 'db' | 'clock'>, principal: Principal, id: string, recordEffect?: EffectRecorder): Promise<NegotiationRow> {
+  return transitionNegotiation(deps, await getNegotiation(deps, principal, id), ['proposed', 'countered'], 'rejected', recordEffect);
 }

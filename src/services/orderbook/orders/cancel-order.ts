@@ -1,10 +1,12 @@
 /**
  * Cancels what is left of the caller's order (POST /orderbook/cancel-order), releasing its reservation. Always
- * accepted: an order with nothing left to cancel just records the request. Runs in the market's queue.
+ * accepted: an order with nothing left to cancel just records the request. Runs in the market's queue. Under an
+ * Idempotency-Key the cancel's transaction records it (by order id), whatever it had left to cancel.
  */
 import type { Transaction } from 'kysely';
 import type { Principal } from '../../../core/principal.ts';
 import type { DB } from '../../../db/schema.ts';
+import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import type { BookChanges, MarketBooks } from './books.ts';
 import { retryingDeadlocks, type BusyError } from './locks.ts';
 import { writeEvents, type PendingEvent } from './order-events.ts';
@@ -17,27 +19,36 @@ export type CancelOrderDeps = Pick<OrderBookDeps, 'db' | 'clock' | 'events' | 'c
 export interface CancelOrderParams {
   principal: Principal;
   orderId: string;
+  /** Under an Idempotency-Key: records the cancel (by order id) in its own transaction, exactly once. */
+  recordEffect?: EffectRecorder;
 }
 /** The order as it stands after the cancel. */
 export type CancelOrderResult = OrderView;
 export type CancelOrderError = TraderError | OrderNotFoundError | BusyError;
 
-export async function cancelOrder(deps: CancelOrderDeps, { principal, orderId }: CancelOrderParams): Promise<CancelOrderResult> {
+export async function cancelOrder(deps: CancelOrderDeps, { principal, orderId, recordEffect }: CancelOrderParams): Promise<CancelOrderResult> {
   const o = await ownOrder(deps, principal, orderId);
   return deps.books.serial(o.marketId, () =>
     retryingDeadlocks(async () => {
-      await deps.books.changing(o.marketId, (book) => deps.db.transaction().execute((trx) => cancelInTransaction(deps, trx, book, { id: orderId, agentId: o.agent_id })));
+      await deps.books.changing(o.marketId, (book) => deps.db.transaction().execute((trx) => cancelInTransaction(deps, trx, book, { id: orderId, agentId: o.agent_id }, recordEffect)));
       deps.events.notify();
       return readView(deps.db, orderId);
     }),
   );
 }
 
-async function cancelInTransaction(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, book: BookChanges, order: { id: string; agentId: string }): Promise<void> {
+async function cancelInTransaction(
+  deps: Pick<OrderBookDeps, 'clock' | 'chainId'>,
+  trx: Transaction<DB>,
+  book: BookChanges,
+  order: { id: string; agentId: string },
+  recordEffect: EffectRecorder | undefined,
+): Promise<void> {
   const queue: PendingEvent[] = [];
   const row = await trx.selectFrom('orders').select(['status']).where('id', '=', order.id).forUpdate().executeTakeFirstOrThrow();
   // Always accepted: an order with nothing left to cancel just records the request.
   await trx.updateTable('orders').set({ cancel_requested_at: deps.clock.now(), updated_at: deps.clock.now() }).where('id', '=', order.id).where('cancel_requested_at', 'is', null).execute();
+  await recordEffect?.(trx, order.id);
   if (row.status !== 'resting') return;
   const removed = book.cancel(order.id);
   await writeCancelled(deps, trx, queue, order, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
