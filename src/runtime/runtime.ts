@@ -313,6 +313,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       mode: config.ledger.mode,
       maxOps: config.ledger.batchMaxOps,
       intervalMs: config.ledger.batchIntervalMs,
+      chainLive: () => liveness.state().up,
       faults: options.ledgerFaults,
     });
     const ledger = createLedgerService({ db: database.db, clock, feeAccount });
@@ -379,6 +380,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
+    // The embedded database is locked to this process, so a claim still in progress is a crashed run's: its request
+    // made no effect (a committed one is kept), and the retry need not wait out the 60 s lease (docs/http.md).
+    if (database.kind === 'pglite') {
+      const released = await services.idempotency.releaseOrphanedClaims();
+      if (released > 0) progress(`idempotency: released ${released} claim(s) a stopped run left in progress`);
+    }
     const purge = setInterval(() => {
       services.idempotency.purgeOlderThan(config.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
       services.nonces.purge().catch((err: unknown) => log.warn({ err }, 'nonce purge failed'));

@@ -5,18 +5,13 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import path from 'node:path';
 import { svc } from '../../src/cli/svc.ts';
+import { ENV_VARS } from '../../src/config.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(REPO_ROOT, 'bin', 'svc.mjs');
 
 // Variables svc reads: never inherited from the test process, so each run sees exactly what the test set.
-const SVC_VARS = [
-  'PORT', 'HOST', 'PUBLIC_BASE_URL', 'MCP_URL', 'MCP_ALLOWED_ORIGINS', 'LEDGER_MODE', 'LEDGER_BATCH_MAX_OPS', 'LEDGER_BATCH_INTERVAL_MS', 'LEDGER_SIGNUP_GRANT', 'DATA_DIR', 'DATABASE_URL', 'CHAIN_RPC_URL', 'CHAIN_PUBLIC_RPC_URL', 'CHAIN_ID',
-  'CHAIN_NAME', 'BLOCK_EXPLORER_URL', 'READ_AFTER_WRITE_WINDOW_MS', 'OPERATOR_PRIVATE_KEY', 'PM_TOKEN_ADDRESS', 'USDC_TOKEN_ADDRESS',
-  'ANVIL_PORT', 'REDIS_URL', 'LOG_LEVEL', 'SVC_ENVIRONMENT', 'TRUST_PROXY', 'BODY_LIMIT_BYTES', 'IDEMPOTENCY_TTL_HOURS', 'REGISTRATION_PATHS',
-  'SESSION_TTL_HOURS', 'SMTP_URL', 'MAIL_FROM', 'HUMAN_CHECK', 'HUMAN_CHECK_SITEVERIFY_URL', 'HUMAN_CHECK_SECRET', 'HUMAN_CHECK_SITE_KEY',
-  'HUMAN_CHECK_POW_BITS', 'FILLS_ENABLED', 'FILLS_FREE_PER_MONTH', 'FILL_PACKS', 'FILL_PACK_CONFIRMATIONS', 'INDEXER_POLL_MS', 'MARKET_SCHEDULER_MS', 'SEED_DEMO_MARKETS',
-];
+const SVC_VARS = ENV_VARS;
 
 export function svcEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
@@ -221,4 +216,20 @@ export function killAnvilOnPort(port: number): number[] {
     }
   }
   return killed;
+}
+
+/**
+ * Calls `fn` with each complete stdout line the process prints from now on, synchronously as the data arrives (a
+ * test can act on a log line before the process prints the next one). Returns a function that stops it.
+ */
+export function followLines(svc: SvcProcess, fn: (line: string) => void): () => void {
+  let rest = '';
+  const listener = (chunk: Buffer) => {
+    rest += chunk.toString('utf8');
+    const lines = rest.split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) fn(line);
+  };
+  svc.child.stdout!.on('data', listener);
+  return () => svc.child.stdout!.off('data', listener);
 }

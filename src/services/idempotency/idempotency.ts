@@ -2,7 +2,8 @@
  * Idempotency-Key records, scoped per principal. The first request with a key claims it
  * (in_progress), runs, and stores its final response; a retry with the same key and the same
  * request fingerprint replays that response; a different fingerprint is refused. A claim left
- * in_progress by a crashed process is taken over after LEASE_MS, so a crash never wedges a key.
+ * in_progress by a crashed process is taken over after LEASE_MS, so a crash never wedges a key (on the embedded
+ * database, which one process holds, start-up releases such claims at once).
  * 5xx and 429 answers are not stored: the caller may retry them with the same key.
  *
  * Exactly once: a write whose effect is one database transaction records it in that transaction
@@ -58,6 +59,11 @@ export interface IdempotencyService {
   /** Forgets a claim whose request made no effect (a committed one is kept: its effect happened). */
   release(principal: string, key: string): Promise<void>;
   purgeOlderThan(hours: number): Promise<number>;
+  /**
+   * Forgets every claim still in progress, with no committed effect: only for a start-up that knows no other process
+   * can hold one (an embedded database is locked to one process), so a crash's retries need not wait out the lease.
+   */
+  releaseOrphanedClaims(): Promise<number>;
 }
 
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;
@@ -166,6 +172,11 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
 
     async release(principal, key) {
       await db.deleteFrom('idempotency_records').where('principal', '=', principal).where('idem_key', '=', key).where('state', '=', 'in_progress').execute();
+    },
+
+    async releaseOrphanedClaims() {
+      const result = await db.deleteFrom('idempotency_records').where('state', '=', 'in_progress').executeTakeFirst();
+      return Number(result.numDeletedRows ?? 0);
     },
 
     async purgeOlderThan(hours) {

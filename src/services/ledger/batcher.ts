@@ -87,6 +87,8 @@ export interface LedgerBatcherDeps {
   mode: LedgerMode;
   maxOps: number;
   intervalMs: number;
+  /** Whether the chain can take a batch now (the node is up and reconciled); the timer waits while it cannot. */
+  chainLive?: () => boolean;
   faults?: LedgerFaults;
 }
 
@@ -319,6 +321,9 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
         await oneAtATime(() => commit(toBatch(open)));
       }
       timer = setInterval(() => {
+        // While the node is down or being reconciled a batch would only fail (or run ahead of a lost one it re-sends).
+        // Halted, it waits for a reconciliation that finds the contract agreeing (the reason was logged once).
+        if (halt || (deps.chainLive && !deps.chainLive())) return;
         flush().catch((err: unknown) => log.error({ err }, 'ledger: batch failed; retrying on the next tick'));
       }, Math.max(250, Math.min(deps.intervalMs, 5_000)));
       timer.unref();
