@@ -1,13 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { PROCESS_SUITES } from './vitest.processes.config.ts';
 
 // Suites open PGlite and run on anvil. Two worker processes, each running its files one after another in one module
 // graph (isolate: false): modules, PGlite's WASM, the migrated template and the shared chain are loaded once per
-// worker, not once per file (docs/testing.md). The crash suite runs on its own (npm run test:crash, a .ci/run step):
-// it kills real processes for about half a minute per database, which `npm test` leaves out to stay in its budget.
+// worker, not once per file (docs/testing.md). The process suites (real svc processes started and killed) run on their
+// own: `npm run test:processes`, a .ci/run step on each database; `npm test` leaves them out to stay in its budget.
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/crash/**'],
+    exclude: ['**/node_modules/**', ...PROCESS_SUITES],
     setupFiles: ['test/support/setup-fast-check.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

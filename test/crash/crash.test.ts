@@ -9,14 +9,13 @@
 //   CRASH_SEED=7 npx vitest run test/crash                     # another sample
 //   CRASH_SEED=7 CRASH_ROUNDS=20 npx vitest run test/crash     # manual soak: 20 rounds, kinds drawn from the seed
 //   CRASH_LOG_DIR=/tmp/crash-logs …                             # also keep every svc run's output (svc-1.log, …)
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/index.ts';
-import { accepts, cmdlineOf, followLines, freePort, killAnvilOnPort, listenersOn, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
-import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { migratedPGlite } from '../support/pglite-template.ts';
+import { accepts, cmdlineOf, followLines, listenersOn, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { onPostgres } from '../support/harness.ts';
+import { processFolder, type ProcessFolder } from '../support/process-folder.ts';
 import { waitFor } from '../support/wait.ts';
 import { AGENT_API, call, createOrderBook, registerAgent, type Agent } from './client.ts';
 import { Journal, type Write } from './journal.ts';
@@ -43,6 +42,7 @@ const PLAN: Kind[] = MANUAL_ROUNDS === undefined ? ['svc-random', 'anvil-after-c
 const COMMITTED = /"msg":"ledger: batch committed on chain"/;
 const ANVIL_BACK = /"msg":"chain: anvil is back"/;
 
+let folder: ProcessFolder;
 let dataDir: string;
 let databaseUrl: string | undefined;
 let env: Record<string, string>;
@@ -67,18 +67,10 @@ const rpcUrl = () => `http://127.0.0.1:${anvilPort}`;
 
 beforeAll(async () => {
   console.log(`crash suite on ${BACKEND}: CRASH_SEED=${SEED}${MANUAL_ROUNDS === undefined ? '' : ` CRASH_ROUNDS=${MANUAL_ROUNDS}`}; plan ${PLAN.join(', ')}`);
-  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-crash-'));
-  // PGlite: the folder as `svc migrate` leaves it, copied from the migrated template.
-  if (!onPostgres) await (await migratedPGlite(path.join(dataDir, 'pg'))).close();
-  databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
-  const port = await freePort();
-  anvilPort = await freePort();
-  while (anvilPort === port) anvilPort = await freePort();
-  base = `http://127.0.0.1:${port}`;
+  folder = await processFolder('svc-crash-');
+  ({ dataDir, databaseUrl, anvilPort, base } = folder);
   env = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    ANVIL_PORT: String(anvilPort),
+    ...folder.env,
     LOG_LEVEL: 'info', // the batcher's commit line is at info
     REGISTRATION_PATHS: 'wallet',
     TRUST_PROXY: 'true',
@@ -86,7 +78,6 @@ beforeAll(async () => {
     LEDGER_BATCH_MAX_OPS: '64',
     LEDGER_SIGNUP_GRANT: '1000000000000000',
     FILLS_FREE_PER_MONTH: '1000000000',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
 });
 
@@ -100,9 +91,7 @@ afterAll(async () => {
     mkdirSync(logDir, { recursive: true });
     for (const [i, s] of started.entries()) writeFileSync(path.join(logDir, `svc-${i + 1}.log`), s.output());
   }
-  killAnvilOnPort(anvilPort);
-  if (databaseUrl) await dropPostgres(databaseUrl);
-  rmSync(dataDir, { recursive: true, force: true });
+  await folder.remove();
   const c = journal.counts;
   console.log(
     [

@@ -1,39 +1,25 @@
 // The real `svc start` with the demo seed on its first start: killed with SIGKILL in the middle of seeding while
 // the indexer is projecting, then started again on the same data folder. Afterwards every market's projected
 // trade count equals the Trade logs on chain: nothing the crash interrupted is lost or counted twice.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createPublicClient, http, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { migratedPGlite } from '../support/pglite-template.ts';
-import { freePort, killAnvilOnPort, linesOf, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { processFolder, type ProcessFolder } from '../support/process-folder.ts';
+import { linesOf, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 
-let dataDir: string;
-let databaseUrl: string | undefined;
+let folder: ProcessFolder;
 let env: Record<string, string>;
 let base: string;
 let anvilPort: number;
 const running = new Set<SvcProcess>();
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-seed-'));
-  // PGlite: the folder as `svc migrate` leaves it, copied from the migrated template (initdb has its own tests).
-  if (!onPostgres) await (await migratedPGlite(path.join(dataDir, 'pg'))).close();
-  databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
-  const port = await freePort();
-  anvilPort = await freePort();
-  while (anvilPort === port) anvilPort = await freePort();
-  base = `http://127.0.0.1:${port}`;
+  folder = await processFolder('svc-seed-');
+  ({ anvilPort, base } = folder);
   env = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    ANVIL_PORT: String(anvilPort),
+    ...folder.env,
     LOG_LEVEL: 'warn',
     SEED_DEMO_MARKETS: 'true',
     INDEXER_POLL_MS: '50',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
 });
 
@@ -42,9 +28,7 @@ afterAll(async () => {
     svc.child.kill('SIGKILL');
     await svc.exited;
   }
-  killAnvilOnPort(anvilPort);
-  if (databaseUrl) await dropPostgres(databaseUrl);
-  rmSync(dataDir, { recursive: true, force: true });
+  await folder.remove();
 });
 
 function spawn(): SvcProcess {

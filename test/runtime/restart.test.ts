@@ -1,14 +1,13 @@
 // The real `svc start` process, stopped and started again on the same data folder: a clean SIGINT,
 // a restart that reuses every deployment, key and the operator key, and a SIGKILLed run whose
 // orphaned anvil the next start takes over. On PostgreSQL the runs share one fresh database.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
-import { accepts, cmdlineOf, freePort, killAnvilOnPort, linesOf, listenersOn, runCli, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
+import { onPostgres } from '../support/harness.ts';
+import { accepts, cmdlineOf, freePort, linesOf, listenersOn, runCli, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { waitFor } from '../support/wait.ts';
-import { migratedPGlite } from '../support/pglite-template.ts';
+import { processFolder, type ProcessFolder } from '../support/process-folder.ts';
 
 interface Deployment {
   name: string;
@@ -17,8 +16,8 @@ interface Deployment {
   fromBlock: number;
 }
 
+let folder: ProcessFolder;
 let dataDir: string;
-let databaseUrl: string | undefined;
 let port: number;
 let anvilPort: number;
 let env: Record<string, string>;
@@ -26,15 +25,9 @@ let base: string;
 const running = new Set<SvcProcess>();
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-restart-'));
-  // PGlite: the folder as `svc migrate` leaves it, copied from the migrated template (initdb has its own tests).
-  if (!onPostgres) await (await migratedPGlite(path.join(dataDir, 'pg'))).close();
-  databaseUrl = onPostgres ? await freshPostgresUrl() : undefined;
-  port = await freePort();
-  anvilPort = await freePort();
-  while (anvilPort === port) anvilPort = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  env = { DATA_DIR: dataDir, PORT: String(port), ANVIL_PORT: String(anvilPort), LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  folder = await processFolder('svc-restart-');
+  ({ dataDir, port, anvilPort, base } = folder);
+  env = { ...folder.env, LOG_LEVEL: 'warn' };
 });
 
 afterAll(async () => {
@@ -42,10 +35,8 @@ afterAll(async () => {
     svc.child.kill('SIGKILL');
     await svc.exited;
   }
-  const leaked = killAnvilOnPort(anvilPort);
+  const leaked = await folder.remove();
   if (leaked.length > 0) console.warn(`restart test: killed anvil left on port ${anvilPort}: pid(s) ${leaked.join(', ')}`);
-  if (databaseUrl) await dropPostgres(databaseUrl);
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function start(): Promise<{ svc: SvcProcess; readyMs: number }> {

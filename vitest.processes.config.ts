@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// The process suites: real `svc start` processes started, stopped and SIGKILLed (docs/testing.md "Process suites"):
+// the crash suite, the restart suite and the seed-crash suite. `npm run test:processes` (a .ci/run step on each
+// database); `npm test` leaves them out to stay within its time budget.
+export const PROCESS_SUITES = ['test/crash/**/*.test.ts', 'test/runtime/restart.test.ts', 'test/markets/seed-crash.test.ts'];
+
+export default defineConfig({
+  test: {
+    include: PROCESS_SUITES,
+    setupFiles: ['test/support/setup-fast-check.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
