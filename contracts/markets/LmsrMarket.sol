@@ -13,6 +13,8 @@ import {ILmsrMarket} from "./interfaces/ILmsrMarket.sol";
 import {IOutcomeToken} from "./interfaces/IOutcomeToken.sol";
 import {FeeMath} from "./libraries/FeeMath.sol";
 import {LmsrMath} from "./libraries/LmsrMath.sol";
+import {IMarketResolver} from "../resolution/interfaces/IMarketResolver.sol";
+import {IResolvableMarket} from "../resolution/interfaces/IResolvableMarket.sol";
 
 /// @title LmsrMarket
 /// @notice See ILmsrMarket. Costs are differences of LmsrMath.cost rounded in the market's favour (buys up, sells
@@ -31,15 +33,20 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
     IOutcomeToken public immutable outcomeToken;
     /// @notice The token the creator's bond is held in (PM).
     IERC20 public immutable bondToken;
+    /// @inheritdoc IResolvableMarket
+    address public immutable resolver;
 
     // Every clone delegates to this implementation for good: EIP-1167 proxies have no upgrade path, so a market's code
-    // never changes after creation. New behaviour (resolution) ships in a new implementation and reaches only the
-    // markets created from it.
+    // never changes after creation. New behaviour ships in a new implementation and reaches only the markets created
+    // from it (markets of the implementation before the resolver can never resolve).
     IERC20 public collateral;
     uint8 public outcomeCount;
     uint16 public protocolFeeBps;
     uint16 public creatorFeeBps;
+    /// @dev Open, or Resolved once the resolver called onResolved; the other states are derived in state().
     MarketState private _state;
+    /// @inheritdoc ILmsrMarket
+    uint8 public finalOutcome;
     address public factory;
     uint64 public closeTime;
     address public router;
@@ -52,7 +59,6 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
     uint256 public creatorFees;
     bytes32 public questionHash;
     uint256[MAX_OUTCOMES] private _outstanding;
-    Resolution private _resolution;
 
     /// @dev A trade as computed before it is applied; quotes and trades share it so they cannot disagree.
     struct Fill {
@@ -70,10 +76,14 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
 
     /// @param outcomeToken_ The shared ERC-1155 all markets mint into.
     /// @param bondToken_ The bond token (PM).
-    constructor(IOutcomeToken outcomeToken_, IERC20 bondToken_) {
-        if (address(outcomeToken_) == address(0) || address(bondToken_) == address(0)) revert InvalidParams();
+    /// @param resolver_ The MarketResolver every clone answers to.
+    constructor(IOutcomeToken outcomeToken_, IERC20 bondToken_, address resolver_) {
+        if (address(outcomeToken_) == address(0) || address(bondToken_) == address(0) || resolver_ == address(0)) {
+            revert InvalidParams();
+        }
         outcomeToken = outcomeToken_;
         bondToken = bondToken_;
+        resolver = resolver_;
         _disableInitializers();
     }
 
@@ -167,9 +177,26 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
 
     /// @inheritdoc ILmsrMarket
     function state() public view returns (MarketState) {
-        MarketState s = _state;
-        if (s == MarketState.Open && block.timestamp >= closeTime) return MarketState.Closed;
-        return s;
+        if (_state == MarketState.Resolved) return MarketState.Resolved;
+        IMarketResolver.Phase phase = IMarketResolver(resolver).phaseOf(address(this));
+        if (phase == IMarketResolver.Phase.Proposed) return MarketState.Proposed;
+        // Resolved cannot be read here: the resolver calls onResolved in the transaction that resolves.
+        if (phase != IMarketResolver.Phase.None) return MarketState.Disputed;
+        if (block.timestamp >= closeTime) return MarketState.Closed;
+        return MarketState.Open;
+    }
+
+    /// @inheritdoc IResolvableMarket
+    function resolveBy() public view returns (uint64) {
+        return closeTime + resolutionWindow;
+    }
+
+    /// @inheritdoc IResolvableMarket
+    function onResolved(uint8 outcome) external {
+        if (msg.sender != resolver) revert NotResolver(msg.sender);
+        if (_state == MarketState.Resolved) revert AlreadyResolved();
+        _state = MarketState.Resolved;
+        finalOutcome = outcome;
     }
 
     /// @inheritdoc ILmsrMarket
@@ -187,14 +214,14 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
         info.state = state();
         info.closeTime = closeTime;
         info.resolutionWindow = resolutionWindow;
-        info.resolveBy = closeTime + resolutionWindow;
+        info.resolveBy = resolveBy();
         info.questionHash = questionHash;
         info.liquidity = liquidity;
         info.bond = bond;
         info.creatorFees = creatorFees;
         info.outstandingShares = _loadOutstanding();
         info.prices = prices();
-        info.resolution = _resolution;
+        info.resolution = _resolution();
     }
 
     /// @inheritdoc ILmsrMarket
@@ -233,7 +260,8 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
 
     /// @dev Prices a trade against the current state without changing it.
     function _fill(uint8 outcome, uint256 shares, bool isBuy) private view returns (Fill memory f) {
-        if (_state != MarketState.Open || block.timestamp >= closeTime) revert MarketClosed(closeTime);
+        // The clock first: a closed market (and the never-initialised implementation) costs no call to the resolver.
+        if (block.timestamp >= closeTime || state() != MarketState.Open) revert MarketClosed(closeTime);
         uint8 n = outcomeCount;
         if (outcome >= n) revert InvalidOutcome(outcome, n);
         if (shares == 0) revert ZeroShares();
@@ -263,6 +291,14 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
         f.protocolFee = FeeMath.fee(f.cost, protocolFeeBps);
         f.creatorFee = FeeMath.fee(f.cost, creatorFeeBps);
         if (!isBuy && f.cost <= f.protocolFee + f.creatorFee) revert ZeroProceeds();
+    }
+
+    function _resolution() private view returns (Resolution memory res) {
+        IMarketResolver.ResolutionRecord memory r = IMarketResolver(resolver).resolutionOf(address(this));
+        res.proposedOutcome = r.proposedOutcome;
+        res.proposedAt = r.proposedAt;
+        res.challengeDeadline = r.challengeDeadline;
+        res.finalOutcome = finalOutcome;
     }
 
     function _loadOutstanding() private view returns (uint256[] memory q) {

@@ -4,18 +4,27 @@ pragma solidity ^0.8.24;
 
 import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
 import {IOrderBookMarket} from "./interfaces/IOrderBookMarket.sol";
+import {IMarketResolver} from "../resolution/interfaces/IMarketResolver.sol";
+import {IResolvableMarket} from "../resolution/interfaces/IResolvableMarket.sol";
 
 /// @title OrderBookMarket
 /// @notice See IOrderBookMarket. A record, not a venue: no trading, no tokens, no funds.
 contract OrderBookMarket is IOrderBookMarket, Initializable {
     uint8 private constant OUTCOME_COUNT = 2;
 
-    // Three slots: (factory, marketId), (creator, closeTime, resolutionWindowSeconds), questionHash.
+    /// @inheritdoc IResolvableMarket
+    address public immutable resolver;
+
+    // Three slots: (factory, marketId, resolved, finalOutcome), (creator, closeTime, resolutionWindowSeconds),
+    // questionHash.
     /// @inheritdoc IOrderBookMarket
     address public factory;
     /// @inheritdoc IOrderBookMarket
     uint64 public marketId;
+    bool private _resolved;
     /// @inheritdoc IOrderBookMarket
+    uint8 public finalOutcome;
+    /// @inheritdoc IResolvableMarket
     address public creator;
     /// @inheritdoc IOrderBookMarket
     uint64 public closeTime;
@@ -25,7 +34,10 @@ contract OrderBookMarket is IOrderBookMarket, Initializable {
     bytes32 public questionHash;
 
     /// @dev The implementation only carries code for the clones; it never becomes a market itself.
-    constructor() {
+    /// @param resolver_ The MarketResolver every clone answers to.
+    constructor(address resolver_) {
+        if (resolver_ == address(0)) revert InvalidParams();
+        resolver = resolver_;
         _disableInitializers();
     }
 
@@ -46,9 +58,32 @@ contract OrderBookMarket is IOrderBookMarket, Initializable {
         questionHash = questionHash_;
     }
 
-    /// @inheritdoc IOrderBookMarket
+    /// @notice Always 2: order-book markets are binary.
     function outcomeCount() external pure returns (uint8) {
         return OUTCOME_COUNT;
+    }
+
+    /// @inheritdoc IResolvableMarket
+    function resolveBy() external view returns (uint64) {
+        return closeTime + resolutionWindowSeconds;
+    }
+
+    /// @inheritdoc IResolvableMarket
+    function onResolved(uint8 outcome) external {
+        if (msg.sender != resolver) revert NotResolver(msg.sender);
+        if (_resolved) revert AlreadyResolved();
+        _resolved = true;
+        finalOutcome = outcome;
+    }
+
+    /// @inheritdoc IOrderBookMarket
+    function state() external view returns (MarketState) {
+        if (_resolved) return MarketState.Resolved;
+        IMarketResolver.Phase phase = IMarketResolver(resolver).phaseOf(address(this));
+        if (phase == IMarketResolver.Phase.Proposed) return MarketState.Proposed;
+        if (phase != IMarketResolver.Phase.None) return MarketState.Disputed;
+        if (block.timestamp >= closeTime) return MarketState.Closed;
+        return MarketState.Open;
     }
 
     /// @inheritdoc IOrderBookMarket

@@ -10,6 +10,7 @@ export const CONTRACT_NAMES = [
   'LedgerCommitment',
   'LmsrMarket',
   'LmsrMarketFactory',
+  'MarketResolver',
   'OrderBookMarket',
   'OrderBookMarketFactory',
   'OutcomeToken',

@@ -1,19 +1,25 @@
 /**
- * Deploys and wires the automated-market lane: the shared outcome token, the LMSR market implementation, one
- * permanent router per collateral and the binary and ternary factories, then authorises the factories on the
- * outcome token and the routers and registers each collateral with its router and liquidity floor. It also deploys
- * the order-book registry (the OrderBookMarket implementation and its factory), which needs no wiring. Every step
- * is idempotent: deployments are recorded (see deployer.ts) and each wiring call first reads the chain and is
- * sent under a fixed relayer operation id, so a crash at any point resumes without a second transaction.
+ * Deploys and wires the market lanes: first the MarketResolver both lanes resolve through, then the shared outcome
+ * token, the LMSR market implementation, one permanent router per collateral and the binary and ternary factories,
+ * then authorises the factories on the outcome token and the routers and registers each collateral with its router
+ * and liquidity floor. It also deploys the order-book registry (the OrderBookMarket implementation and its factory),
+ * which needs no wiring, and on the embedded chain makes the operator the resolver's council. Every step is
+ * idempotent: deployments are recorded (see deployer.ts) and each wiring call first reads the chain and is sent under
+ * a fixed relayer operation id, so a crash at any point resumes without a second transaction.
  */
 import { encodeFunctionData, type Address, type PublicClient } from 'viem';
-import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../core/markets/fees.ts';
+import { CHALLENGE_WINDOW_SECONDS, CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../core/markets/fees.ts';
 import { loadArtifact, type ContractName } from './artifacts.ts';
 import { ensureDeployments, type DeploymentRecord } from './deployer.ts';
 
 export type CollateralSymbol = 'USDC' | 'PM';
 
+/** Seconds a resolution vote round runs (the resolver's floor off local chains is the same 24 hours). */
+export const VOTE_WINDOW_SECONDS = 24 * 60 * 60;
+
 export interface MarketsLane {
+  /** The MarketResolver every market of both lanes resolves through (docs/contracts.md "Resolution"). */
+  resolver: Address;
   outcomeToken: Address;
   implementation: Address;
   routers: Record<CollateralSymbol, Address>;
@@ -26,6 +32,7 @@ export interface MarketsLane {
 
 /** Deployment names of the lane, as recorded in `deployments` and published by GET /discover/contracts. */
 export const LANE_DEPLOYMENTS = {
+  resolver: 'MarketResolver',
   outcomeToken: 'OutcomeToken',
   implementation: 'LmsrMarket',
   routerUSDC: 'TradeRouter.USDC',
@@ -39,6 +46,7 @@ export const LANE_DEPLOYMENTS = {
 /** The lane's addresses from recorded deployments, or null when it is not (fully) deployed. */
 export function laneFromDeployments(records: readonly DeploymentRecord[]): MarketsLane | null {
   const at = (name: string) => records.find((r) => r.name === name)?.address;
+  const resolver = at(LANE_DEPLOYMENTS.resolver);
   const outcomeToken = at(LANE_DEPLOYMENTS.outcomeToken);
   const implementation = at(LANE_DEPLOYMENTS.implementation);
   const usdc = at(LANE_DEPLOYMENTS.routerUSDC);
@@ -47,8 +55,8 @@ export function laneFromDeployments(records: readonly DeploymentRecord[]): Marke
   const ternary = at(LANE_DEPLOYMENTS.ternary);
   const orderbookImplementation = at(LANE_DEPLOYMENTS.orderbookImplementation);
   const orderbookFactory = at(LANE_DEPLOYMENTS.orderbookFactory);
-  if (!outcomeToken || !implementation || !usdc || !pm || !binary || !ternary || !orderbookImplementation || !orderbookFactory) return null;
-  return { outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary }, orderbookImplementation, orderbookFactory };
+  if (!resolver || !outcomeToken || !implementation || !usdc || !pm || !binary || !ternary || !orderbookImplementation || !orderbookFactory) return null;
+  return { resolver, outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary }, orderbookImplementation, orderbookFactory };
 }
 
 export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeployments>[0], 'specs'> & {
@@ -56,6 +64,11 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
   /** Receives protocol fees (the operator's treasury by default). */
   protocolFeeRecipient: Address;
   tokens: Record<CollateralSymbol, Address>;
+  /**
+   * True for the embedded anvil only: the resolver then accepts windows below its 2 h / 24 h floors (tests shorten
+   * them) and the operator alone becomes its council (threshold 1) while none is set.
+   */
+  localChain: boolean;
   progress?: (line: string) => void;
 }): Promise<{ lane: MarketsLane; records: Record<string, DeploymentRecord> }> {
   const { client, relayer, chainId, log, operator, tokens } = deps;
@@ -65,17 +78,20 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
   // Each ensureDeployments call can need an address from the one before (constructor arguments).
   const step = async (name: string, contract: ContractName, args: readonly unknown[]) =>
     (await ensureDeployments({ ...base, specs: [{ name, contract, args }] }))[name]!;
+  // The challenge bond is the creation bond's amount, in PM.
+  const resolver = await step(LANE_DEPLOYMENTS.resolver, 'MarketResolver', [operator, tokens.PM, CREATION_BOND_PM, CHALLENGE_WINDOW_SECONDS, VOTE_WINDOW_SECONDS, deps.localChain]);
   const outcomeToken = await step(LANE_DEPLOYMENTS.outcomeToken, 'OutcomeToken', [operator]);
-  const implementation = await step(LANE_DEPLOYMENTS.implementation, 'LmsrMarket', [outcomeToken.address, tokens.PM]);
+  const implementation = await step(LANE_DEPLOYMENTS.implementation, 'LmsrMarket', [outcomeToken.address, tokens.PM, resolver.address]);
   const routerUSDC = await step(LANE_DEPLOYMENTS.routerUSDC, 'TradeRouter', [tokens.USDC, outcomeToken.address, operator]);
   const routerPM = await step(LANE_DEPLOYMENTS.routerPM, 'TradeRouter', [tokens.PM, outcomeToken.address, operator]);
   const factoryArgs = [implementation.address, operator, deps.protocolFeeRecipient, LMSR_FEES.protocolFeeBps, LMSR_FEES.creatorFeeBpsMax, CREATION_BOND_PM];
   const binary = await step(LANE_DEPLOYMENTS.binary, 'LmsrMarketFactory', [2, ...factoryArgs]);
   const ternary = await step(LANE_DEPLOYMENTS.ternary, 'LmsrMarketFactory', [3, ...factoryArgs]);
   // The order-book registry: permissionless and fee-free, so it needs no wiring after deployment.
-  const orderbookImplementation = await step(LANE_DEPLOYMENTS.orderbookImplementation, 'OrderBookMarket', []);
+  const orderbookImplementation = await step(LANE_DEPLOYMENTS.orderbookImplementation, 'OrderBookMarket', [resolver.address]);
   const orderbookFactory = await step(LANE_DEPLOYMENTS.orderbookFactory, 'OrderBookMarketFactory', [orderbookImplementation.address, operator]);
   const lane: MarketsLane = {
+    resolver: resolver.address,
     outcomeToken: outcomeToken.address,
     implementation: implementation.address,
     routers: { USDC: routerUSDC.address, PM: routerPM.address },
@@ -110,6 +126,11 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
       }
     }
   }
+  // Without a council, a market whose vote fails could never resolve; a deployment that configures its own council
+  // keeps it (only an empty council is filled).
+  if (deps.localChain && (await read<bigint>('MarketResolver', lane.resolver, 'councilThreshold', [])) === 0n) {
+    await call('MarketResolver.setCouncil.operator', 'MarketResolver', lane.resolver, 'setCouncil', [[operator], 1n]);
+  }
   if (wired > 0) progress(`chain: markets lane wired (${wired} configuration transaction(s))`);
-  return { lane, records: { outcomeToken, implementation, routerUSDC, routerPM, binary, ternary, orderbookImplementation, orderbookFactory } };
+  return { lane, records: { resolver, outcomeToken, implementation, routerUSDC, routerPM, binary, ternary, orderbookImplementation, orderbookFactory } };
 }

@@ -246,6 +246,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       operator: account.address,
       protocolFeeRecipient: account.address,
       tokens: { USDC: tokenOf('USDC'), PM: tokenOf('PM') },
+      localChain: config.chain.mode === 'embedded',
       progress,
     });
     for (const record of Object.values(laneRecords)) deployments[record.name] = record;

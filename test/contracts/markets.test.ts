@@ -225,7 +225,9 @@ beforeAll(async () => {
   const pm = await deploy('ParticipationToken', [owner.address, parseUnits('1000000000', 18)]);
   const usdc = await deploy('TestUSDC', [owner.address]);
   const outcomeToken = await deploy('OutcomeToken', [owner.address]);
-  const implementation = await deploy('LmsrMarket', [outcomeToken, pm]);
+  // The resolver is a constructor argument of the implementation; resolution itself is test/contracts/resolution.test.ts.
+  const resolver = await deploy('MarketResolver', [owner.address, pm, CREATION_BOND, 7_200, 86_400, false]);
+  const implementation = await deploy('LmsrMarket', [outcomeToken, pm, resolver]);
   const router = { USDC: await deploy('TradeRouter', [usdc, outcomeToken, owner.address]), PM: await deploy('TradeRouter', [pm, outcomeToken, owner.address]) };
   const factoryArgs = [implementation, owner.address, treasury.address, PROTOCOL_FEE_BPS, MAX_CREATOR_FEE_BPS, CREATION_BOND];
   const factory = { 2: await deploy('LmsrMarketFactory', [2, ...factoryArgs]), 3: await deploy('LmsrMarketFactory', [3, ...factoryArgs]) };

@@ -69,7 +69,10 @@ beforeAll(async () => {
   anvil = await startAnvil();
   kit = contractKit(anvil.rpcUrl, owner);
   pub = kit.pub;
-  implementation = await deploy('OrderBookMarket', []);
+  // The resolver is a constructor argument of the implementation; resolution itself is test/contracts/resolution.test.ts.
+  const pm = await deploy('ParticipationToken', [owner.address, 10n ** 27n]);
+  const resolver = await deploy('MarketResolver', [owner.address, pm, 10n ** 20n, 7_200, 86_400, false]);
+  implementation = await deploy('OrderBookMarket', [resolver]);
   factory = await deploy('OrderBookMarketFactory', [implementation, owner.address]);
 });
 

@@ -111,6 +111,7 @@ describe('discovery reads with real chain data', () => {
       'LmsrMarket',
       'LmsrMarketFactory.binary',
       'LmsrMarketFactory.ternary',
+      'MarketResolver',
       'OrderBookMarket',
       'OrderBookMarketFactory',
       'OutcomeToken',

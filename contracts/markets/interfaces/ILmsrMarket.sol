@@ -2,16 +2,19 @@
 pragma solidity ^0.8.24;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IResolvableMarket} from "../../resolution/interfaces/IResolvableMarket.sol";
 
 /// @title ILmsrMarket
 /// @notice One automated (LMSR) market: n = 2 or 3 outcomes priced by C(q) = b · ln Σ exp(q_i / b). One share of the
 /// winning outcome pays one base unit of collateral at resolution. Trades come only through the market's router.
 /// @dev Units: shares, costs, fees and b are collateral base units (USDC 6 decimals, PM 18); prices are 1e18 = 1;
 /// fee rates are basis points. Outcome indexes in trading are 0-based; resolution outcomes are 1-indexed, 0 = void.
-interface ILmsrMarket {
-    /// @notice On-chain lifecycle. Closed is never stored: state() derives it from Open once closeTime has passed.
-    /// No function of this implementation reaches Proposed, Disputed or Resolved, so a market cloned from it never
-    /// does: a clone's behaviour is its implementation's, fixed when the clone is created.
+/// Resolution is the MarketResolver's (IMarketResolver): the market answers to it (IResolvableMarket) and trades only
+/// while the resolver has nothing on it.
+interface ILmsrMarket is IResolvableMarket {
+    /// @notice On-chain lifecycle, derived by state(): Resolved once the resolver called onResolved; else Proposed
+    /// while the resolver's phase is Proposed, Disputed while it is Disputed, Voting or Council; else Closed from
+    /// closeTime on; else Open. A proposal therefore stops trading at once, even before closeTime. Only Open trades.
     enum MarketState {
         Open,
         Closed,
@@ -48,12 +51,12 @@ interface ILmsrMarket {
         uint256 bond;
     }
 
-    /// @notice Resolution storage. This implementation only reads it (proposedAt stays 0); an implementation that
-    /// resolves is a new implementation, and only markets created from it can resolve.
-    /// @param proposedOutcome 1-indexed outcome the creator proposed; 0 = void (read with state()).
+    /// @notice The resolution as marketInfo reports it: the first three fields from the resolver's record
+    /// (IMarketResolver.resolutionOf, which has the whole record), finalOutcome from this market.
+    /// @param proposedOutcome 1-indexed outcome the creator proposed; 0 = void (read with proposedAt).
     /// @param proposedAt Unix seconds of the proposal; 0 = none yet.
     /// @param challengeDeadline Unix seconds until which the proposal can be challenged.
-    /// @param finalOutcome 1-indexed winning outcome once Resolved; 0 = void.
+    /// @param finalOutcome 1-indexed winning outcome once Resolved; 0 = void (read with state()).
     struct Resolution {
         uint8 proposedOutcome;
         uint64 proposedAt;
@@ -114,7 +117,7 @@ interface ILmsrMarket {
 
     /// @notice buy or sell was not called by the market's router.
     error NotRouter(address caller);
-    /// @notice Trading stopped at closeTime (or the market left the Open state).
+    /// @notice Trading stopped: closeTime passed, or the market left the Open state (a proposal, or resolved).
     error MarketClosed(uint64 closeTime);
     /// @notice The outcome index is not below outcomeCount.
     error InvalidOutcome(uint8 outcome, uint8 outcomeCount);
@@ -194,18 +197,18 @@ interface ILmsrMarket {
     function marketInfo() external view returns (MarketInfo memory);
 
     /// @notice Pays the accrued creator fees (marketBalance) to the creator. Reverts with CreatorFeesLocked until the
-    /// market is Resolved, which no market cloned from this implementation reaches.
+    /// market is Resolved.
     function collectCreatorFees() external returns (uint256 amount);
 
     function factory() external view returns (address);
     function router() external view returns (address);
     function collateral() external view returns (IERC20);
-    function creator() external view returns (address);
-    function outcomeCount() external view returns (uint8);
     function liquidity() external view returns (uint256);
     function protocolFeeRecipient() external view returns (address);
     function creatorFees() external view returns (uint256);
     function closeTime() external view returns (uint64);
     function questionHash() external view returns (bytes32);
     function bond() external view returns (uint256);
+    /// @notice 1-indexed final outcome, 0 = void; meaningful only once state() is Resolved.
+    function finalOutcome() external view returns (uint8);
 }

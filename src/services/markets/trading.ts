@@ -205,7 +205,7 @@ function reasonOf(name: string): string {
     case 'ZeroShares':
       return ' (shares must be positive)';
     case 'MarketClosed':
-      return ' (trading stopped at close time)';
+      return ' (trading stopped: the market reached its close time or its creator proposed an outcome)';
     default:
       return '';
   }
