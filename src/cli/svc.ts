@@ -1,4 +1,5 @@
-// `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze, ledger verify. Each prints one clear line on failure.
+// `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze, ledger verify,
+// identity verify|revoke|status. Each prints one clear line on failure.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { ProblemError } from '../core/errors.ts';
@@ -31,6 +32,10 @@ const USAGE = `usage:
   svc market halt <address> [--reason CODE]
   svc market unfreeze <address> [--reason CODE]
                                  halt or resume trading (emits market.controlsChanged)
+  svc identity verify <wallet> [--reference text]
+                                 attest that a wallet is a verified human (its linked wallets share it: one vote)
+  svc identity revoke <wallet>   withdraw that attestation
+  svc identity status <wallet>   the identity a wallet votes as and whether it is a verified human
   svc ledger verify --contract <address> [--rpc URL] [--from-block N]
                                  replay the play-money ledger from chain data alone and check every committed root
                                  (default RPC: CHAIN_RPC_URL, else the embedded anvil on ANVIL_PORT)`;
@@ -70,6 +75,8 @@ async function command(argv: string[], io: CliIo, env: Record<string, string | u
       return market(loadConfig(env), rest, io);
     case 'ledger':
       return ledger(loadConfig(env), rest, io);
+    case 'identity':
+      return identity(loadConfig(env), rest, io);
     case undefined:
     case 'help':
     case '--help':
@@ -237,6 +244,35 @@ async function market(config: Config, args: string[], io: CliIo): Promise<number
     return 0;
   } finally {
     await events.close();
+    await database.close();
+  }
+}
+
+async function identity(config: Config, args: string[], io: CliIo): Promise<number> {
+  const [sub, wallet, ...rest] = args;
+  if (!['verify', 'revoke', 'status'].includes(sub ?? '') || !wallet) throw new UsageError('svc identity verify|revoke|status <wallet> [--reference text]');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(wallet)) throw new UsageError(`'${wallet}' is not a wallet address (0x + 40 hex digits)`);
+  const { values } = parseArgs({ args: rest, options: { reference: { type: 'string' } }, strict: true });
+  if (values.reference !== undefined && (sub !== 'verify' || values.reference.length === 0 || values.reference.length > 200)) {
+    throw new UsageError('--reference (1..200 characters) goes with svc identity verify');
+  }
+  const { migrateToLatest, openConfiguredDatabase } = await db();
+  const { createHumanVerificationService } = await import('../services/identity/human-verification.ts');
+  const database = await openConfiguredDatabase(config.database);
+  try {
+    await migrateToLatest(database.db);
+    const humans = createHumanVerificationService({ db: database.db, clock: await systemClock() });
+    if (sub === 'verify') {
+      const a = await humans.attest(wallet, values.reference ?? null);
+      io.out(`wallet ${a.wallet}: verified human (verifier ${a.verifier}, at ${a.verifiedAt.toISOString()})`);
+    } else if (sub === 'revoke') {
+      io.out((await humans.revoke(wallet)) ? `wallet ${wallet.toLowerCase()}: attestation revoked` : `wallet ${wallet.toLowerCase()}: had no attestation`);
+    }
+    const voter = await humans.voterOf(wallet);
+    io.out(`votes as ${voter.identityKey} (${voter.wallets.length} wallet${voter.wallets.length === 1 ? '' : 's'})`);
+    io.out(voter.attestation ? `verified human: yes (attested for ${voter.attestation.wallet} by ${voter.attestation.verifier})` : 'verified human: no');
+    return 0;
+  } finally {
     await database.close();
   }
 }

@@ -138,6 +138,7 @@ export interface DB {
   wallet_sessions: WalletSessionsTable;
   identities: IdentitiesTable;
   identity_members: IdentityMembersTable;
+  human_verifications: HumanVerificationsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -187,7 +188,6 @@ export interface AgentsTable {
   wallet_address: string | null;
   email: string | null;
   email_verified: ColumnType<boolean, boolean | undefined, boolean>;
-  human_id_verified: ColumnType<boolean, boolean | undefined, boolean>;
   registration_path: RegistrationPath;
   /** Claimed agents: the accountable person's email. */
   owner_email: string | null;
@@ -246,6 +246,18 @@ export interface IdentitiesTable {
 }
 
 export type IdentityRole = 'root' | 'member';
+
+/** A verified human, attested for one wallet; wallets linked under its identity share it (migration 0014). */
+export interface HumanVerificationsTable {
+  /** Lowercase. */
+  wallet_address: string;
+  /** Who attested it: 'operator' (svc identity verify) or a provider's name. */
+  verifier: string;
+  /** The verifier's own reference (a case id, a note), or null. */
+  reference: string | null;
+  verified_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
 
 /** Keyed by wallet: a wallet belongs to at most one identity. */
 export interface IdentityMembersTable {

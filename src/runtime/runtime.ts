@@ -52,6 +52,7 @@ import { createElevationService } from '../services/identity/elevation.ts';
 import { createRegistrationService } from '../services/identity/registration.ts';
 import { createAgentKeyService } from '../services/identity/agent-keys.ts';
 import { createBindingService } from '../services/identity/binding.ts';
+import { createHumanVerificationService } from '../services/identity/human-verification.ts';
 import { createProfileService } from '../services/identity/profile.ts';
 import { createEmailLinkService } from '../services/identity/email-links.ts';
 import { createHumanCheck } from '../services/identity/human-check.ts';
@@ -300,6 +301,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const mailer = createMailer({ db: database.db, clock, log, smtpUrl: config.mail.smtpUrl, from: config.mail.from });
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
+    const humans = createHumanVerificationService({ db: database.db, clock });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
@@ -377,7 +379,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       linking: createLinkingService({ db: database.db, clock }),
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
       binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, onWalletBound }),
-      profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills }),
+      profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills, humans }),
+      humans,
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

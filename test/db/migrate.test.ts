@@ -19,6 +19,7 @@ const TABLES = [
   'events',
   'fill_pack_purchases',
   'fill_usage',
+  'human_verifications',
   'idempotency_records',
   'identities',
   'identity_link_codes',

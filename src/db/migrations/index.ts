@@ -14,6 +14,7 @@ import { m0010_fill_packs } from './0010_fill_packs.ts';
 import { m0011_orderbook_reads } from './0011_orderbook_reads.ts';
 import { m0012_nonce_purpose } from './0012_nonce_purpose.ts';
 import { m0013_idempotency_effects } from './0013_idempotency_effects.ts';
+import { m0014_human_verifications } from './0014_human_verifications.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0011_orderbook_reads': m0011_orderbook_reads,
   '0012_nonce_purpose': m0012_nonce_purpose,
   '0013_idempotency_effects': m0013_idempotency_effects,
+  '0014_human_verifications': m0014_human_verifications,
 };

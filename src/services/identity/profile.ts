@@ -11,6 +11,7 @@ import { tierRank, type AgentTier } from '../../core/tiers.ts';
 import type { Principal } from '../../core/principal.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../rate-limit/limits.ts';
 import { requireAgent } from './agents.ts';
+import type { HumanVerificationService } from './human-verification.ts';
 
 export interface AgentIdentity {
   id: string;
@@ -53,6 +54,8 @@ export function createProfileService(deps: {
   chainId: number;
   environment: 'live' | 'test';
   fills: { enabled: boolean; freePerMonth: number; packs: FillPack[] };
+  /** humanIdVerified: the agent's wallet, or a wallet linked with it, has a live attestation. */
+  humans: Pick<HumanVerificationService, 'voterOf'>;
 }): ProfileService {
   const { db, clock } = deps;
 
@@ -72,7 +75,7 @@ export function createProfileService(deps: {
         emailVerified: agent.email_verified,
         tier: principal.tier,
         scopes: [...principal.scopes],
-        humanIdVerified: agent.human_id_verified,
+        humanIdVerified: agent.wallet_address ? (await deps.humans.voterOf(agent.wallet_address)).attestation !== null : false,
         chainBindings: agent.wallet_address ? [{ chainId: deps.chainId }] : [],
         rateLimits: { windowSeconds: RATE_WINDOW_MS / 1000, readPerMinute: rates.read, writePerMinute: rates.write, dataPerMinute: data.dataPerMinute },
         dataPlane: data,
