@@ -345,7 +345,8 @@ describe(`crash suite (${BACKEND}, CRASH_SEED=${SEED})`, () => {
       // state dump would lose the market (voided as CREATION_REORGED, docs/orderbook.md). Wait for a dump that holds it.
       const created = Date.now();
       const stateFile = path.join(dataDir, 'chain', 'state.json');
-      await waitFor(() => statSync(stateFile).mtimeMs > created, { what: `anvil to dump its state to ${stateFile} after the market's creation` });
+      // A dump that began after the creation (a dump in progress at `created` may have been taken before it).
+      await waitFor(() => statSync(stateFile).mtimeMs > created + 1_000, { what: `anvil to dump its state to ${stateFile} after the market's creation` });
       const proof = await call(base, 'GET', `/api/v1/ledger/proof/${agents[0]!.account.address}`);
       expect(proof.status).toBe(200);
       ledgerContract = proof.body.contract;

@@ -1,6 +1,7 @@
 // The embedded anvil is supervised: killed (as a crash or the OOM killer would), it is started again on the same port
 // and state file, and what its last state dump had not saved is put back on chain (the operator's funding, our
 // signed transactions). Before, svc answered 503 "chain node unreachable" until someone restarted it.
+import { statSync } from 'node:fs';
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWallet } from '../support/agents.ts';
@@ -80,6 +81,11 @@ describe('the embedded anvil under supervision', () => {
     const place = (idempotencyKey: string) =>
       server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey, body: { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
     expect((await place('before-the-kill')).status).toBe(201);
+    // The market's creation is the agent's own transaction, which no reconciliation replays: kill anvil only once a
+    // state dump (once a second) began after it, or the restarted chain would not hold the market.
+    const created = Date.now();
+    const stateFile = server.runtime.config.chain.anvilStateFile;
+    await waitFor(() => statSync(stateFile).mtimeMs > created + 1_000, { what: `a state dump of ${stateFile} after the market's creation` });
 
     let release!: () => void;
     hold = new Promise((resolve) => (release = resolve));
