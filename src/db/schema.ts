@@ -139,6 +139,8 @@ export interface DB {
   identities: IdentitiesTable;
   identity_members: IdentityMembersTable;
   human_verifications: HumanVerificationsTable;
+  resolution_logs: ResolutionLogsTable;
+  market_resolutions: MarketResolutionsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -406,6 +408,31 @@ export interface MarketsTable {
   listed: ColumnType<boolean | null, never, never>;
   /** ORDERBOOK markets: the factory's uint64 marketId (the ledger's asset ids use it). */
   ledger_market_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A resolver log of a known market (migration 0015); `log` is src/core/resolution/record.ts resolutionLogToJson. */
+export interface ResolutionLogsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  market: string;
+  log: Json<Record<string, unknown>>;
+}
+
+export type ResolutionPhaseName = 'proposed' | 'disputed' | 'voting' | 'council' | 'resolved';
+
+/** A market's resolution record, the fold of its resolver logs; `record` is the whole ResolutionRecord as JSON. */
+export interface MarketResolutionsTable {
+  chain_id: number;
+  market: string;
+  phase: ResolutionPhaseName;
+  vote_round: number;
+  challenge_deadline: NullableTimestamp;
+  vote_deadline: NullableTimestamp;
+  final_outcome: number | null;
+  record: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
 }
 
 export interface MarketTradesTable {

@@ -35,6 +35,7 @@ const TABLES = [
   'mail_outbox',
   'market_comments',
   'market_positions',
+  'market_resolutions',
   'market_trade_events',
   'market_trades',
   'markets',
@@ -45,6 +46,7 @@ const TABLES = [
   'orders',
   'outcome_transfers',
   'relayer_transactions',
+  'resolution_logs',
   'wallet_sessions',
 ];
 

@@ -6,10 +6,11 @@ import { registerMarket } from '../register-market.ts';
 import type { IndexerDeps } from './deps.ts';
 import { decodeOutcomeId, type LaneLog, type LaneLogOf } from './lane-events.ts';
 import type { BlockRange } from './read-range.ts';
+import { applyResolutionLogs } from './resolutions.ts';
 
 type ApplyDeps = Pick<IndexerDeps, 'chainId' | 'clock' | 'lane'>;
 
-/** Order-book creations first, then the lane's logs in order. Returns how many markets were registered for the first time. */
+/** Order-book creations first, then the lane's logs in order, then the resolver's. Returns how many markets were registered for the first time. */
 export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange): Promise<number> {
   let inserted = 0;
   for (const c of range.orderBookCreations) {
@@ -18,6 +19,7 @@ export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: B
   for (const l of range.logs) {
     if (await applyLog(trx, deps, range, l)) inserted++;
   }
+  await applyResolutionLogs(trx, deps, range.resolutions);
   return inserted;
 }
 

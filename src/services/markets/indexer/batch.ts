@@ -58,6 +58,6 @@ async function commitRange(deps: IndexerDeps, range: BlockRange): Promise<void> 
     return { inserted, voided };
   });
   endVoided(deps, voided);
-  if (range.logs.length + range.orderBookCreations.length > 0 || voided.length > 0) deps.events.notify();
+  if (range.logs.length + range.orderBookCreations.length + range.resolutions.length > 0 || voided.length > 0) deps.events.notify();
   if (inserted > 0) deps.log.info({ chainId: deps.chainId, markets: inserted, to: range.to.toString() }, 'indexer: markets registered');
 }

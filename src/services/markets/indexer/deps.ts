@@ -15,6 +15,8 @@ export interface IndexedLane {
   factories: ReadonlySet<string>;
   outcomeToken: string;
   orderbookFactory: Address;
+  /** The MarketResolver whose logs resolve our markets (indexer/resolutions.ts). */
+  resolver: Address;
   /** Collateral symbol by lowercase token address; a creation in any other token is skipped. */
   symbolOf: ReadonlyMap<string, CollateralSymbol>;
 }
@@ -63,6 +65,7 @@ export function indexerDeps(o: IndexerOptions): IndexerDeps {
       factories: new Set([lane.factories.binary, lane.factories.ternary].map((a) => a.toLowerCase())),
       outcomeToken: lane.outcomeToken.toLowerCase(),
       orderbookFactory: lane.orderbookFactory,
+      resolver: lane.resolver,
       symbolOf: new Map(o.collateral.map((c) => [c.token.toLowerCase(), c.symbol])),
     },
     onMarketsVoided,

@@ -6,6 +6,7 @@ import { ORDERBOOK_MARKET_CREATED, orderBookCreationOf, type OrderBookCreation }
 import type { BlockStamp } from './cursor.ts';
 import type { IndexerDeps } from './deps.ts';
 import { LANE_EVENTS, type LaneLog } from './lane-events.ts';
+import { placeResolverLog, readResolverLogs, type PlacedResolutionLog } from './resolutions.ts';
 
 export interface BlockRange {
   /** The last block of the range and its hash: where the cursor moves. */
@@ -17,6 +18,8 @@ export interface BlockRange {
   blocks: Map<bigint, BlockStamp>;
   automatedCreations: CreatedMarket[];
   orderBookCreations: OrderBookCreation[];
+  /** The resolver's logs in chain order (applied after the creations: a market is resolved only after it exists). */
+  resolutions: PlacedResolutionLog[];
   /** Markets (lowercase) whose Trade and CreatorFeesCollected logs count: registered, or created in this range. */
   known: Set<string>;
 }
@@ -28,13 +31,15 @@ export async function readRange(deps: IndexerDeps, from: bigint, to: bigint): Pr
   const logs = (await client.getLogs({ events: LANE_EVENTS, fromBlock: from, toBlock: to, strict: true })) as LaneLog[];
   // Order-book markets: only their factory's creations (play money trades in the ledger, not on chain).
   const orderbookLogs = await client.getLogs({ address: deps.lane.orderbookFactory, event: ORDERBOOK_MARKET_CREATED, fromBlock: from, toBlock: to, strict: true });
+  const resolverLogs = await readResolverLogs(deps, from, to);
   const recheck = await client.getBlock({ blockNumber: to });
   if (recheck.hash !== toBlock.hash) return null;
-  const blocks = await blockStamps(deps, { number: to, ...stampOf(toBlock) }, [...logs, ...orderbookLogs]);
+  const blocks = await blockStamps(deps, { number: to, ...stampOf(toBlock) }, [...logs, ...orderbookLogs, ...resolverLogs]);
   const automatedCreations = await automatedCreationsIn(deps, logs, blocks);
   const known = await knownMarkets(deps, logs, automatedCreations);
   const orderBookCreations = orderbookLogs.map((l) => orderBookCreationOf(l, { chainId: deps.chainId, blockTime: blocks.get(l.blockNumber)!.time }));
-  return { to, toHash: toBlock.hash, logs, blocks, automatedCreations, orderBookCreations, known };
+  const resolutions = resolverLogs.map((l) => placeResolverLog(l, blocks.get(l.blockNumber)!.time));
+  return { to, toHash: toBlock.hash, logs, blocks, automatedCreations, orderBookCreations, resolutions, known };
 }
 
 const stampOf = (b: { hash: string; timestamp: bigint }): BlockStamp => ({ hash: b.hash, time: new Date(Number(b.timestamp) * 1000) });

@@ -10,6 +10,7 @@ import { readMarketState, type MarketChainState } from '../market-state.ts';
 import { rollbackAbove } from '../projection.ts';
 import { writeCursor } from './cursor.ts';
 import type { IndexerDeps } from './deps.ts';
+import { rollbackResolutionsAbove } from './resolutions.ts';
 import { endVoided, voidReorgedMarkets } from './void-markets.ts';
 
 type Orphan = { address: string; created_tx: string };
@@ -24,6 +25,7 @@ export async function rollBackReorg(deps: IndexerDeps, cursorNumber: bigint): Pr
   const refresh = await statesAtAncestor(deps, ancestor, orphaned);
   const voided = await db.transaction().execute(async (trx) => {
     await rollbackAbove(trx, chainId, ancestor);
+    await rollbackResolutionsAbove(trx, deps, ancestor);
     await restoreStates(trx, deps, refresh);
     if (orphaned.length > 0) {
       await trx.updateTable('markets').set({ confirmed: false, updated_at: deps.clock.now() }).where('chain_id', '=', chainId).where('address', 'in', orphaned.map((m) => m.address)).execute();
