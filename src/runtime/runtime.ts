@@ -37,6 +37,7 @@ import { createEventBus } from '../services/events/bus.ts';
 import { createMarketIndexer } from '../services/markets/indexer.ts';
 import { seedDemoMarkets } from '../services/markets/seed.ts';
 import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
+import { createResolutionKeeper } from '../services/markets/resolution-keeper.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
@@ -381,6 +382,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, onWalletBound }),
       profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills, humans }),
       humans,
+      resolutionKeeper: createResolutionKeeper({
+        db: database.db,
+        client,
+        relayer,
+        chainId: config.chain.id,
+        resolver: lane.resolver,
+        log,
+        intervalMs: config.markets.schedulerMs,
+        chainLive: () => liveness.state().up,
+      }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
@@ -406,6 +417,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => indexer.stop());
     services.lifecycle.start();
     cleanups.push(() => services.lifecycle.stop());
+    services.resolutionKeeper.start();
+    cleanups.push(() => services.resolutionKeeper.stop());
     progress('ledger: loading committed balances');
     await ledgerBatcher.start();
     ledgerOnChain = ledgerBatcher;

@@ -21,6 +21,7 @@ import type { RegistrationService } from './identity/registration.ts';
 import type { AgentKeyService } from './identity/agent-keys.ts';
 import type { BindingService } from './identity/binding.ts';
 import type { ProfileService } from './identity/profile.ts';
+import type { ResolutionKeeper } from './markets/resolution-keeper.ts';
 import type { HumanVerificationService } from './identity/human-verification.ts';
 import type { EmailLinkService } from './identity/email-links.ts';
 import type { HumanCheck } from './identity/human-check.ts';
@@ -61,6 +62,8 @@ export interface Services {
   agentKeys: AgentKeyService;
   binding: BindingService;
   profile: ProfileService;
+  /** Finalizes unchallenged proposals and opens vote rounds when they are due (docs/resolution.md "The keeper"). */
+  resolutionKeeper: ResolutionKeeper;
   /** Verified humans: attestations per wallet, shared by an identity's linked wallets (one human vote each). */
   humans: HumanVerificationService;
   linking: LinkingService;

@@ -78,9 +78,11 @@ describe('resolution through the indexer', () => {
     expect((await sendTx(server, challenger, { to: resolver(), data: call('challenge', [address, 2]) })).status).toBe('success');
     await sync();
     expect(await state(address)).toBe('challenge');
-    await asOperator('openVote', [address]);
+    // The keeper opens the vote round of a disputed market, once.
+    expect(await server.runtime.services.resolutionKeeper.runOnce()).toEqual([`openVote ${address.toLowerCase()}`]);
     await sync();
     expect(await state(address)).toBe('human_voting');
+    expect(await server.runtime.services.resolutionKeeper.runOnce()).toEqual([]);
     await later(86_401);
     await asOperator('recordVerdict', [address, 1, 1, 0, `0x${'00'.repeat(32)}`, 0]); // NoQuorum
     await sync();
@@ -104,6 +106,20 @@ describe('resolution through the indexer', () => {
       { type: 'market.disputeFinalized', payload: { finalOutcome: 2, creatorSlashed: true } },
       { type: 'market.resolved', payload: { outcome: 2, isVoid: false } },
     ]);
+  });
+
+  it('the keeper finalizes an unchallenged proposal once its window has passed on chain, and only then', async () => {
+    const { creator, address } = await market();
+    const keeper = server.runtime.services.resolutionKeeper;
+    await sendTx(server, creator.account, { to: resolver(), data: call('propose', [address, 2]) });
+    await sync();
+    expect(await keeper.runOnce()).toEqual([]); // the window is open
+    await later(7_201);
+    expect(await keeper.runOnce()).toEqual([`finalize ${address.toLowerCase()}`]);
+    await sync();
+    expect(await state(address)).toBe('resolved');
+    expect(await keeper.runOnce()).toEqual([]);
+    expect((await events(address)).map((e) => e.type)).toEqual(['market.challengeWindowOpened', 'market.resolved']);
   });
 
   it('a reorg that drops a proposal puts the market back, and the proposal mined again is announced again, once', async () => {

@@ -1,0 +1,103 @@
+/**
+ * The operator's part of resolution (docs/resolution.md "The keeper"): it finalizes an unchallenged proposal once
+ * its window has passed, and opens the vote round of a disputed market, or of a closed one whose creator let resolveBy
+ * pass. Deadlines are the chain's (the latest block's time), as the resolver checks them. Each action is first
+ * simulated, then sent once under a fixed relayer operation id, so a retry, a restart or a second keeper never sends
+ * it twice; what it changes reaches the projection through the indexer like anybody's transaction.
+ */
+import type { Kysely } from 'kysely';
+import { encodeFunctionData, type Address, type PublicClient } from 'viem';
+import { loadArtifact } from '../../chain/artifacts.ts';
+import type { Relayer } from '../../chain/relayer.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { DB } from '../../db/schema.ts';
+
+export interface ResolutionKeeper {
+  /** One pass; returns the actions it sent ("finalize 0x…", "openVote 0x…"). */
+  runOnce(): Promise<string[]>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+type Action = { functionName: 'finalize' | 'openVote'; market: string; why: string };
+
+export function createResolutionKeeper(deps: {
+  db: Kysely<DB>;
+  client: PublicClient;
+  relayer: Relayer;
+  chainId: number;
+  resolver: Address;
+  log: Logger;
+  intervalMs: number;
+  /** The keeper waits while the chain is down or being reconciled. */
+  chainLive?: () => boolean;
+}): ResolutionKeeper {
+  const { db, client, chainId, log } = deps;
+  const abi = loadArtifact('MarketResolver').abi;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+
+  const due = async (chainNow: Date): Promise<Action[]> => {
+    const finalizable = await db.selectFrom('market_resolutions').select('market').where('chain_id', '=', chainId).where('phase', '=', 'proposed').where('challenge_deadline', '<=', chainNow).execute();
+    const disputed = await db.selectFrom('market_resolutions').select(['market', 'vote_round']).where('chain_id', '=', chainId).where('phase', '=', 'disputed').execute();
+    const absent = await db
+      .selectFrom('markets')
+      .select('address')
+      .where('chain_id', '=', chainId)
+      .where('state', '=', 'closed')
+      .where('cancel_reason', 'is', null)
+      .where('resolve_by', '<', chainNow)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('market_resolutions as r').select('r.market').where('r.chain_id', '=', chainId).whereRef('r.market', '=', 'markets.address'))))
+      .execute();
+    return [
+      ...finalizable.map((r) => ({ functionName: 'finalize' as const, market: r.market, why: 'the challenge window closed undisputed' })),
+      ...disputed.map((r) => ({ functionName: 'openVote' as const, market: r.market, why: 'the proposal was challenged' })),
+      ...absent.map((m) => ({ functionName: 'openVote' as const, market: m.address, why: 'resolveBy passed without a proposal' })),
+    ];
+  };
+
+  const act = async (a: Action): Promise<boolean> => {
+    const args = [a.market as Address] as const;
+    try {
+      // A market from before the resolver, or one somebody else moved meanwhile, refuses: nothing to send.
+      await client.simulateContract({ address: deps.resolver, abi, functionName: a.functionName, args, account: deps.relayer.address });
+    } catch (err) {
+      log.debug({ err, market: a.market, action: a.functionName }, 'resolution keeper: the resolver refuses this action now; skipped');
+      return false;
+    }
+    // Round 1 only: a second round (an integrity restart) is the vote service's, under its own id.
+    const id = `resolution:${chainId}:${a.market}:${a.functionName === 'openVote' ? 'open-vote:1' : 'finalize'}`;
+    const tx = await deps.relayer.send({ operationId: id, idempotencyKey: id, to: deps.resolver, data: encodeFunctionData({ abi, functionName: a.functionName, args }) });
+    log.info({ market: a.market, action: a.functionName, why: a.why, tx: tx.txHash, state: tx.state }, 'resolution keeper: sent');
+    return tx.state === 'confirmed';
+  };
+
+  const runOnce = async (): Promise<string[]> => {
+    const head = await client.getBlock({ blockTag: 'latest' });
+    const sent: string[] = [];
+    for (const a of await due(new Date(Number(head.timestamp) * 1000))) {
+      if (await act(a)) sent.push(`${a.functionName} ${a.market}`);
+    }
+    return sent;
+  };
+
+  return {
+    runOnce,
+    start() {
+      timer = setInterval(() => {
+        if (running || (deps.chainLive && !deps.chainLive())) return;
+        running = runOnce()
+          .catch((err: unknown) => log.error({ err }, 'resolution keeper: pass failed; retrying on the next tick'))
+          .finally(() => {
+            running = null;
+          });
+      }, deps.intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
