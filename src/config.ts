@@ -98,6 +98,8 @@ const EnvSchema = z.object({
     { fills: 1000, usdCents: 500 },
     { fills: 5000, usdCents: 2000 },
   ]),
+  /** Counted ballots (one per verified identity) a vote round needs for a binding verdict (docs/resolution.md "Votes"). */
+  VOTE_QUORUM: int(z.number().int().min(1).max(100_000)).default(3),
   /** Blocks a pack's payment needs (its own block counts as 1) before its fills are credited; default the chain's depth. */
   FILL_PACK_CONFIRMATIONS: int(z.number().int().min(1).max(1000)).optional(),
 });
@@ -136,6 +138,7 @@ export interface Config {
     usdcTokenAddress?: `0x${string}`;
   };
   redisUrl?: string;
+  resolution: { voteQuorum: number };
   logLevel: Env['LOG_LEVEL'];
   environment: 'live' | 'test';
   trustProxy: boolean;
@@ -232,6 +235,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
     ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS, signupGrant: e.LEDGER_SIGNUP_GRANT },
     registrationPaths: e.REGISTRATION_PATHS,
+    resolution: { voteQuorum: e.VOTE_QUORUM },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     humanCheck:
       e.HUMAN_CHECK === 'turnstile'

@@ -141,6 +141,7 @@ export interface DB {
   human_verifications: HumanVerificationsTable;
   resolution_logs: ResolutionLogsTable;
   market_resolutions: MarketResolutionsTable;
+  vote_ballots: VoteBallotsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -433,6 +434,20 @@ export interface MarketResolutionsTable {
   final_outcome: number | null;
   record: Json<Record<string, unknown>>;
   updated_at: Timestamp;
+}
+
+/** A published ballot of a human vote round (migration 0016). */
+export interface VoteBallotsTable {
+  id: string;
+  chain_id: number;
+  market: string;
+  round: number;
+  /** `identity:<id>` or `wallet:<address>`: one ballot counts per identity and round. */
+  identity_key: string;
+  wallet_address: string;
+  outcome: number;
+  signature: string;
+  cast_at: Timestamp;
 }
 
 export interface MarketTradesTable {

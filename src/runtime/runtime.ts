@@ -38,6 +38,7 @@ import { createMarketIndexer } from '../services/markets/indexer.ts';
 import { seedDemoMarkets } from '../services/markets/seed.ts';
 import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
 import { createResolutionKeeper } from '../services/markets/resolution-keeper.ts';
+import { createVoteService } from '../services/resolution/votes.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
@@ -303,6 +304,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
     const humans = createHumanVerificationService({ db: database.db, clock });
+    const votes = createVoteService({ db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
@@ -388,10 +390,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         relayer,
         chainId: config.chain.id,
         resolver: lane.resolver,
+        votes,
         log,
         intervalMs: config.markets.schedulerMs,
         chainLive: () => liveness.state().up,
       }),
+      votes,
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

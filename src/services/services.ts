@@ -22,6 +22,7 @@ import type { AgentKeyService } from './identity/agent-keys.ts';
 import type { BindingService } from './identity/binding.ts';
 import type { ProfileService } from './identity/profile.ts';
 import type { ResolutionKeeper } from './markets/resolution-keeper.ts';
+import type { VoteService } from './resolution/votes.ts';
 import type { HumanVerificationService } from './identity/human-verification.ts';
 import type { EmailLinkService } from './identity/email-links.ts';
 import type { HumanCheck } from './identity/human-check.ts';
@@ -64,6 +65,8 @@ export interface Services {
   profile: ProfileService;
   /** Finalizes unchallenged proposals and opens vote rounds when they are due (docs/resolution.md "The keeper"). */
   resolutionKeeper: ResolutionKeeper;
+  /** Human votes: ballots, published sessions, verdicts (docs/resolution.md "Votes"). */
+  votes: VoteService;
   /** Verified humans: attestations per wallet, shared by an identity's linked wallets (one human vote each). */
   humans: HumanVerificationService;
   linking: LinkingService;

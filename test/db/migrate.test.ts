@@ -47,6 +47,7 @@ const TABLES = [
   'outcome_transfers',
   'relayer_transactions',
   'resolution_logs',
+  'vote_ballots',
   'wallet_sessions',
 ];
 

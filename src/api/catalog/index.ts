@@ -42,6 +42,7 @@ import { getCreatorFunds } from './trade/creator-funds.ts';
 import { getLedgerProof } from './ledger/proof.ts';
 import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
 import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
+import { RESOLUTION_CAPABILITIES } from './resolution/votes.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -92,6 +93,7 @@ export const CATALOG: readonly Capability[] = [
   getLedgerProof,
   ...ORDERBOOK_CAPABILITIES,
   ...FILL_PACK_CAPABILITIES,
+  ...RESOLUTION_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -16,6 +16,7 @@ import { m0012_nonce_purpose } from './0012_nonce_purpose.ts';
 import { m0013_idempotency_effects } from './0013_idempotency_effects.ts';
 import { m0014_human_verifications } from './0014_human_verifications.ts';
 import { m0015_market_resolutions } from './0015_market_resolutions.ts';
+import { m0016_vote_ballots } from './0016_vote_ballots.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0013_idempotency_effects': m0013_idempotency_effects,
   '0014_human_verifications': m0014_human_verifications,
   '0015_market_resolutions': m0015_market_resolutions,
+  '0016_vote_ballots': m0016_vote_ballots,
 };
