@@ -36,6 +36,9 @@ const USAGE = `usage:
                                  attest that a wallet is a verified human (its linked wallets share it: one vote)
   svc identity revoke <wallet>   withdraw that attestation
   svc identity status <wallet>   the identity a wallet votes as and whether it is a verified human
+  svc resolution verify <market> [--api URL] [--rpc URL] [--from-block N]
+                                 recount every vote of a market from the chain's verdicts and the published ballots
+                                 (default API: PUBLIC_BASE_URL); exits 1 on any mismatch
   svc ledger verify --contract <address> [--rpc URL] [--from-block N]
                                  replay the play-money ledger from chain data alone and check every committed root
                                  (default RPC: CHAIN_RPC_URL, else the embedded anvil on ANVIL_PORT)`;
@@ -77,6 +80,8 @@ async function command(argv: string[], io: CliIo, env: Record<string, string | u
       return ledger(loadConfig(env), rest, io);
     case 'identity':
       return identity(loadConfig(env), rest, io);
+    case 'resolution':
+      return resolution(loadConfig(env), rest, io);
     case undefined:
     case 'help':
     case '--help':
@@ -275,6 +280,32 @@ async function identity(config: Config, args: string[], io: CliIo): Promise<numb
   } finally {
     await database.close();
   }
+}
+
+async function resolution(config: Config, args: string[], io: CliIo): Promise<number> {
+  const [sub, market, ...rest] = args;
+  if (sub !== 'verify' || !market) throw new UsageError('svc resolution verify <market> [--api URL] [--rpc URL] [--from-block N]');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(market)) throw new UsageError(`'${market}' is not a market address (0x + 40 hex digits)`);
+  const { values } = parseArgs({ args: rest, options: { api: { type: 'string' }, rpc: { type: 'string' }, 'from-block': { type: 'string' } }, strict: true });
+  if (values['from-block'] !== undefined && !/^[0-9]+$/.test(values['from-block'])) throw new UsageError('--from-block must be a block number');
+  const api = (values.api ?? config.publicBaseUrl).replace(/\/+$/, '');
+  const rpc = values.rpc ?? config.chain.rpcUrl ?? `http://127.0.0.1:${config.chain.anvilPort}`;
+  const { recountVotes } = await import('../services/resolution/recount.ts');
+  const { chainDefinition, createChainClient } = await import('../chain/clients.ts');
+  const fetchSession = async (sessionId: string) => {
+    const res = await fetch(`${api}/api/agent/v1/resolution/votes/${sessionId}`);
+    if (!res.ok) throw new Error(`GET ${api}/api/agent/v1/resolution/votes/${sessionId} answered ${res.status}`);
+    return (await res.json()) as Awaited<ReturnType<Parameters<typeof recountVotes>[0]['fetchSession']>>;
+  };
+  const client = createChainClient(chainDefinition(config.chain.id, config.chain.name, rpc), rpc);
+  const report = await recountVotes({ client, chainId: config.chain.id, fetchSession }, market as `0x${string}`, values['from-block'] === undefined ? 0n : BigInt(values['from-block']));
+  const say = (line: string) => io.out(`resolution verify: ${line}`);
+  if (report.rounds.length === 0) say(`no vote of ${market.toLowerCase()} is recorded on ${report.resolver}`);
+  for (const r of report.rounds) {
+    say(`round ${r.round}: chain ${r.chain}; recount ${r.recount}: ${r.ok ? 'ok' : 'MISMATCH'}`);
+    for (const p of r.problems) say(`  ${p}`);
+  }
+  return report.ok ? 0 : 1;
 }
 
 async function ledger(config: Config, args: string[], io: CliIo): Promise<number> {

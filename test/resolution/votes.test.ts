@@ -7,6 +7,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { ballotsRoot, ballotTypedData } from '../../src/core/resolution/votes.ts';
+import { recountVotes } from '../../src/services/resolution/recount.ts';
+import { runSvc } from '../cli/svc-process.ts';
 import { registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -94,5 +96,28 @@ describe('human votes', () => {
       { type: 'market.resolved', payload: { outcome: 2, isVoid: false } },
     ]);
     expect((await server.call('GET', `${A}/resolution/votes/${server.config.chain.id}:0x${'0'.repeat(40)}:1`)).body.code).toBe('VOTE_SESSION_NOT_FOUND');
+
+    // The recount command, against the running service and the chain, agrees; a tampered published ballot fails it.
+    const api = await server.runtime.listen();
+    const verified = await runSvc(['resolution', 'verify', address, '--api', api, '--rpc', server.runtime.rpcUrl], {});
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toContain('round 1: chain binding 2, 2 ballots');
+    expect(verified.stdout).toContain(': ok');
+    const fetchSession = async (id: string) => (await server.call('GET', `${A}/resolution/votes/${id}`)).body;
+    const tampered = async (id: string) => {
+      const s = await fetchSession(id);
+      return { ...s, ballots: s.ballots.map((b: { outcome: number }, i: number) => (i === 0 ? { ...b, outcome: 1 } : b)) };
+    };
+    const good = await recountVotes({ client: chain.client, chainId: server.config.chain.id, fetchSession }, address);
+    expect(good).toMatchObject({ ok: true, rounds: [{ round: 1, ok: true, problems: [] }] });
+    const bad = await recountVotes({ client: chain.client, chainId: server.config.chain.id, fetchSession: tampered }, address);
+    expect(bad.ok).toBe(false);
+    expect(bad.rounds[0]!.problems.join('; ')).toMatch(/is not signed by it for outcome 1.*ballot commitment/);
+    // A ballot tampered where it is published (the database behind the API): the command exits 1 and says why.
+    await server.runtime.database.db.updateTable('vote_ballots').set({ outcome: 1 }).where('wallet_address', '=', alice!.account.address.toLowerCase()).execute();
+    const refused = await runSvc(['resolution', 'verify', address, '--api', api, '--rpc', server.runtime.rpcUrl], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('MISMATCH');
+    expect(refused.stdout).toContain(`the ballot of ${alice!.account.address.toLowerCase()} is not signed by it for outcome 1`);
   });
 });
