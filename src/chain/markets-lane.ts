@@ -8,14 +8,12 @@
  * a fixed relayer operation id, so a crash at any point resumes without a second transaction.
  */
 import { encodeFunctionData, type Address, type PublicClient } from 'viem';
-import { CHALLENGE_WINDOW_SECONDS, CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../core/markets/fees.ts';
+import { CHALLENGE_WINDOW_SECONDS, CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY, VOTE_WINDOW_SECONDS } from '../core/markets/fees.ts';
 import { loadArtifact, type ContractName } from './artifacts.ts';
 import { ensureDeployments, type DeploymentRecord } from './deployer.ts';
 
 export type CollateralSymbol = 'USDC' | 'PM';
 
-/** Seconds a resolution vote round runs (the resolver's floor off local chains is the same 24 hours). */
-export const VOTE_WINDOW_SECONDS = 24 * 60 * 60;
 
 export interface MarketsLane {
   /** The MarketResolver every market of both lanes resolves through (docs/contracts.md "Resolution"). */

@@ -50,6 +50,8 @@ describe('resolution through the indexer', () => {
     await sync();
     await sync(); // a second pass applies nothing twice
     expect(await state(address)).toBe('creator_proposal');
+    const placed = await server.call('GET', `/api/agent/v1/discover/market-states?marketAddress=${address}`, { key: creator.key });
+    expect(placed.body.market).toMatchObject({ state: 'creator_proposal', resolution: { phase: 'proposed', proposedOutcome: 1, voteRound: 0, finalOutcome: null } });
     const [opened, ...none] = await events(address);
     expect(none).toEqual([]);
     expect(opened).toMatchObject({ type: 'market.challengeWindowOpened', payload: { outcome: 1, isVoid: false } });
@@ -61,6 +63,7 @@ describe('resolution through the indexer', () => {
     expect((await asOperator('finalize', [address])).state).toBe('confirmed');
     await sync();
     expect(await state(address)).toBe('resolved');
+    expect((await server.call('GET', `/api/agent/v1/discover/market-states?marketAddress=${address}`, { key: creator.key })).body.market).toMatchObject({ state: 'resolved', resolution: { phase: 'resolved', finalOutcome: 1 } });
     expect((await events(address)).map((e) => e.type)).toEqual(['market.challengeWindowOpened', 'market.resolved']);
     expect((await events(address))[1]!.payload).toEqual({ outcome: 1, isVoid: false });
     const row = await db().selectFrom('market_resolutions').selectAll().where('market', '=', address.toLowerCase()).executeTakeFirstOrThrow();

@@ -47,5 +47,8 @@ export const CLOSE_TIME_MAX_MS = 365 * 24 * 60 * 60 * 1000;
 export const RESOLUTION_WINDOW_SECONDS = 72 * 60 * 60;
 /** The spec's challenge window: 2 hours after the resolution (proposal) time. */
 export const CHALLENGE_WINDOW_SECONDS = 2 * 60 * 60;
+
+/** Seconds a resolution vote round runs (the resolver's floor off local chains is the same 24 hours). */
+export const VOTE_WINDOW_SECONDS = 24 * 60 * 60;
 /** Split of a slashed creation bond (spec: keeper / voter / treasury). */
 export const BOND_SLASH_SPLIT = { keeper: 5, voters: 20, treasury: 75 } as const;

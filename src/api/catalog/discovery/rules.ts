@@ -8,6 +8,7 @@ import {
   CREATION_BOND_PM,
   MAX_LIVE_MARKETS_PER_CREATOR,
   RESOLUTION_WINDOW_SECONDS,
+  VOTE_WINDOW_SECONDS,
 } from '../../../core/markets/fees.ts';
 import { WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
@@ -31,7 +32,15 @@ export const discoverRules = defineCapability({
       closeTime: z.object({ minSecondsAhead: z.number().int(), maxSecondsAhead: z.number().int() }),
       maxLiveMarketsPerCreator: z.number().int(),
     }),
-    resolution: z.object({ resolutionWindowSeconds: z.number().int(), challengeWindowSeconds: z.number().int(), outcomeEncoding: z.string() }),
+    resolution: z.object({
+      resolutionWindowSeconds: z.number().int(),
+      challengeWindowSeconds: z.number().int(),
+      challengeBond: z.object({ symbol: z.literal('PM'), amountWei: WeiString }).describe('posted by a challenger to the resolver'),
+      voteWindowSeconds: z.number().int(),
+      voteQuorum: z.number().int().describe('counted ballots (one per verified human identity) a binding verdict needs'),
+      maxVoteRounds: z.number().int(),
+      outcomeEncoding: z.string(),
+    }),
     bonds: z.object({
       creationBond: z.object({ symbol: z.literal('PM'), amountWei: WeiString }),
       returnedWhen: z.string(),
@@ -43,7 +52,7 @@ export const discoverRules = defineCapability({
   }),
   outputName: 'ProtocolRules',
   errors: [],
-  handler: async () => ({
+  handler: async (ctx) => ({
     markets: {
       outcomeCounts: [2, 3],
       closeTime: { minSecondsAhead: CLOSE_TIME_MIN_MS / 1000, maxSecondsAhead: CLOSE_TIME_MAX_MS / 1000 },
@@ -52,6 +61,10 @@ export const discoverRules = defineCapability({
     resolution: {
       resolutionWindowSeconds: RESOLUTION_WINDOW_SECONDS,
       challengeWindowSeconds: CHALLENGE_WINDOW_SECONDS,
+      challengeBond: { symbol: 'PM' as const, amountWei: CREATION_BOND_PM.toString() },
+      voteWindowSeconds: VOTE_WINDOW_SECONDS,
+      voteQuorum: ctx.services.votes.quorum,
+      maxVoteRounds: 2,
       outcomeEncoding: 'outcomes are 1-indexed in resolution and events (1, 2, 3); 0 means Invalid/Void, where every share redeems an equal split; trade sides are 0-indexed',
     },
     bonds: {
