@@ -275,7 +275,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         readAfterWriteWindowMs: config.chain.readAfterWriteWindowMs,
       },
     });
-    // Markets that stop trading (voided by the indexer, closed by the lifecycle) take their resting orders with them:
+    // Markets that stop trading (voided by the indexer, closed by the lifecycle, stopped by an early resolution proposal)
+    // take their resting orders with them:
     // cancelled in the same transaction, books dropped after it. `services` is built below; neither calls this before.
     const orderBooksEnding = (reason: typeof MARKET_VOID | typeof MARKET_CLOSED): EndedMarketsListener => ({
       ending: async (trx, markets) => {
@@ -296,6 +297,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       pollMs: config.markets.indexerPollMs,
       confirmations: config.chain.confirmations,
       onMarketsVoided: orderBooksEnding(MARKET_VOID),
+      onMarketsStopped: orderBooksEnding(MARKET_CLOSED),
     });
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });

@@ -10,6 +10,7 @@ import { registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas, sendTx, tokens } from '../support/markets.ts';
+import { createOrderBookMarket } from '../support/orderbook.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -123,6 +124,21 @@ describe('resolution through the indexer', () => {
     expect(await state(address)).toBe('resolved');
     expect(await keeper.runOnce()).toEqual([]);
     expect((await events(address)).map((e) => e.type)).toEqual(['market.challengeWindowOpened', 'market.resolved']);
+  });
+
+  it('an order book proposed on before its close time stops trading: its resting orders are cancelled with the batch', async () => {
+    const creator = await registerWallet(server);
+    await gas(server, creator.account.address);
+    const book = await createOrderBookMarket(server, creator, 'Will an early proposal end the resting orders?', new Date(Date.now() + 7 * 86_400_000));
+    const placed = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'rest-before-proposal', body: { market: book.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    expect(placed.body.status).toBe('resting');
+    await sendTx(server, creator.account, { to: resolver(), data: call('propose', [book.address, 2]) });
+    await sync();
+    expect(await state(book.address)).toBe('creator_proposal');
+    const order = await db().selectFrom('orders').select(['status']).where('id', '=', placed.body.id).executeTakeFirstOrThrow();
+    expect(order.status).toBe('cancelled');
+    const again = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'after-proposal', body: { market: book.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    expect(again.body.code).toBe('MARKET_NOT_TRADEABLE');
   });
 
   it('a reorg that drops a proposal puts the market back, and the proposal mined again is announced again, once', async () => {

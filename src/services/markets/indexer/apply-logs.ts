@@ -7,11 +7,15 @@ import type { IndexerDeps } from './deps.ts';
 import { decodeOutcomeId, type LaneLog, type LaneLogOf } from './lane-events.ts';
 import type { BlockRange } from './read-range.ts';
 import { applyResolutionLogs } from './resolutions.ts';
+import type { EndedMarket } from '../ended-markets.ts';
 
-type ApplyDeps = Pick<IndexerDeps, 'chainId' | 'clock' | 'lane'>;
+type ApplyDeps = Pick<IndexerDeps, 'chainId' | 'clock' | 'lane' | 'onMarketsStopped'>;
 
-/** Order-book creations first, then the lane's logs in order, then the resolver's. Returns how many markets were registered for the first time. */
-export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange): Promise<number> {
+/**
+ * Order-book creations first, then the lane's logs in order, then the resolver's. Returns how many markets were
+ * registered for the first time, and the open markets a resolution step stopped.
+ */
+export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange): Promise<{ inserted: number; stopped: EndedMarket[] }> {
   let inserted = 0;
   for (const c of range.orderBookCreations) {
     if ((await registerMarket(trx, deps.clock, c, { confirmed: true })).inserted) inserted++;
@@ -19,8 +23,8 @@ export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: B
   for (const l of range.logs) {
     if (await applyLog(trx, deps, range, l)) inserted++;
   }
-  await applyResolutionLogs(trx, deps, range.resolutions);
-  return inserted;
+  const stopped = await applyResolutionLogs(trx, deps, range.resolutions);
+  return { inserted, stopped };
 }
 
 /** True when the log registered a market for the first time. Trades and fee collections of unknown markets are skipped. */

@@ -50,14 +50,15 @@ export async function runBatch(deps: IndexerDeps, status: IndexerStatus): Promis
 
 /** Applies the range, records its blocks, voids what it proves gone and moves the cursor, in one transaction. */
 async function commitRange(deps: IndexerDeps, range: BlockRange): Promise<void> {
-  const { inserted, voided } = await deps.db.transaction().execute(async (trx) => {
-    const inserted = await applyRange(trx, deps, range);
+  const { inserted, stopped, voided } = await deps.db.transaction().execute(async (trx) => {
+    const { inserted, stopped } = await applyRange(trx, deps, range);
     await recordBlocks(trx, deps, range.blocks, range.to);
     const voided = await voidUnseenCreations(trx, deps, range.to);
     await writeCursor(trx, deps, range.to, range.toHash);
-    return { inserted, voided };
+    return { inserted, stopped, voided };
   });
   endVoided(deps, voided);
+  if (stopped.length > 0) deps.onMarketsStopped?.ended(stopped);
   if (range.logs.length + range.orderBookCreations.length + range.resolutions.length > 0 || voided.length > 0) deps.events.notify();
   if (inserted > 0) deps.log.info({ chainId: deps.chainId, markets: inserted, to: range.to.toString() }, 'indexer: markets registered');
 }

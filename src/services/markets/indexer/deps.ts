@@ -34,6 +34,7 @@ export interface IndexerDeps {
   confirmations: bigint;
   lane: IndexedLane;
   onMarketsVoided?: EndedMarketsListener;
+  onMarketsStopped?: EndedMarketsListener;
 }
 
 /** The head as the last batch saw it, and whether the last run succeeded (projection freshness reads it). */
@@ -50,7 +51,7 @@ export interface IndexerStatus {
 }
 
 export function indexerDeps(o: IndexerOptions): IndexerDeps {
-  const { db, client, chainId, clock, log, events, fromBlock, lane, onMarketsVoided } = o;
+  const { db, client, chainId, clock, log, events, fromBlock, lane, onMarketsVoided, onMarketsStopped } = o;
   return {
     db,
     client,
@@ -69,5 +70,6 @@ export function indexerDeps(o: IndexerOptions): IndexerDeps {
       symbolOf: new Map(o.collateral.map((c) => [c.token.toLowerCase(), c.symbol])),
     },
     onMarketsVoided,
+    onMarketsStopped,
   };
 }

@@ -9,6 +9,7 @@ import { parseAbi, type Log } from 'viem';
 import { applyResolutionLog, eventsOf, foldResolution, marketStateOf, resolutionLogFromJson, resolutionLogToJson, ROUTES, VERDICT_KINDS, VOTE_REASONS, type ResolutionLog, type ResolutionRecord } from '../../../core/resolution/record.ts';
 import type { DB } from '../../../db/schema.ts';
 import { appendEvent } from '../../events/outbox.ts';
+import type { EndedMarket } from '../ended-markets.ts';
 import type { IndexerDeps } from './deps.ts';
 
 export const RESOLVER_EVENTS = parseAbi([
@@ -58,11 +59,14 @@ export function placeResolverLog(l: ResolverLog, at: Date): PlacedResolutionLog 
 
 type ApplyDeps = Pick<IndexerDeps, 'chainId' | 'clock'>;
 
-/** Applies a batch's resolver logs in chain order; logs of markets we did not register are skipped. Returns how many applied. */
-export async function applyResolutionLogs(trx: Transaction<DB>, deps: ApplyDeps, logs: readonly PlacedResolutionLog[]): Promise<number> {
-  let applied = 0;
+/**
+ * Applies a batch's resolver logs in chain order; logs of markets we did not register are skipped. Returns the open
+ * markets the logs stopped (a proposal before close time), for the listener that ends their resting orders.
+ */
+export async function applyResolutionLogs(trx: Transaction<DB>, deps: Pick<IndexerDeps, 'chainId' | 'clock' | 'onMarketsStopped'>, logs: readonly PlacedResolutionLog[]): Promise<EndedMarket[]> {
+  const stopped: EndedMarket[] = [];
   for (const p of logs) {
-    const market = await trx.selectFrom('markets').select(['cancel_reason']).where('chain_id', '=', deps.chainId).where('address', '=', p.market).executeTakeFirst();
+    const market = await trx.selectFrom('markets').select(['cancel_reason', 'state', 'ledger_market_id']).where('chain_id', '=', deps.chainId).where('address', '=', p.market).executeTakeFirst();
     if (!market) continue;
     const kept = await trx
       .insertInto('resolution_logs')
@@ -74,12 +78,16 @@ export async function applyResolutionLogs(trx: Transaction<DB>, deps: ApplyDeps,
     const before = await recordOf(trx, deps.chainId, p.market);
     const after = applyResolutionLog(before, p.log);
     await writeRecord(trx, deps, p.market, after, market.cancel_reason !== null);
+    if (market.state === 'open' && market.cancel_reason === null) {
+      stopped.push({ address: p.market, ledgerMarketId: market.ledger_market_id === null ? null : BigInt(market.ledger_market_id) });
+    }
     for (const e of eventsOf(p.log, before, { chainId: deps.chainId, address: p.market })) {
       await appendEvent(trx, deps.clock, { type: e.type, chainId: deps.chainId, marketAddress: p.market, payload: e.payload });
     }
-    applied++;
   }
-  return applied;
+  // Before the batch commits, like a close at close time: the listener cancels what rests on them.
+  if (stopped.length > 0) await deps.onMarketsStopped?.ending(trx, stopped);
+  return stopped;
 }
 
 /** After a reorg: the logs above the ancestor are gone; each market they touched is refolded from what is left. */

@@ -38,4 +38,6 @@ export interface IndexerOptions {
   maxHealthyLagSeconds?: number;
   /** Told about every market the indexer voids (the runtime wires the order service). */
   onMarketsVoided?: EndedMarketsListener;
+  /** Told about every open market a resolution step stops (a proposal before close time): its resting orders end. */
+  onMarketsStopped?: EndedMarketsListener;
 }
