@@ -104,6 +104,13 @@ describe('loadConfig: embedded defaults', () => {
     expect(loadConfig({ ...external, FILL_PACK_CONFIRMATIONS: '3' }).fills.packConfirmations).toBe(3);
     expect(loadConfig({}).chain).toMatchObject({ probeIntervalMs: 2_000, reconcileIntervalMs: 30_000 });
   });
+
+  it('takes shorter resolution windows in a test environment only', () => {
+    expect(loadConfig({}).resolution).toEqual({ voteQuorum: 3, challengeWindowSeconds: 7200, voteWindowSeconds: 86_400 });
+    expect(loadConfig({ RESOLUTION_CHALLENGE_WINDOW_SECONDS: '60', RESOLUTION_VOTE_WINDOW_SECONDS: '120', VOTE_QUORUM: '1' }).resolution).toEqual({ voteQuorum: 1, challengeWindowSeconds: 60, voteWindowSeconds: 120 });
+    expect(() => loadConfig({ SVC_ENVIRONMENT: 'live', RESOLUTION_CHALLENGE_WINDOW_SECONDS: '60' })).toThrow(/cannot go below 7200 and 86400 in a live environment/);
+    expect(loadConfig({ SVC_ENVIRONMENT: 'live', RESOLUTION_VOTE_WINDOW_SECONDS: '172800' }).resolution.voteWindowSeconds).toBe(172_800);
+  });
 });
 
 describe('loadConfig: switches', () => {

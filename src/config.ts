@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultConfirmations } from './core/confirmations.ts';
+import { CHALLENGE_WINDOW_SECONDS, VOTE_WINDOW_SECONDS } from './core/markets/fees.ts';
 import type { HumanCheckSettings } from './services/identity/human-check.ts';
 
 const bool = z
@@ -98,6 +99,12 @@ const EnvSchema = z.object({
     { fills: 1000, usdCents: 500 },
     { fills: 5000, usdCents: 2000 },
   ]),
+  /**
+   * Shorter resolution windows for demos and end-to-end runs on the embedded test environment (docs/resolution.md
+   * "Windows"); refused when the environment is live. Default: the spec's 2 hours and the 24-hour vote.
+   */
+  RESOLUTION_CHALLENGE_WINDOW_SECONDS: int(z.number().int().min(1).max(30 * 86_400)).optional(),
+  RESOLUTION_VOTE_WINDOW_SECONDS: int(z.number().int().min(1).max(30 * 86_400)).optional(),
   /** Counted ballots (one per verified identity) a vote round needs for a binding verdict (docs/resolution.md "Votes"). */
   VOTE_QUORUM: int(z.number().int().min(1).max(100_000)).default(3),
   /** Blocks a pack's payment needs (its own block counts as 1) before its fills are credited; default the chain's depth. */
@@ -138,7 +145,7 @@ export interface Config {
     usdcTokenAddress?: `0x${string}`;
   };
   redisUrl?: string;
-  resolution: { voteQuorum: number };
+  resolution: { voteQuorum: number; challengeWindowSeconds: number; voteWindowSeconds: number };
   logLevel: Env['LOG_LEVEL'];
   environment: 'live' | 'test';
   trustProxy: boolean;
@@ -195,6 +202,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('config: HUMAN_CHECK_SECRET is required when HUMAN_CHECK=turnstile');
   }
   const dataDir = path.resolve(e.DATA_DIR);
+  const environment = e.SVC_ENVIRONMENT ?? (external ? 'live' : 'test');
+  const windows = { challengeWindowSeconds: e.RESOLUTION_CHALLENGE_WINDOW_SECONDS ?? CHALLENGE_WINDOW_SECONDS, voteWindowSeconds: e.RESOLUTION_VOTE_WINDOW_SECONDS ?? VOTE_WINDOW_SECONDS };
+  if (environment === 'live' && (windows.challengeWindowSeconds < CHALLENGE_WINDOW_SECONDS || windows.voteWindowSeconds < VOTE_WINDOW_SECONDS)) {
+    throw new ConfigError(`config: RESOLUTION_CHALLENGE_WINDOW_SECONDS and RESOLUTION_VOTE_WINDOW_SECONDS cannot go below ${CHALLENGE_WINDOW_SECONDS} and ${VOTE_WINDOW_SECONDS} in a live environment`);
+  }
   const confirmations = e.CHAIN_CONFIRMATIONS ?? defaultConfirmations(e.CHAIN_ID, external ? 'external' : 'embedded');
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   return {
@@ -227,7 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
-    environment: e.SVC_ENVIRONMENT ?? (external ? 'live' : 'test'),
+    environment,
     trustProxy: e.TRUST_PROXY,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
@@ -235,7 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
     ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS, signupGrant: e.LEDGER_SIGNUP_GRANT },
     registrationPaths: e.REGISTRATION_PATHS,
-    resolution: { voteQuorum: e.VOTE_QUORUM },
+    resolution: { voteQuorum: e.VOTE_QUORUM, ...windows },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     humanCheck:
       e.HUMAN_CHECK === 'turnstile'

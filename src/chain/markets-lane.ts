@@ -67,6 +67,8 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
    * them) and the operator alone becomes its council (threshold 1) while none is set.
    */
   localChain: boolean;
+  /** The resolver's windows (seconds) as configured; set on chain when they differ (shorter ones only on a local chain). */
+  windows?: { challengeWindowSeconds: number; voteWindowSeconds: number };
   progress?: (line: string) => void;
 }): Promise<{ lane: MarketsLane; records: Record<string, DeploymentRecord> }> {
   const { client, relayer, chainId, log, operator, tokens } = deps;
@@ -128,6 +130,12 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
   // keeps it (only an empty council is filled).
   if (deps.localChain && (await read<bigint>('MarketResolver', lane.resolver, 'councilThreshold', [])) === 0n) {
     await call('MarketResolver.setCouncil.operator', 'MarketResolver', lane.resolver, 'setCouncil', [[operator], 1n]);
+  }
+  if (deps.windows) {
+    const [challenge, vote] = await Promise.all([read<number>('MarketResolver', lane.resolver, 'challengeWindow', []), read<number>('MarketResolver', lane.resolver, 'voteWindow', [])]);
+    const { challengeWindowSeconds: c, voteWindowSeconds: v } = deps.windows;
+    // Named by the change, so going back to earlier windows is a new transaction, and a retry of this one is not.
+    if (challenge !== c || vote !== v) await call(`MarketResolver.setWindows.${challenge}:${vote}->${c}:${v}`, 'MarketResolver', lane.resolver, 'setWindows', [c, v]);
   }
   if (wired > 0) progress(`chain: markets lane wired (${wired} configuration transaction(s))`);
   return { lane, records: { resolver, outcomeToken, implementation, routerUSDC, routerPM, binary, ternary, orderbookImplementation, orderbookFactory } };

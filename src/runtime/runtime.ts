@@ -250,6 +250,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       protocolFeeRecipient: account.address,
       tokens: { USDC: tokenOf('USDC'), PM: tokenOf('PM') },
       localChain: config.chain.mode === 'embedded',
+      windows: config.resolution,
       progress,
     });
     for (const record of Object.values(laneRecords)) deployments[record.name] = record;
@@ -306,7 +307,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
     const humans = createHumanVerificationService({ db: database.db, clock });
-    const votes = createVoteService({ db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum });
+    const votes = createVoteService({ db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum, windows: config.resolution });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({

@@ -14,6 +14,7 @@ export interface VoteDeps {
   humans: Pick<HumanVerificationService, 'voterOf'>;
   /** Counted ballots a binding verdict needs. */
   quorum: number;
+  windows: { challengeWindowSeconds: number; voteWindowSeconds: number };
 }
 
 /** The chain's time (the latest block's), which the resolver's deadlines are in. */

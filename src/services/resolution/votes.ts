@@ -18,6 +18,8 @@ export type CastBallot = BallotView & { id: string; sessionId: string };
 export interface VoteService {
   /** Counted ballots a binding verdict needs (VOTE_QUORUM). */
   readonly quorum: number;
+  /** The resolver's windows, as configured and set on chain at start (seconds). */
+  readonly windows: { challengeWindowSeconds: number; voteWindowSeconds: number };
   cast(input: CastBallotInput, recordEffect?: EffectRecorder): Promise<CastBallot>;
   ballot(id: string): Promise<CastBallot>;
   session(sessionId: string): Promise<VoteSessionView>;
@@ -29,6 +31,7 @@ export interface VoteService {
 export function createVoteService(deps: VoteDeps): VoteService {
   return {
     quorum: deps.quorum,
+    windows: deps.windows,
     cast: (input, recordEffect) => castBallot(deps, input, recordEffect),
     ballot: (id) => ballotById(deps, id),
     session: (sessionId) => voteSession(deps, sessionId),

@@ -2,13 +2,11 @@
 import { z } from 'zod';
 import {
   BOND_SLASH_SPLIT,
-  CHALLENGE_WINDOW_SECONDS,
   CLOSE_TIME_MAX_MS,
   CLOSE_TIME_MIN_MS,
   CREATION_BOND_PM,
   MAX_LIVE_MARKETS_PER_CREATOR,
   RESOLUTION_WINDOW_SECONDS,
-  VOTE_WINDOW_SECONDS,
 } from '../../../core/markets/fees.ts';
 import { WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
@@ -60,9 +58,9 @@ export const discoverRules = defineCapability({
     },
     resolution: {
       resolutionWindowSeconds: RESOLUTION_WINDOW_SECONDS,
-      challengeWindowSeconds: CHALLENGE_WINDOW_SECONDS,
+      challengeWindowSeconds: ctx.services.votes.windows.challengeWindowSeconds,
       challengeBond: { symbol: 'PM' as const, amountWei: CREATION_BOND_PM.toString() },
-      voteWindowSeconds: VOTE_WINDOW_SECONDS,
+      voteWindowSeconds: ctx.services.votes.windows.voteWindowSeconds,
       voteQuorum: ctx.services.votes.quorum,
       maxVoteRounds: 2,
       outcomeEncoding: 'outcomes are 1-indexed in resolution and events (1, 2, 3); 0 means Invalid/Void, where every share redeems an equal split; trade sides are 0-indexed',
