@@ -143,16 +143,18 @@ export function eventsOf(log: ResolutionLog, before: ResolutionRecord | null, ma
   }
 }
 
-/** JSON for storage: times as ISO strings, the bond as a decimal string. */
-export function resolutionLogToJson(log: ResolutionLog): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(log, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
+/** JSON for storage (a log, a record): times as ISO strings, the bond as a decimal string. */
+const toJson = (value: object): Record<string, unknown> => JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
+
+/** The stored JSON with its times as Dates and its bond as a bigint again. */
+function fromJson<T>(json: Record<string, unknown>, times: readonly string[], bond: string): T {
+  const out: Record<string, unknown> = { ...json };
+  for (const f of times) if (typeof out[f] === 'string') out[f] = new Date(out[f] as string);
+  if (typeof out[bond] === 'string') out[bond] = BigInt(out[bond] as string);
+  return out as T;
 }
 
-const TIME_FIELDS = ['at', 'challengeDeadline', 'voteDeadline'] as const;
-
-export function resolutionLogFromJson(json: Record<string, unknown>): ResolutionLog {
-  const log: Record<string, unknown> = { ...json };
-  for (const f of TIME_FIELDS) if (typeof log[f] === 'string') log[f] = new Date(log[f] as string);
-  if (log.kind === 'challenged') log.bond = BigInt(log.bond as string);
-  return log as unknown as ResolutionLog;
-}
+export const resolutionLogToJson = (log: ResolutionLog): Record<string, unknown> => toJson(log);
+export const resolutionLogFromJson = (json: Record<string, unknown>): ResolutionLog => fromJson(json, ['at', 'challengeDeadline', 'voteDeadline'], 'bond');
+export const resolutionRecordToJson = (record: ResolutionRecord): Record<string, unknown> => toJson(record);
+export const resolutionRecordFromJson = (json: Record<string, unknown>): ResolutionRecord => fromJson(json, ['proposedAt', 'challengeDeadline', 'voteDeadline', 'finalizedAt'], 'challengeBond');

@@ -11,6 +11,8 @@ import { loadArtifact } from '../../chain/artifacts.ts';
 import type { Relayer } from '../../chain/relayer.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DB } from '../../db/schema.ts';
+import { VERDICT_KINDS } from '../../core/resolution/record.ts';
+import { chainNow } from '../resolution/deps.ts';
 import type { VoteService } from '../resolution/votes.ts';
 
 export interface ResolutionKeeper {
@@ -91,14 +93,13 @@ export function createResolutionKeeper(deps: {
     const v = await deps.votes.verdict(a.market, a.round, a.outcomeCount);
     // NoQuorum and Deadlock carry the leading outcome for information (0 when nobody voted).
     const leading = v.outcome ?? v.counts.indexOf(Math.max(...v.counts));
-    const kind = ['binding', 'no_quorum', 'deadlock'].indexOf(v.kind);
+    const kind = VERDICT_KINDS.indexOf(v.kind);
     return { args: [a.market, a.round, kind, leading, v.ballotRoot, v.ballotCount], id: `${base}:verdict:${a.round}` };
   };
 
   const runOnce = async (): Promise<string[]> => {
-    const head = await client.getBlock({ blockTag: 'latest' });
     const sent: string[] = [];
-    for (const a of await due(new Date(Number(head.timestamp) * 1000))) {
+    for (const a of await due(await chainNow(deps))) {
       if (await act(a)) sent.push(`${a.functionName} ${a.market}`);
     }
     return sent;

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { problem } from '../../core/error-codes.ts';
-import { ballotTypedData } from '../../core/resolution/votes.ts';
+import { ballotTypedData, voteSessionId } from '../../core/resolution/votes.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { chainNow, type VoteDeps } from './deps.ts';
 import { sessionRecord, type BallotView } from './vote-session.ts';
@@ -54,7 +54,7 @@ export async function castBallot(deps: VoteDeps, input: CastBallotInput, recordE
 /** A ballot already cast (the replay of a keyed cast). */
 export async function ballotById(deps: VoteDeps, id: string): Promise<BallotView & { id: string; sessionId: string }> {
   const b = await deps.db.selectFrom('vote_ballots').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  return { id: b.id, sessionId: `${b.chain_id}:${b.market}:${b.round}`, wallet: b.wallet_address, identityKey: b.identity_key, outcome: b.outcome, signature: b.signature, castAt: b.cast_at.toISOString() };
+  return { id: b.id, sessionId: voteSessionId(b.chain_id, b.market, b.round), wallet: b.wallet_address, identityKey: b.identity_key, outcome: b.outcome, signature: b.signature, castAt: b.cast_at.toISOString() };
 }
 
 async function outcomeCountOf(deps: VoteDeps, market: string): Promise<number> {

@@ -3,6 +3,7 @@
  * holds it, and, once its resolution started on chain, the resolution record's phase, deadlines and outcome.
  */
 import { problem } from '../../core/error-codes.ts';
+import { resolutionRecordFromJson } from '../../core/resolution/record.ts';
 import type { MarketStateName, ResolutionPhaseName } from '../../db/schema.ts';
 import type { VoteDeps } from './deps.ts';
 
@@ -25,7 +26,7 @@ export async function marketResolution(deps: Pick<VoteDeps, 'db' | 'chainId'>, a
   const row = await deps.db.selectFrom('markets').select(['state']).where('chain_id', '=', deps.chainId).where('address', '=', market).executeTakeFirst();
   if (!row) throw problem('MARKET_NOT_FOUND', `no market ${market} on chain ${deps.chainId}`);
   const r = await deps.db.selectFrom('market_resolutions').selectAll().where('chain_id', '=', deps.chainId).where('market', '=', market).executeTakeFirst();
-  const record = r?.record as { proposedOutcome?: number | null } | undefined;
+  const record = r ? resolutionRecordFromJson(r.record) : null;
   return {
     address: market,
     chainId: deps.chainId,

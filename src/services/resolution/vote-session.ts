@@ -4,7 +4,7 @@
  */
 import { problem } from '../../core/error-codes.ts';
 import { parseVoteSessionId } from '../../core/resolution/votes.ts';
-import type { ResolutionRecord, VerdictKindName } from '../../core/resolution/record.ts';
+import { resolutionRecordFromJson, type ResolutionRecord, type VerdictKindName } from '../../core/resolution/record.ts';
 import { chainNow, type VoteDeps } from './deps.ts';
 
 export interface BallotView {
@@ -37,9 +37,9 @@ export async function sessionRecord(deps: VoteDeps, sessionId: string): Promise<
   const id = parseVoteSessionId(sessionId);
   if (!id || id.chainId !== deps.chainId) throw problem('VOTE_SESSION_NOT_FOUND', `no vote session ${sessionId} on chain ${deps.chainId}`);
   const row = await deps.db.selectFrom('market_resolutions').select('record').where('chain_id', '=', deps.chainId).where('market', '=', id.market).executeTakeFirst();
-  const record = row?.record as unknown as (Omit<ResolutionRecord, 'voteDeadline'> & { voteDeadline: string | null }) | undefined;
+  const record = row ? resolutionRecordFromJson(row.record) : null;
   if (!record || record.voteRound < id.round || record.voteDeadline === null) throw problem('VOTE_SESSION_NOT_FOUND', `no vote session ${sessionId}`);
-  return { market: id.market, round: id.round, record: { ...record, voteDeadline: new Date(record.voteDeadline) } as ResolutionRecord };
+  return { market: id.market, round: id.round, record };
 }
 
 export async function voteSession(deps: VoteDeps, sessionId: string): Promise<VoteSessionView> {

@@ -6,7 +6,7 @@
  */
 import type { Transaction } from 'kysely';
 import { parseAbi, type Log } from 'viem';
-import { applyResolutionLog, eventsOf, foldResolution, marketStateOf, resolutionLogFromJson, resolutionLogToJson, ROUTES, VERDICT_KINDS, VOTE_REASONS, type ResolutionLog, type ResolutionRecord } from '../../../core/resolution/record.ts';
+import { applyResolutionLog, eventsOf, foldResolution, marketStateOf, resolutionLogFromJson, resolutionLogToJson, resolutionRecordFromJson, resolutionRecordToJson, ROUTES, VERDICT_KINDS, VOTE_REASONS, type ResolutionLog, type ResolutionRecord } from '../../../core/resolution/record.ts';
 import type { DB } from '../../../db/schema.ts';
 import { appendEvent } from '../../events/outbox.ts';
 import type { EndedMarket } from '../ended-markets.ts';
@@ -114,7 +114,7 @@ export async function rollbackResolutionsAbove(trx: Transaction<DB>, deps: Apply
 
 async function recordOf(trx: Transaction<DB>, chainId: number, market: string): Promise<ResolutionRecord | null> {
   const row = await trx.selectFrom('market_resolutions').select('record').where('chain_id', '=', chainId).where('market', '=', market).executeTakeFirst();
-  return row ? recordFromJson(row.record) : null;
+  return row ? resolutionRecordFromJson(row.record) : null;
 }
 
 /** Stores the record and moves the market's state (a market cancelled, e.g. by a reorged creation, keeps its state). */
@@ -126,7 +126,7 @@ async function writeRecord(trx: Transaction<DB>, deps: ApplyDeps, market: string
     challenge_deadline: record.challengeDeadline,
     vote_deadline: record.voteDeadline,
     final_outcome: record.finalOutcome,
-    record: JSON.stringify(recordToJson(record)),
+    record: JSON.stringify(resolutionRecordToJson(record)),
     updated_at: now,
   };
   await trx
@@ -135,13 +135,4 @@ async function writeRecord(trx: Transaction<DB>, deps: ApplyDeps, market: string
     .onConflict((oc) => oc.columns(['chain_id', 'market']).doUpdateSet(values))
     .execute();
   if (!cancelled) await trx.updateTable('markets').set({ state: marketStateOf(record), updated_at: now }).where('chain_id', '=', deps.chainId).where('address', '=', market).execute();
-}
-
-const recordToJson = (r: ResolutionRecord): Record<string, unknown> => JSON.parse(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
-
-function recordFromJson(json: Record<string, unknown>): ResolutionRecord {
-  const r = { ...json } as Record<string, unknown>;
-  for (const f of ['proposedAt', 'challengeDeadline', 'voteDeadline', 'finalizedAt']) if (typeof r[f] === 'string') r[f] = new Date(r[f] as string);
-  if (typeof r.challengeBond === 'string') r.challengeBond = BigInt(r.challengeBond);
-  return r as unknown as ResolutionRecord;
 }
