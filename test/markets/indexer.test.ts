@@ -94,6 +94,28 @@ describe('indexer', () => {
     expect(detail.body.market).toMatchObject({ state: 'void', isTradeable: false, cancelReason: 'CREATION_REORGED' });
   });
 
+  it('a creation at the address of a market a reorg voided registers that market afresh (the factory reuses its nonce)', async () => {
+    const first = await funded();
+    const { market: gone } = await createMarket(server, first.key, first.account, { question: 'Will the first creation survive the reorg?' });
+    await server.runtime.services.indexer.syncNow();
+    await rpc(server.runtime.rpcUrl, 'anvil_reorg', [1, []]);
+    await server.runtime.services.indexer.syncNow();
+    expect(await row(gone.address)).toMatchObject({ state: 'void', cancel_reason: 'CREATION_REORGED' });
+
+    // The creator's next market takes the factory's same nonce for it: the same address, other terms.
+    const { market } = await createMarket(server, first.key, first.account, { question: 'Will the second creation take the address?' });
+    expect(market.address.toLowerCase()).toBe(gone.address.toLowerCase());
+    await server.runtime.services.indexer.syncNow();
+    expect(await row(market.address)).toMatchObject({
+      state: 'open',
+      cancel_reason: null,
+      confirmed: true,
+      question: 'Will the second creation take the address?',
+    });
+    expect((await events('market.created', market.address)).map((e) => (e.payload as { question: string }).question)).toEqual(['Will the first creation survive the reorg?', 'Will the second creation take the address?']);
+    expect(await events('market.cancelled', market.address)).toHaveLength(1);
+  });
+
   it('a creation registered by commit-deploy that the indexer never sees on chain is cancelled once it reads past it', async () => {
     const creator = await funded();
     await server.runtime.services.indexer.stop();
@@ -173,6 +195,9 @@ describe('confirmation depth', () => {
     try {
       const creator = await funded();
       const { market } = await createMarket(server, creator.key, creator.account);
+      // The signup grant's ledger batch would be mined whenever the batcher's timer fires: commit it now, so that
+      // nothing but this test mines a block below.
+      await server.runtime.services.ledgerBatcher.flush({ force: true });
       const created = (await chain.client.getTransactionReceipt({ hash: (await row(market.address)).created_tx as `0x${string}` })).blockNumber;
       const head = await chain.client.getBlockNumber({ cacheTime: 0 });
       const indexed = async () => {

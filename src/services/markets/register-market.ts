@@ -34,12 +34,13 @@ export interface RegisterResult {
  * The first registration (commit-deploy or the indexer, whichever comes first) inserts the row, marks the
  * negotiation deployed and appends market.created and market.live; a later one (the other path, or the indexer
  * reading a creation re-mined after a reorg) only moves the row to the log's block and, with `confirmed`,
- * confirms it.
+ * confirms it. A creation at the address of a market voided by a reorg registers that market afresh.
  */
 export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: MarketCreation, opts: RegisterOptions): Promise<RegisterResult> {
   // The receipt (commit-deploy) and the indexer (logs) may register the same market at once: the
   // loser of the insert race waits for the winner's commit and then takes the update path.
-  const existing = await trx.selectFrom('markets').select('address').where('chain_id', '=', m.chainId).where('address', '=', m.address.toLowerCase()).forUpdate().executeTakeFirst();
+  const existing = await trx.selectFrom('markets').select(['address', 'cancel_reason']).where('chain_id', '=', m.chainId).where('address', '=', m.address.toLowerCase()).forUpdate().executeTakeFirst();
+  if (existing?.cancel_reason === 'CREATION_REORGED') return registerAgain(trx, clock, m, opts);
   if (existing) return moveToLog(trx, clock, m, opts.confirmed);
   const meta = await metadataFor(trx, m.creator.toLowerCase(), m.questionHash.toLowerCase(), m.chainId, opts.negotiationId);
   const inserted = await trx
@@ -49,6 +50,23 @@ export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: Mark
     .returning('address')
     .executeTakeFirst();
   if (!inserted) return moveToLog(trx, clock, m, opts.confirmed);
+  await announce(trx, clock, m, meta);
+  return { inserted: true };
+}
+
+/**
+ * A creation at the address of one a reorg took away: the dropped transaction mined again, or another creation that
+ * took the factory's same nonce (so the same address, with other terms). The chain has a market there, so the row is
+ * that market, from its log, as a first registration makes it, and it is announced again (market.cancelled was).
+ */
+async function registerAgain(trx: Transaction<DB>, clock: Clock, m: MarketCreation, opts: RegisterOptions): Promise<RegisterResult> {
+  const meta = await metadataFor(trx, m.creator.toLowerCase(), m.questionHash.toLowerCase(), m.chainId, opts.negotiationId);
+  await trx
+    .updateTable('markets')
+    .set({ ...marketRow(clock, m, meta, opts.confirmed), cancel_reason: null, resolution_due_sent_at: null, volume: '0', trade_count: 0, creator_fees: '0', last_trade_at: null })
+    .where('chain_id', '=', m.chainId)
+    .where('address', '=', m.address.toLowerCase())
+    .execute();
   await announce(trx, clock, m, meta);
   return { inserted: true };
 }
