@@ -152,6 +152,21 @@ describe('startAnvil', () => {
     expect(await again.getBalance({ address: recipient, blockNumber: height })).toBe(parseEther('1.5'));
   });
 
+  it('keeps block time from going backwards across a restart after time was moved forward', async () => {
+    const stateFile = join(tempDir(), 'state.json');
+    const first = await start({ stateFile });
+    const rpcOf = async (h: AnvilHandle, method: string, params: unknown[] = []) =>
+      (await (await fetch(h.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: unknown };
+    await rpcOf(first, 'evm_increaseTime', [86_400]);
+    await rpcOf(first, 'evm_mine');
+    const last = (await clients(first).pub.getBlock({ blockTag: 'latest' })).timestamp;
+    await first.stop();
+
+    const second = await start({ stateFile });
+    await rpcOf(second, 'evm_mine');
+    expect((await clients(second).pub.getBlock({ blockTag: 'latest' })).timestamp).toBeGreaterThan(last);
+  });
+
   it('keeps state written by --state-interval when anvil is SIGKILLed', async () => {
     const stateFile = join(tempDir(), 'state.json');
     const recipient: Address = '0x000000000000000000000000000000000000cafE';

@@ -123,6 +123,29 @@ async function assertPortFree(port: number): Promise<void> {
   });
 }
 
+async function rpcCall(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+  if (body.error) throw new Error(`anvil ${method}: ${body.error.message ?? 'error'}`);
+  return body.result;
+}
+
+/**
+ * A chain loaded from its state file starts its clock at the wall clock, which is behind the last block when time was
+ * moved forward (evm_increaseTime in demos and tests): block time would go backwards, and a deadline the latest block
+ * has passed would not have passed for the next one. The clock is set to just after the last block instead.
+ */
+async function keepTimeMonotonic(rpcUrl: string): Promise<void> {
+  const latest = (await rpcCall(rpcUrl, 'eth_getBlockByNumber', ['latest', false])) as { timestamp: string } | null;
+  const last = latest ? Number.parseInt(latest.timestamp, 16) : 0;
+  if (last >= Math.floor(Date.now() / 1000)) await rpcCall(rpcUrl, 'anvil_setTime', [last + 1]);
+}
+
 async function rpcChainId(rpcUrl: string): Promise<number | undefined> {
   try {
     const res = await fetch(rpcUrl, {
@@ -237,6 +260,7 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
   }
 
   if (child.pid === undefined) throw new AnvilStartError('anvil started without a pid', false);
+  if (opts.stateFile !== undefined) await keepTimeMonotonic(rpcUrl);
   return { rpcUrl, port, pid: child.pid, chainId, stop, exited: exitPromise };
 }
 
