@@ -1,5 +1,5 @@
 // `svc` command line: start, migrate, keys create|revoke, comment add, seed, market halt|unfreeze, ledger verify,
-// identity verify|revoke|status. Each prints one clear line on failure.
+// identity verify|revoke|status, resolution verify|restart|council-sign. Each prints one clear line on failure.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { ProblemError } from '../core/errors.ts';
@@ -39,6 +39,11 @@ const USAGE = `usage:
   svc resolution verify <market> [--api URL] [--rpc URL] [--from-block N]
                                  recount every vote of a market from the chain's verdicts and the published ballots
                                  (default API: PUBLIC_BASE_URL); exits 1 on any mismatch
+  svc resolution restart <market> --reason <text>
+                                 integrity restart: replace vote round 1 with round 2 (the keeper opens it on chain)
+  svc resolution council-sign <market> --outcome <n> [--rpc URL]
+                                 sign the council decision with the operator key (the embedded council) and print the
+                                 body to POST to /markets/<market>/resolution/council-signatures
   svc ledger verify --contract <address> [--rpc URL] [--from-block N]
                                  replay the play-money ledger from chain data alone and check every committed root
                                  (default RPC: CHAIN_RPC_URL, else the embedded anvil on ANVIL_PORT)`;
@@ -284,8 +289,11 @@ async function identity(config: Config, args: string[], io: CliIo): Promise<numb
 
 async function resolution(config: Config, args: string[], io: CliIo): Promise<number> {
   const [sub, market, ...rest] = args;
-  if (sub !== 'verify' || !market) throw new UsageError('svc resolution verify <market> [--api URL] [--rpc URL] [--from-block N]');
+  const usage = 'svc resolution verify|restart|council-sign <market> …';
+  if (!['verify', 'restart', 'council-sign'].includes(sub ?? '') || !market) throw new UsageError(usage);
   if (!/^0x[0-9a-fA-F]{40}$/.test(market)) throw new UsageError(`'${market}' is not a market address (0x + 40 hex digits)`);
+  if (sub === 'restart') return resolutionRestart(config, market, rest, io);
+  if (sub === 'council-sign') return councilSign(config, market, rest, io);
   const { values } = parseArgs({ args: rest, options: { api: { type: 'string' }, rpc: { type: 'string' }, 'from-block': { type: 'string' } }, strict: true });
   if (values['from-block'] !== undefined && !/^[0-9]+$/.test(values['from-block'])) throw new UsageError('--from-block must be a block number');
   const api = (values.api ?? config.publicBaseUrl).replace(/\/+$/, '');
@@ -306,6 +314,50 @@ async function resolution(config: Config, args: string[], io: CliIo): Promise<nu
     for (const p of r.problems) say(`  ${p}`);
   }
   return report.ok ? 0 : 1;
+}
+
+async function resolutionRestart(config: Config, market: string, args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { reason: { type: 'string' } }, strict: true });
+  if (!values.reason || values.reason.trim().length === 0 || values.reason.length > 500) throw new UsageError('--reason <text> (1..500 characters) is required: it is kept with the restart');
+  const { migrateToLatest, openConfiguredDatabase } = await db();
+  const { requestIntegrityRestart } = await import('../services/resolution/restart.ts');
+  const database = await openConfiguredDatabase(config.database);
+  try {
+    await migrateToLatest(database.db);
+    const r = await requestIntegrityRestart({ db: database.db, chainId: config.chain.id, clock: await systemClock() }, market, values.reason.trim());
+    io.out(`market ${r.market}: integrity restart ${r.existing ? 'was already requested' : 'requested'} at ${r.requestedAt.toISOString()}`);
+    io.out('the resolution keeper opens vote round 2 on chain on its next pass; round 1 is then closed as replaced');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+async function councilSign(config: Config, market: string, args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { outcome: { type: 'string' }, rpc: { type: 'string' } }, strict: true });
+  if (values.outcome === undefined || !/^[0-9]{1,3}$/.test(values.outcome) || Number(values.outcome) > 255) throw new UsageError('--outcome <n> is required: 1-indexed, 0 for void');
+  const rpc = values.rpc ?? config.chain.rpcUrl ?? `http://127.0.0.1:${config.chain.anvilPort}`;
+  const { chainDefinition, createChainClient } = await import('../chain/clients.ts');
+  const { loadArtifact } = await import('../chain/artifacts.ts');
+  const { councilDecisionTypedData } = await import('../core/resolution/votes.ts');
+  const { privateKeyToAccount } = await import('viem/accounts');
+  const { existsSync } = await import('node:fs');
+  const { readFile } = await import('node:fs/promises');
+  if (!config.chain.operatorPrivateKey && !existsSync(config.chain.operatorKeyFile)) throw new UsageError(`no operator key: set OPERATOR_PRIVATE_KEY or run svc start once (it keeps ${config.chain.operatorKeyFile})`);
+  const key = config.chain.operatorPrivateKey ?? ((await readFile(config.chain.operatorKeyFile, 'utf8')).trim() as `0x${string}`);
+  const account = privateKeyToAccount(key);
+  const client = createChainClient(chainDefinition(config.chain.id, config.chain.name, rpc), rpc);
+  const address = market.toLowerCase() as `0x${string}`;
+  const resolver = (await client.readContract({ address, abi: loadArtifact('LmsrMarket').abi, functionName: 'resolver' })) as `0x${string}`;
+  const abi = loadArtifact('MarketResolver').abi;
+  const record = (await client.readContract({ address: resolver, abi, functionName: 'resolutionOf', args: [address] })) as { phase: number; voteRound: number };
+  if (record.phase !== 4) throw new Error(`market ${address} is not in council review on chain (resolver phase ${record.phase})`);
+  if (!(await client.readContract({ address: resolver, abi, functionName: 'isCouncilMember', args: [account.address] }))) throw new Error(`the operator ${account.address} is not a council member of ${resolver}`);
+  const outcome = Number(values.outcome);
+  const signature = await account.signTypedData(councilDecisionTypedData(config.chain.id, resolver, { market: address, outcome, round: record.voteRound }));
+  io.out(`POST ${config.publicBaseUrl}/api/agent/v1/markets/${address}/resolution/council-signatures`);
+  io.out(JSON.stringify({ signer: account.address.toLowerCase(), outcome, signature }));
+  return 0;
 }
 
 async function ledger(config: Config, args: string[], io: CliIo): Promise<number> {

@@ -99,6 +99,14 @@ export const ERROR_CODES = {
   INVALID_LEDGER_OPERATION: { status: 400, title: 'Invalid ledger operation' },
   LEDGER_INSUFFICIENT_BALANCE: { status: 409, title: 'Ledger balance too low' },
   INVALID_ADDRESS: { status: 400, title: 'Invalid address' },
+  // Resolution actions (docs/resolution.md "Actions").
+  RESOLUTION_STEP_REFUSED: { status: 409, title: 'The market does not take this resolution step now' },
+  CHALLENGE_WINDOW_CLOSED: { status: 409, title: 'Challenge window closed' },
+  CHALLENGE_WINDOW_OPEN: { status: 409, title: 'Challenge window still open' },
+  PROPOSAL_SIGNATURE_INVALID: { status: 422, title: 'Proposal signature invalid' },
+  NOT_COUNCIL_MEMBER: { status: 403, title: 'Signer is not a council member' },
+  COUNCIL_SIGNATURE_INVALID: { status: 422, title: 'Council signature invalid' },
+  ALREADY_SIGNED: { status: 409, title: 'This council member already signed another outcome in this round' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

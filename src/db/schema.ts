@@ -142,6 +142,8 @@ export interface DB {
   resolution_logs: ResolutionLogsTable;
   market_resolutions: MarketResolutionsTable;
   vote_ballots: VoteBallotsTable;
+  council_signatures: CouncilSignaturesTable;
+  resolution_restarts: ResolutionRestartsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -448,6 +450,26 @@ export interface VoteBallotsTable {
   outcome: number;
   signature: string;
   cast_at: Timestamp;
+}
+
+/** A council member's signature of CouncilDecision(market, outcome, round), kept until its outcome has the threshold (migration 0017). */
+export interface CouncilSignaturesTable {
+  chain_id: number;
+  market: string;
+  round: number;
+  signer: string;
+  outcome: number;
+  signature: string;
+  signed_at: Timestamp;
+}
+
+/** An operator's integrity restart of a vote (round 2), carried out once by the resolution keeper (migration 0017). */
+export interface ResolutionRestartsTable {
+  chain_id: number;
+  market: string;
+  round: number;
+  reason: string;
+  requested_at: Timestamp;
 }
 
 export interface MarketTradesTable {

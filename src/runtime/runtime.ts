@@ -39,6 +39,8 @@ import { seedDemoMarkets } from '../services/markets/seed.ts';
 import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
 import { createResolutionKeeper } from '../services/markets/resolution-keeper.ts';
 import { createVoteService } from '../services/resolution/votes.ts';
+import { createResolutionReadService } from '../services/resolution/reads.ts';
+import { createResolutionActionService } from '../services/resolution/actions.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
@@ -307,7 +309,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
     const humans = createHumanVerificationService({ db: database.db, clock });
-    const votes = createVoteService({ db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum, windows: config.resolution });
+    const voteDeps = { db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum, windows: config.resolution };
+    const votes = createVoteService(voteDeps);
+    const resolutionActions = createResolutionActionService({ ...voteDeps, relayer, log });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
@@ -394,11 +398,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         chainId: config.chain.id,
         resolver: lane.resolver,
         votes,
+        council: resolutionActions,
         log,
         intervalMs: config.markets.schedulerMs,
         chainLive: () => liveness.state().up,
       }),
       votes,
+      resolutionReads: createResolutionReadService({ ...voteDeps, votes, guard: chainService.guard }),
+      resolutionActions,
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

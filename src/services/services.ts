@@ -23,6 +23,8 @@ import type { BindingService } from './identity/binding.ts';
 import type { ProfileService } from './identity/profile.ts';
 import type { ResolutionKeeper } from './markets/resolution-keeper.ts';
 import type { VoteService } from './resolution/votes.ts';
+import type { ResolutionReadService } from './resolution/reads.ts';
+import type { ResolutionActionService } from './resolution/actions.ts';
 import type { HumanVerificationService } from './identity/human-verification.ts';
 import type { EmailLinkService } from './identity/email-links.ts';
 import type { HumanCheck } from './identity/human-check.ts';
@@ -67,6 +69,10 @@ export interface Services {
   resolutionKeeper: ResolutionKeeper;
   /** Human votes: ballots, published sessions, verdicts (docs/resolution.md "Votes"). */
   votes: VoteService;
+  /** A market's resolution with the caller's actions, the resolution queue, the resolutionSource catalog (docs/resolution-reads.md). */
+  resolutionReads: ResolutionReadService;
+  /** The steps of a resolution: relayed proposal, its preview, challenge, finalize, council, integrity restart (docs/resolution.md "Actions"). */
+  resolutionActions: ResolutionActionService;
   /** Verified humans: attestations per wallet, shared by an identity's linked wallets (one human vote each). */
   humans: HumanVerificationService;
   linking: LinkingService;

@@ -13,6 +13,7 @@ const TABLES = [
   'agents',
   'api_keys',
   'auth_nonces',
+  'council_signatures',
   'deployments',
   'email_links',
   'event_sequence',
@@ -47,6 +48,7 @@ const TABLES = [
   'outcome_transfers',
   'relayer_transactions',
   'resolution_logs',
+  'resolution_restarts',
   'vote_ballots',
   'wallet_sessions',
 ];

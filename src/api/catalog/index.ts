@@ -42,7 +42,7 @@ import { getCreatorFunds } from './trade/creator-funds.ts';
 import { getLedgerProof } from './ledger/proof.ts';
 import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
 import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
-import { RESOLUTION_CAPABILITIES } from './resolution/votes.ts';
+import { RESOLUTION_CAPABILITIES } from './resolution/index.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,

@@ -135,8 +135,8 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   responseHeaders?: Record<string, { description: string; required?: boolean }>;
   /** Removes secrets (e.g. a newly issued API key) from the body kept for Idempotency-Key replays: secrets are shown once. */
   redactForReplay?: (body: z.output<O>) => z.output<O>;
-  /** Status of a success (default 200; 201 for creations). */
-  successStatus?: 200 | 201;
+  /** Status of a success (default 200; 201 for creations; 202 for a relayed transaction the chain has yet to settle). */
+  successStatus?: 200 | 201 | 202;
   /** Statuses besides 200 whose body is the normal output (e.g. 503 from /health), not a problem. */
   alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];

@@ -32,6 +32,11 @@ export interface McpTool {
   /** Which flat argument goes where: path parameters and query fields by name, the rest to the body. */
   paramKeys: ReadonlySet<string>;
   queryKeys: ReadonlySet<string>;
+  /**
+   * Proof fields the body names too (a ballot's walletAddress): one argument, which is both the wallet that proves
+   * itself and the body's field, so the proof and the act cannot name two wallets.
+   */
+  sharedProofKeys: ReadonlySet<string>;
 }
 
 /** Arguments of one call, split back into the REST shape the pipeline validates. */
@@ -79,8 +84,10 @@ function buildTool(cap: Capability): McpTool {
     extra[IDEMPOTENCY_ARGUMENT] = IDEMPOTENCY_SCHEMA;
     extraRequired.push(IDEMPOTENCY_ARGUMENT);
   }
+  const bodyKeys = new Set(Object.keys(((cap.input?.body ? jsonSchema(cap.input.body, 'input') : {}) as { properties?: JsonSchema }).properties ?? {}));
+  const sharedProofKeys = new Set(cap.mcpElevation ? WALLET_PROOF_INPUT_FIELDS.filter((k) => k === 'walletAddress' && bodyKeys.has(k)) : []);
   if (cap.mcpElevation) {
-    Object.assign(extra, PROOF_SCHEMAS);
+    Object.assign(extra, Object.fromEntries(Object.entries(PROOF_SCHEMAS).filter(([k]) => !sharedProofKeys.has(k))));
     extraRequired.push('walletSignature', 'signatureTimestamp', 'proofNonce');
   }
   const shared = { ...params.properties, ...query.properties, ...extra };
@@ -103,6 +110,7 @@ function buildTool(cap: Capability): McpTool {
     capability: cap,
     paramKeys: new Set(Object.keys(params.properties)),
     queryKeys: new Set(Object.keys(query.properties)),
+    sharedProofKeys,
     definition: {
       name,
       title: cap.summary,
@@ -163,6 +171,7 @@ export function splitArguments(tool: McpTool, args: Record<string, unknown>): Sp
     }
     if (cap.mcpElevation && WALLET_PROOF_INPUT_FIELDS.includes(key)) {
       proof[key] = value;
+      if (tool.sharedProofKeys.has(key)) body[key] = value; // outside the signed intent, like every proof field
       continue;
     }
     out.intent[key] = value;

@@ -89,3 +89,31 @@ export function tally(ballots: readonly { outcome: number }[], rules: { quorum: 
   const leaders = counts.flatMap((c, outcome) => (c === top ? [outcome] : []));
   return leaders.length === 1 ? { kind: 'binding', outcome: leaders[0]!, counts } : { kind: 'deadlock', outcome: null, counts };
 }
+
+/** EIP-712 type of a creator's proposal relayed by the protocol (the resolver's proposeFor). */
+export const PROPOSAL_TYPES = {
+  Proposal: [
+    { name: 'market', type: 'address' },
+    { name: 'outcome', type: 'uint8' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+} as const;
+
+/** What a creator signs for a relayed proposal; `deadline` is the last second (unix) the relay may be mined. */
+export function proposalTypedData(chainId: number, resolver: Address, proposal: { market: Address; outcome: number; deadline: bigint }) {
+  return { domain: ballotDomain(chainId, resolver), types: PROPOSAL_TYPES, primaryType: 'Proposal' as const, message: proposal };
+}
+
+/** EIP-712 type of a council member's decision (the resolver's councilDecide takes the threshold of them). */
+export const COUNCIL_DECISION_TYPES = {
+  CouncilDecision: [
+    { name: 'market', type: 'address' },
+    { name: 'outcome', type: 'uint8' },
+    { name: 'round', type: 'uint8' },
+  ],
+} as const;
+
+/** What a council member signs: the outcome of a market whose vote `round` ended without a binding verdict. */
+export function councilDecisionTypedData(chainId: number, resolver: Address, decision: { market: Address; outcome: number; round: number }) {
+  return { domain: ballotDomain(chainId, resolver), types: COUNCIL_DECISION_TYPES, primaryType: 'CouncilDecision' as const, message: decision };
+}

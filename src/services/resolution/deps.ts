@@ -1,8 +1,13 @@
 // What the vote operations read: the database, the chain (its time and the resolver), who is a verified human.
 import type { Kysely } from 'kysely';
 import type { Address, PublicClient } from 'viem';
+import type { Relayer } from '../../chain/relayer.ts';
 import type { Clock } from '../../core/clock.ts';
+import { problem } from '../../core/error-codes.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { Principal } from '../../core/principal.ts';
 import type { DB } from '../../db/schema.ts';
+import { requireAgent } from '../identity/agents.ts';
 import type { HumanVerificationService } from '../identity/human-verification.ts';
 
 export interface VoteDeps {
@@ -21,4 +26,18 @@ export interface VoteDeps {
 export async function chainNow(deps: Pick<VoteDeps, 'client'>): Promise<Date> {
   const head = await deps.client.getBlock({ blockTag: 'latest' });
   return new Date(Number(head.timestamp) * 1000);
+}
+
+/** What the resolution actions need besides the votes' reads: the relayer that pays gas for relayed steps. */
+export interface ActionDeps extends VoteDeps {
+  relayer: Pick<Relayer, 'address' | 'submit' | 'get'>;
+  log: Logger;
+}
+
+/** The wallet a step acts for: the one an MCP call proved, or else the key's bound wallet (WALLET_NOT_BOUND). Lowercase. */
+export async function actingWallet(deps: Pick<VoteDeps, 'db'>, principal: Principal, provenWallet: string | null, why: string): Promise<string> {
+  if (provenWallet) return provenWallet.toLowerCase();
+  const wallet = (await requireAgent(deps.db, principal)).wallet_address;
+  if (!wallet) throw problem('WALLET_NOT_BOUND', `${why}: bind one (POST /agents/me/bind-wallet) or, over MCP, prove one`);
+  return wallet.toLowerCase();
 }

@@ -1,6 +1,7 @@
 // Human votes on a market's resolution (docs/resolution.md "Votes"): cast a ballot into an open round, and read a
 // session with every ballot and its signature, so anyone can recount the verdict the resolver recorded.
 import { z } from 'zod';
+import { problem } from '../../../core/error-codes.ts';
 import { ChainId, EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
@@ -33,6 +34,8 @@ export const castBallot = defineCapability({
   rateClass: 'write',
   idempotent: false,
   mcp: { tool: 'svc_resolution_votes_ballots' },
+  // Over MCP the voter's wallet proves itself for this session as well (spec: vote actions take wallet-proof elevation).
+  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.sessionId },
   input: {
     params: SessionParams,
     body: z.strictObject({ walletAddress: EvmAddress, outcome: z.number().int().min(0).max(255), signature: Signature }),
@@ -40,8 +43,13 @@ export const castBallot = defineCapability({
   output: BallotSchema.extend({ id: z.uuid(), sessionId: z.string() }),
   outputName: 'VoteBallot',
   successStatus: 201,
-  errors: ['VOTE_SESSION_NOT_FOUND', 'VOTE_CLOSED', 'BALLOT_SIGNATURE_INVALID', 'HUMAN_VERIFICATION_REQUIRED', 'ALREADY_VOTED', 'SERVICE_UNAVAILABLE'],
-  handler: async (ctx, { params, body }) => ctx.services.votes.cast({ sessionId: params.sessionId, ...body }, ctx.recordEffect ?? undefined),
+  errors: ['VOTE_SESSION_NOT_FOUND', 'VOTE_CLOSED', 'BALLOT_SIGNATURE_INVALID', 'HUMAN_VERIFICATION_REQUIRED', 'ALREADY_VOTED', 'FORBIDDEN', 'WALLET_PROOF_INVALID', 'SERVICE_UNAVAILABLE'],
+  handler: async (ctx, { params, body }) => {
+    if (ctx.provenWallet && ctx.provenWallet.toLowerCase() !== body.walletAddress.toLowerCase()) {
+      throw problem('FORBIDDEN', 'the proven wallet is not walletAddress: prove the voting wallet');
+    }
+    return ctx.services.votes.cast({ sessionId: params.sessionId, ...body }, ctx.recordEffect ?? undefined);
+  },
   replayEffect: async (ctx, ballotId) => ctx.services.votes.ballot(ballotId),
 });
 
@@ -75,4 +83,4 @@ export const getVoteSession = defineCapability({
   handler: async (ctx, { params }) => ctx.services.votes.session(params.sessionId),
 });
 
-export const RESOLUTION_CAPABILITIES = [castBallot, getVoteSession];
+export const VOTE_CAPABILITIES = [castBallot, getVoteSession];
