@@ -126,7 +126,7 @@ describe('resolution through the indexer', () => {
     expect((await events(address)).map((e) => e.type)).toEqual(['market.challengeWindowOpened', 'market.resolved']);
   });
 
-  it('an order book proposed on before its close time stops trading: its resting orders are cancelled with the batch', async () => {
+  it('an order book proposed on before its close time stops trading (its resting orders cancelled with the batch) and resolves like any market', async () => {
     const creator = await registerWallet(server);
     await gas(server, creator.account.address);
     const book = await createOrderBookMarket(server, creator, 'Will an early proposal end the resting orders?', new Date(Date.now() + 7 * 86_400_000));
@@ -139,6 +139,18 @@ describe('resolution through the indexer', () => {
     expect(order.status).toBe('cancelled');
     const again = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'after-proposal', body: { market: book.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
     expect(again.body.code).toBe('MARKET_NOT_TRADEABLE');
+
+    // Resolved by the same machine; the outcome sits next to the ledger's id of the book, where the payout reads it.
+    await later(7_201);
+    expect(await server.runtime.services.resolutionKeeper.runOnce()).toEqual([`finalize ${book.address.toLowerCase()}`]);
+    await sync();
+    const resolved = await db()
+      .selectFrom('markets as m')
+      .innerJoin('market_resolutions as r', (j) => j.onRef('r.chain_id', '=', 'm.chain_id').onRef('r.market', '=', 'm.address'))
+      .select(['m.state', 'm.ledger_market_id', 'r.final_outcome'])
+      .where('m.address', '=', book.address.toLowerCase())
+      .executeTakeFirstOrThrow();
+    expect(resolved).toMatchObject({ state: 'resolved', final_outcome: 2, ledger_market_id: expect.stringMatching(/^[0-9]+$/) });
   });
 
   it('a reorg that drops a proposal puts the market back, and the proposal mined again is announced again, once', async () => {

@@ -43,6 +43,7 @@ export const STATE_INFO: readonly StateInfo[] = [
 export const TRANSITIONS: readonly Transition[] = [
   { from: 'open', to: 'closed', trigger: 'close time reached (scheduler)', event: null },
   { from: 'open', to: 'void', trigger: 'creation reorged out or the market was taken down before close', event: 'market.cancelled' },
+  { from: 'open', to: 'creator_proposal', trigger: 'the creator proposes before close time (early resolution is legal from open time); trading stops', event: 'market.challengeWindowOpened' },
   { from: 'closed', to: 'creator_proposal', trigger: 'the creator proposes an outcome or void within the resolution window', event: 'market.challengeWindowOpened' },
   { from: 'closed', to: 'human_voting', trigger: 'resolveBy passed without a proposal (absent creator: bond at risk, crowd backstop)', event: 'market.voteOpened' },
   { from: 'creator_proposal', to: 'resolved', trigger: 'the challenge window closed undisputed with a proposed outcome 1..n', event: 'market.resolved' },
