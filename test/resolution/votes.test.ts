@@ -120,4 +120,58 @@ describe('human votes', () => {
     expect(refused.stdout).toContain('MISMATCH');
     expect(refused.stdout).toContain(`the ballot of ${alice!.account.address.toLowerCase()} is not signed by it for outcome 1`);
   });
+
+  it('a tie for the most ballots is a deadlock: the keeper records it and the council takes the market', async () => {
+    const { chain, humans, resolutionKeeper } = server.runtime.services;
+    const resolver = chain.lane().resolver;
+    const creator = await registerWallet(server, undefined, 'tie-creator');
+    await gas(server, creator.account.address);
+    await fund(server, creator.account.address);
+    const { market } = await createMarket(server, creator.key, creator.account);
+    const address = (market.address as string).toLowerCase() as Address;
+    const challenger = privateKeyToAccount(generatePrivateKey());
+    await gas(server, challenger.address);
+    await fund(server, challenger.address, { usdc: 0n, pm: parseUnits('100000', 18) });
+    await sendTx(server, challenger, { to: tokens(server).PM, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [resolver, maxUint256] }) });
+    await sendTx(server, creator.account, { to: resolver, data: call('propose', [address, 1]) });
+    await sendTx(server, challenger, { to: resolver, data: call('challenge', [address, 2]) });
+    await sync();
+    expect(await resolutionKeeper.runOnce()).toEqual([`openVote ${address}`]);
+    await sync();
+    const sessionId = `${server.config.chain.id}:${address}:1`;
+    // Two verified humans, one ballot each, for different outcomes: quorum (2) is met, nobody leads.
+    const vote = async (voter: Awaited<ReturnType<typeof registerWallet>>, outcome: number) => {
+      const signature = await voter.account.signTypedData(ballotTypedData(server.config.chain.id, resolver, { market: address, round: 1, outcome }));
+      return post(voter.key, `/resolution/votes/${sessionId}/ballots`, { walletAddress: voter.account.address, outcome, signature });
+    };
+    const voters = [];
+    for (const [name, outcome] of [['tie-yes', 1], ['tie-no', 2]] as const) {
+      const voter = await registerWallet(server, undefined, name);
+      await humans.attest(voter.account.address, 'test');
+      expect((await vote(voter, outcome)).status).toBe(201);
+      voters.push(voter);
+    }
+    // A wallet that voted, linked afterwards under another identity, is that identity's vote: its root cannot vote again.
+    const root = await registerWallet(server, undefined, 'tie-root');
+    await humans.attest(root.account.address, 'test');
+    const code = (await post(root.key, '/identity/link-code')).body.code;
+    const consent = (await post(voters[0]!.key, '/identity/link-consent', { code })).body.consent.id;
+    expect((await post(root.key, '/identity/approve-links', { consentIds: [consent] })).status).toBe(200);
+    expect((await vote(root, 2)).body.code).toBe('ALREADY_VOTED');
+    await rpc(server.runtime.rpcUrl, 'evm_increaseTime', [86_401]);
+    await rpc(server.runtime.rpcUrl, 'evm_mine');
+    expect(await resolutionKeeper.runOnce()).toEqual([`recordVerdict ${address}`]);
+    await sync();
+    const session = (await server.call('GET', `${A}/resolution/votes/${sessionId}`)).body;
+    expect(session).toMatchObject({ status: 'closed', verdict: { kind: 'deadlock', ballotCount: 2 } });
+    const state = await server.runtime.database.db.selectFrom('markets').select('state').where('address', '=', address).executeTakeFirstOrThrow();
+    expect(state.state).toBe('council_review');
+    const events = await server.runtime.database.db.selectFrom('events').select(['type', 'payload']).where('market_address', '=', address).where('type', 'in', ['market.voteClosed', 'market.councilReview']).orderBy('seq').execute();
+    expect(events).toEqual([
+      { type: 'market.voteClosed', payload: { sessionId, verdictKind: 'deadlock', outcome: null } },
+      { type: 'market.councilReview', payload: { phase: 'opened' } },
+    ]);
+    const fetchSession = async (id: string) => (await server.call('GET', `${A}/resolution/votes/${id}`)).body;
+    expect(await recountVotes({ client: chain.client, chainId: server.config.chain.id, fetchSession }, address)).toMatchObject({ ok: true });
+  });
 });

@@ -38,6 +38,10 @@ export async function castBallot(deps: VoteDeps, input: CastBallotInput, recordE
   const castAt = deps.clock.now();
   const id = randomUUID();
   const inserted = await deps.db.transaction().execute(async (trx) => {
+    // A wallet of this identity that voted before it was linked here voted under its own key: it counts as this
+    // identity's vote all the same.
+    const linkedVote = await trx.selectFrom('vote_ballots').select('wallet_address').where('chain_id', '=', deps.chainId).where('market', '=', market).where('round', '=', round).where('wallet_address', 'in', voter.wallets.map((w) => w.toLowerCase())).executeTakeFirst();
+    if (linkedVote) return undefined;
     const row = await trx
       .insertInto('vote_ballots')
       .values({ id, chain_id: deps.chainId, market, round, identity_key: voter.identityKey, wallet_address: wallet, outcome: input.outcome, signature: input.signature.toLowerCase(), cast_at: castAt })
