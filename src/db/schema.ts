@@ -144,6 +144,8 @@ export interface DB {
   vote_ballots: VoteBallotsTable;
   council_signatures: CouncilSignaturesTable;
   resolution_restarts: ResolutionRestartsTable;
+  vote_tallies: VoteTalliesTable;
+  council_decisions: CouncilDecisionsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -470,6 +472,28 @@ export interface ResolutionRestartsTable {
   round: number;
   reason: string;
   requested_at: Timestamp;
+}
+
+/** A round's frozen tally, what the keeper records on chain (migration 0018). */
+export interface VoteTalliesTable {
+  chain_id: number;
+  market: string;
+  round: number;
+  verdict: 'binding' | 'no_quorum' | 'deadlock';
+  outcome: number | null;
+  /** The outcome with the most ballots (0 for none), recorded with a non-binding verdict for information. */
+  leading_outcome: number;
+  ballot_root: string;
+  ballot_count: number;
+  counted_at: Timestamp;
+}
+
+/** A council decision marked once, announcing market.councilReview {decided} (migration 0018). */
+export interface CouncilDecisionsTable {
+  chain_id: number;
+  market: string;
+  round: number;
+  decided_at: Timestamp;
 }
 
 export interface MarketTradesTable {

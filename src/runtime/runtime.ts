@@ -309,7 +309,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
     const humans = createHumanVerificationService({ db: database.db, clock });
-    const voteDeps = { db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum, windows: config.resolution };
+    const voteDeps = { db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum, windows: config.resolution, guard: chainService.guard };
     const votes = createVoteService(voteDeps);
     const resolutionActions = createResolutionActionService({ ...voteDeps, relayer, log });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
@@ -404,7 +404,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         chainLive: () => liveness.state().up,
       }),
       votes,
-      resolutionReads: createResolutionReadService({ ...voteDeps, votes, guard: chainService.guard }),
+      resolutionReads: createResolutionReadService({ ...voteDeps, votes }),
       resolutionActions,
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });

@@ -13,6 +13,7 @@ const TABLES = [
   'agents',
   'api_keys',
   'auth_nonces',
+  'council_decisions',
   'council_signatures',
   'deployments',
   'email_links',
@@ -50,6 +51,7 @@ const TABLES = [
   'resolution_logs',
   'resolution_restarts',
   'vote_ballots',
+  'vote_tallies',
   'wallet_sessions',
 ];
 

@@ -106,6 +106,7 @@ describe('resolution through the indexer', () => {
       { type: 'market.voteOpened', payload: expect.objectContaining({ sessionId, round: 1 }) },
       { type: 'market.voteClosed', payload: { sessionId, verdictKind: 'no_quorum', outcome: null } },
       { type: 'market.councilReview', payload: { phase: 'opened' } },
+      { type: 'market.councilReview', payload: { phase: 'decided' } }, // members sent councilDecide themselves: announced with its log
       { type: 'market.councilReview', payload: { phase: 'executed' } },
       { type: 'market.disputeFinalized', payload: { finalOutcome: 2, creatorSlashed: true } },
       { type: 'market.resolved', payload: { outcome: 2, isVoid: false } },

@@ -76,6 +76,8 @@ describe('resolution actions', () => {
     expect([byOther.status, byOther.body.code]).toEqual([422, 'PROPOSAL_SIGNATURE_INVALID']);
     const expired = await post(agent.key, `/markets/${address}/resolution/propose`, await signedProposal(creator.account, address, 1, (await chainSeconds()) - 1));
     expect(expired.body.code).toBe('PROPOSAL_SIGNATURE_INVALID');
+    const tooClose = await post(agent.key, `/markets/${address}/resolution/propose`, await signedProposal(creator.account, address, 1, (await chainSeconds()) + 30));
+    expect(tooClose.body).toMatchObject({ code: 'PROPOSAL_SIGNATURE_INVALID', detail: expect.stringContaining('60 s ahead') });
     expect((await post(agent.key, `/markets/${address}/resolution/propose`, await signedProposal(creator.account, address, 3))).body.code).toBe('INVALID_PAYLOAD');
 
     // Anyone may relay the creator's signature (the protocol pays gas); the same signature again sends nothing.
@@ -192,7 +194,10 @@ describe('resolution actions', () => {
     expect(first.body).toMatchObject({ round: 2, outcome: 0, signatures: 1, threshold: 2, decision: null });
     expect((await sign(challenger.key, operator, 0)).body).toMatchObject({ signatures: 1 }); // the same again: as it stands
     expect((await sign(challenger.key, operator, 1)).body.code).toBe('ALREADY_SIGNED');
-    const decided = await sign(challenger.key, second, 0);
+    // The second member's wallet signs with v 0/1 (as some hardware wallets do): kept in the form the resolver accepts.
+    const raw = await decision(second, 0);
+    const lowV = `${raw.slice(0, 130)}${(Number.parseInt(raw.slice(130), 16) - 27).toString(16).padStart(2, '0')}` as Hex;
+    const decided = await sign(challenger.key, second, 0, lowV);
     expect(decided.body).toMatchObject({ signatures: 2, threshold: 2, decision: { operationId: `resolution:${chainId}:${address}:council:2:0` } });
     expect(await services.resolutionKeeper.runOnce()).toEqual([]); // the decision was sent: the keeper finds the same operation
     await sync();

@@ -305,6 +305,7 @@ describe(`a restart in the middle of every resolution phase (${BACKEND})`, () =>
         opened(mB),
         { type: 'market.voteClosed', payload: { sessionId: sessionId(mB), verdictKind: 'no_quorum', outcome: null } },
         { type: 'market.councilReview', payload: { phase: 'opened' } },
+        { type: 'market.councilReview', payload: { phase: 'decided' } },
         { type: 'market.councilReview', payload: { phase: 'executed' } },
         { type: 'market.disputeFinalized', payload: { finalOutcome: 3, creatorSlashed: true } },
         { type: 'market.resolved', payload: { outcome: 3, isVoid: false } },

@@ -158,6 +158,12 @@ describe('human votes', () => {
     const consent = (await post(voters[0]!.key, '/identity/link-consent', { code })).body.consent.id;
     expect((await post(root.key, '/identity/approve-links', { consentIds: [consent] })).status).toBe(200);
     expect((await vote(root, 2)).body.code).toBe('ALREADY_VOTED');
+    // The keeper's count, taken while a ballot is on its way (its chain-time check passed): the ballot is refused, so
+    // every published ballot is a counted one.
+    expect(await server.runtime.services.votes.verdict(address, 1, 2)).toMatchObject({ kind: 'deadlock', ballotCount: 2 });
+    const late = await registerWallet(server, undefined, 'tie-late');
+    await humans.attest(late.account.address, 'test');
+    expect((await vote(late, 1)).body).toMatchObject({ code: 'VOTE_CLOSED', detail: expect.stringContaining('was counted') });
     await rpc(server.runtime.rpcUrl, 'evm_increaseTime', [86_401]);
     await rpc(server.runtime.rpcUrl, 'evm_mine');
     expect(await resolutionKeeper.runOnce()).toEqual([`recordVerdict ${address}`]);

@@ -18,6 +18,7 @@ import { m0014_human_verifications } from './0014_human_verifications.ts';
 import { m0015_market_resolutions } from './0015_market_resolutions.ts';
 import { m0016_vote_ballots } from './0016_vote_ballots.ts';
 import { m0017_council_and_restarts } from './0017_council_and_restarts.ts';
+import { m0018_vote_tallies } from './0018_vote_tallies.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0015_market_resolutions': m0015_market_resolutions,
   '0016_vote_ballots': m0016_vote_ballots,
   '0017_council_and_restarts': m0017_council_and_restarts,
+  '0018_vote_tallies': m0018_vote_tallies,
 };

@@ -17,6 +17,8 @@ import type { DB } from '../../db/schema.ts';
 import { VERDICT_KINDS } from '../../core/resolution/record.ts';
 import { chainNow } from '../resolution/deps.ts';
 import type { ResolutionActionService } from '../resolution/actions.ts';
+import { finalizeOperationId } from '../resolution/finalize.ts';
+import { onChainRecord } from '../resolution/on-chain-record.ts';
 import { currentAttempt } from '../resolution/relay-step.ts';
 import type { VoteService } from '../resolution/votes.ts';
 
@@ -92,6 +94,13 @@ export function createResolutionKeeper(deps: {
   };
 
   const act = async (a: Action): Promise<boolean> => {
+    // The resolver's openVote opens the next round of whatever it finds: the projection may lag the chain, so the
+    // round asked for is checked against the chain (a round-1 openVote on a market already voting would open round 2).
+    if (a.functionName === 'openVote') {
+      const r = await onChainRecord(deps, a.market);
+      const expected = a.round === 1 ? r.phase === 'disputed' || r.phase === 'none' : r.phase === 'voting' && r.voteRound === 1;
+      if (!expected) return false;
+    }
     const { args, id } = await callOf(a);
     try {
       // A market from before the resolver, or one somebody else moved meanwhile, refuses: nothing to send.
@@ -112,19 +121,23 @@ export function createResolutionKeeper(deps: {
   /** The resolver call and its fixed relayer operation id (a vote round by its number: round 2 is the integrity restart). */
   const callOf = async (a: Action): Promise<{ args: readonly unknown[]; id: string }> => {
     const base = `resolution:${chainId}:${a.market}`;
-    if (a.functionName === 'finalize') return { args: [a.market], id: `${base}:finalize` };
+    if (a.functionName === 'finalize') return { args: [a.market], id: finalizeOperationId(chainId, a.market) };
     if (a.functionName === 'openVote') return { args: [a.market], id: `${base}:open-vote:${a.round}` };
+    // Frozen once: ballots after it are refused, and a retry sends the same verdict. NoQuorum and Deadlock carry the
+    // leading outcome for information (0 when nobody voted).
     const v = await deps.votes.verdict(a.market, a.round, a.outcomeCount);
-    // NoQuorum and Deadlock carry the leading outcome for information (0 when nobody voted).
-    const leading = v.outcome ?? v.counts.indexOf(Math.max(...v.counts));
-    const kind = VERDICT_KINDS.indexOf(v.kind);
-    return { args: [a.market, a.round, kind, leading, v.ballotRoot, v.ballotCount], id: `${base}:verdict:${a.round}` };
+    return { args: [a.market, a.round, VERDICT_KINDS.indexOf(v.kind), v.outcome ?? v.leadingOutcome, v.ballotRoot, v.ballotCount], id: `${base}:verdict:${a.round}` };
   };
 
   const runOnce = async (): Promise<string[]> => {
     const sent: string[] = [];
     for (const a of await due(await chainNow(deps))) {
-      if (await act(a)) sent.push(`${a.functionName} ${a.market}`);
+      // One market's failure never stops the pass: the others are still due, and it is retried on the next.
+      const done = await act(a).catch((err: unknown) => {
+        log.warn({ err, market: a.market, action: a.functionName }, 'resolution keeper: action failed; retrying on the next pass');
+        return false;
+      });
+      if (done) sent.push(`${a.functionName} ${a.market}`);
     }
     if (deps.council) {
       const awaiting = await db

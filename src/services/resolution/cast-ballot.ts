@@ -9,6 +9,7 @@ import { problem } from '../../core/error-codes.ts';
 import { ballotTypedData, voteSessionId } from '../../core/resolution/votes.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { chainNow, type VoteDeps } from './deps.ts';
+import { lockResolution } from './verdict.ts';
 import { sessionRecord, type BallotView } from './vote-session.ts';
 
 export interface CastBallotInput {
@@ -38,6 +39,10 @@ export async function castBallot(deps: VoteDeps, input: CastBallotInput, recordE
   const castAt = deps.clock.now();
   const id = randomUUID();
   const inserted = await deps.db.transaction().execute(async (trx) => {
+    // The keeper's count of the round takes the same lock: a ballot is counted, or refused once the count is kept.
+    await lockResolution(trx, deps.chainId, market);
+    const counted = await trx.selectFrom('vote_tallies').select('round').where('chain_id', '=', deps.chainId).where('market', '=', market).where('round', '=', round).executeTakeFirst();
+    if (counted) throw problem('VOTE_CLOSED', `vote session ${input.sessionId} was counted: it takes no more ballots`);
     // A wallet of this identity that voted before it was linked here voted under its own key: it counts as this
     // identity's vote all the same.
     const linkedVote = await trx.selectFrom('vote_ballots').select('wallet_address').where('chain_id', '=', deps.chainId).where('market', '=', market).where('round', '=', round).where('wallet_address', 'in', voter.wallets.map((w) => w.toLowerCase())).executeTakeFirst();

@@ -54,15 +54,16 @@ export async function prepareChallenge(deps: VoteDeps, input: PrepareChallengeIn
   if (input.counterOutcome === record.proposedOutcome) throw problem('INVALID_PAYLOAD', `counterOutcome ${input.counterOutcome} is the proposed outcome`, { errors: [{ path: 'body.counterOutcome', message: 'must differ from the proposal' }] });
 
   const abi = abiWithAllErrors('MarketResolver');
-  const [bond, bondToken] = (await Promise.all([
-    deps.client.readContract({ address: deps.resolver, abi, functionName: 'challengeBond' }),
-    deps.client.readContract({ address: deps.resolver, abi, functionName: 'bondToken' }),
-  ])) as [bigint, Address];
+  const [bond, bondToken] = (await deps.guard(() =>
+    Promise.all([deps.client.readContract({ address: deps.resolver, abi, functionName: 'challengeBond' }), deps.client.readContract({ address: deps.resolver, abi, functionName: 'bondToken' })]),
+  )) as [bigint, Address];
   const wallet = (await actingWallet(deps, input.principal, input.provenWallet, 'a challenge is sent and its bond paid by a wallet')) as Address;
-  const [balance, allowance] = await Promise.all([
-    deps.client.readContract({ address: bondToken, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }),
-    deps.client.readContract({ address: bondToken, abi: erc20Abi, functionName: 'allowance', args: [wallet, deps.resolver] }),
-  ]);
+  const [balance, allowance] = await deps.guard(() =>
+    Promise.all([
+      deps.client.readContract({ address: bondToken, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }),
+      deps.client.readContract({ address: bondToken, abi: erc20Abi, functionName: 'allowance', args: [wallet, deps.resolver] }),
+    ]),
+  );
   if (balance < bond) throw problem('INSUFFICIENT_BALANCE', `the challenge bond is ${bond} PM base units; wallet ${wallet} holds ${balance}`);
 
   const tx = (purpose: PreparedTransaction['purpose'], to: string, data: string): PreparedTransaction => ({ purpose, chainId: deps.chainId, from: wallet, to: to.toLowerCase(), data, value: '0' });

@@ -10,8 +10,8 @@ import { onChainRecord } from './on-chain-record.ts';
 import { relayStep, type RelayedStep } from './relay-step.ts';
 
 /** The outcome of the market's current council round with the threshold of signatures, and those signatures (ascending), or null. */
-export async function councilQuorum(deps: Pick<ActionDeps, 'db' | 'chainId' | 'client' | 'resolver'>, market: string, round: number): Promise<{ outcome: number; signatures: { signer: string; signature: string }[] } | null> {
-  const threshold = Number(await deps.client.readContract({ address: deps.resolver, abi: abiWithAllErrors('MarketResolver'), functionName: 'councilThreshold' }));
+export async function councilQuorum(deps: Pick<ActionDeps, 'db' | 'chainId' | 'client' | 'resolver' | 'guard'>, market: string, round: number): Promise<{ outcome: number; signatures: { signer: string; signature: string }[] } | null> {
+  const threshold = Number(await deps.guard(() => deps.client.readContract({ address: deps.resolver, abi: abiWithAllErrors('MarketResolver'), functionName: 'councilThreshold' })));
   const rows = await deps.db
     .selectFrom('council_signatures')
     .select(['signer', 'outcome', 'signature'])
@@ -32,5 +32,7 @@ export async function decideByCouncil(deps: ActionDeps, market: string): Promise
   const quorum = await councilQuorum(deps, market, record.voteRound);
   if (!quorum) return null;
   const operationId = `resolution:${deps.chainId}:${market}:council:${record.voteRound}:${quorum.outcome}`;
-  return relayStep(deps, operationId, 'councilDecide', [market, quorum.outcome, quorum.signatures]);
+  return relayStep(deps, operationId, 'councilDecide', [market, quorum.outcome, quorum.signatures], {
+    BadSignature: { code: 'COUNCIL_SIGNATURE_INVALID', say: "a council signature is not its signer's" },
+  });
 }

@@ -5,16 +5,18 @@
  * in its own transaction, and the decision is sent at once (decideByCouncil); the resolver's CouncilDecided log then
  * announces {phase: executed} (docs/resolution.md "Actions").
  */
-import type { Address, Hex } from 'viem';
+import type { Address } from 'viem';
 import { abiWithAllErrors } from '../../chain/artifacts.ts';
 import { problem } from '../../core/error-codes.ts';
 import { councilDecisionTypedData } from '../../core/resolution/votes.ts';
-import { appendEvent } from '../events/outbox.ts';
+import { canonicalSignature } from '../../core/signatures.ts';
+import { markCouncilDecided } from './council-decided.ts';
 import { decideByCouncil } from './council-decide.ts';
-import type { ActionDeps } from './deps.ts';
+import { signedBy, type ActionDeps } from './deps.ts';
 import { onChainRecord } from './on-chain-record.ts';
 import type { RelayedStep } from './relay-step.ts';
 import { resolvableMarket } from './resolvable-market.ts';
+import { lockResolution } from './verdict.ts';
 
 export interface CouncilSignInput {
   market: string;
@@ -50,20 +52,27 @@ export async function signAsCouncil(deps: ActionDeps, input: CouncilSignInput): 
   const round = record.voteRound;
   const signer = input.signer.toLowerCase() as Address;
   const abi = abiWithAllErrors('MarketResolver');
-  const [member, threshold] = await Promise.all([
-    deps.client.readContract({ address: deps.resolver, abi, functionName: 'isCouncilMember', args: [signer] }) as Promise<boolean>,
-    deps.client.readContract({ address: deps.resolver, abi, functionName: 'councilThreshold' }).then(Number),
-  ]);
+  const [member, threshold] = await deps.guard(() =>
+    Promise.all([
+      deps.client.readContract({ address: deps.resolver, abi, functionName: 'isCouncilMember', args: [signer] }) as Promise<boolean>,
+      deps.client.readContract({ address: deps.resolver, abi, functionName: 'councilThreshold' }).then(Number),
+    ]),
+  );
   if (!member) throw problem('NOT_COUNCIL_MEMBER', `${signer} is not a member of the resolver's council`);
   const typed = councilDecisionTypedData(deps.chainId, deps.resolver, { market: market.address as Address, outcome: input.outcome, round });
-  const valid = await deps.client.verifyTypedData({ address: signer, ...typed, signature: input.signature as Hex }).catch(() => false);
+  // Kept in the form the resolver's check accepts (v 27/28, low s): a wallet's v 0/1 or high s would verify here and
+  // revert councilDecide later, with the member unable to sign again.
+  const signature = canonicalSignature(input.signature);
+  const valid = await signedBy(deps, signer, { ...typed, signature } as never);
   if (!valid) throw problem('COUNCIL_SIGNATURE_INVALID', `signature is not ${signer}'s over CouncilDecision(market, outcome, round ${round}) under the resolver domain`);
 
   const signedAt = deps.clock.now();
   const kept = await deps.db.transaction().execute(async (trx) => {
+    // Signatures of one market count one at a time: the one that reaches the threshold is exactly one.
+    await lockResolution(trx, deps.chainId, market.address);
     const inserted = await trx
       .insertInto('council_signatures')
-      .values({ chain_id: deps.chainId, market: market.address, round, signer, outcome: input.outcome, signature: input.signature.toLowerCase(), signed_at: signedAt })
+      .values({ chain_id: deps.chainId, market: market.address, round, signer, outcome: input.outcome, signature, signed_at: signedAt })
       .onConflict((oc) => oc.doNothing())
       .returning('signed_at')
       .executeTakeFirst();
@@ -78,10 +87,8 @@ export async function signAsCouncil(deps: ActionDeps, input: CouncilSignInput): 
       .where('outcome', '=', input.outcome)
       .executeTakeFirstOrThrow();
     const signatures = Number(count);
-    // Announced by the signature that reaches the threshold, so once.
-    if (inserted && signatures === threshold) {
-      await appendEvent(trx, deps.clock, { type: 'market.councilReview', chainId: deps.chainId, marketAddress: market.address, payload: { phase: 'decided' } });
-    }
+    // Announced once: by the signature that reaches the threshold, or by the CouncilDecided log if that comes first.
+    if (inserted && signatures >= threshold) await markCouncilDecided(trx, deps, market.address, round);
     return { signatures, signedAt: mine.signed_at };
   });
 

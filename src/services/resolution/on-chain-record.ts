@@ -15,8 +15,9 @@ export interface OnChainRecord {
   voteDeadline: number;
 }
 
-export async function onChainRecord(deps: Pick<VoteDeps, 'client' | 'resolver'>, market: string): Promise<OnChainRecord> {
-  const r = (await deps.client.readContract({ address: deps.resolver, abi: abiWithAllErrors('MarketResolver'), functionName: 'resolutionOf', args: [market as Address] })) as {
+export async function onChainRecord(deps: Pick<VoteDeps, 'client' | 'resolver'> & { guard?: VoteDeps['guard'] }, market: string): Promise<OnChainRecord> {
+  const read = deps.guard ?? ((fn) => fn());
+  const r = (await read(() => deps.client.readContract({ address: deps.resolver, abi: abiWithAllErrors('MarketResolver'), functionName: 'resolutionOf', args: [market as Address] }))) as {
     phase: number;
     proposedOutcome: number;
     voteRound: number;

@@ -8,9 +8,12 @@
 import { keccak256, type Address, type Hex } from 'viem';
 import { problem } from '../../core/error-codes.ts';
 import { proposalTypedData } from '../../core/resolution/votes.ts';
-import { chainNow, type ActionDeps } from './deps.ts';
+import { chainNow, signedBy, type ActionDeps } from './deps.ts';
 import { relayStep, type RelayedStep } from './relay-step.ts';
 import { resolvableMarket } from './resolvable-market.ts';
+
+/** How far ahead of chain time a signed deadline must be for the relay to be sent. */
+export const DEADLINE_MARGIN_SECONDS = 60;
 
 export interface ProposeInput {
   market: string;
@@ -38,13 +41,23 @@ export async function relayProposal(deps: ActionDeps, input: ProposeInput): Prom
   if (input.provenWallet && input.provenWallet.toLowerCase() !== market.creator) throw problem('FORBIDDEN', `the proven wallet is not the creator of ${market.address}: prove the creator's wallet`);
   if (input.outcome > market.outcomeCount) throw problem('INVALID_PAYLOAD', `outcome must be 0 (void) or 1..${market.outcomeCount}`, { errors: [{ path: 'body.outcome', message: 'no such outcome' }] });
   const typed = proposalTypedData(deps.chainId, deps.resolver, { market: market.address as Address, outcome: input.outcome, deadline: input.deadline });
-  // verifyTypedData also accepts a contract wallet's signature (ERC-1271), as the resolver does.
-  const valid = await deps.client.verifyTypedData({ address: market.creator as Address, ...typed, signature: input.signature as Hex }).catch(() => false);
+  // A contract wallet's signature (ERC-1271) counts too, as the resolver's check does.
+  const valid = await signedBy(deps, market.creator as Address, { ...typed, signature: input.signature as Hex } as never);
   if (!valid) throw problem('PROPOSAL_SIGNATURE_INVALID', `signature is not the creator's (${market.creator}) over Proposal(market, outcome, deadline) under the resolver domain`);
-  if (input.deadline < BigInt(Math.floor((await chainNow(deps)).getTime() / 1000))) {
-    throw problem('PROPOSAL_SIGNATURE_INVALID', `the signed deadline ${input.deadline} has passed by chain time: sign a fresh proposal`);
+  // The relay is mined after this check: a deadline about to pass would revert at the protocol's cost.
+  if (input.deadline < BigInt(Math.floor((await chainNow(deps)).getTime() / 1000) + DEADLINE_MARGIN_SECONDS)) {
+    throw problem('PROPOSAL_SIGNATURE_INVALID', `the signed deadline ${input.deadline} is less than ${DEADLINE_MARGIN_SECONDS} s ahead of chain time: sign a fresh proposal`);
   }
+  // One relayed proposal in flight per market: another signature waits for it to settle (and then the resolver refuses
+  // it, or, if it reverted, takes this one). Nobody makes the protocol pay for a queue of proposals.
+  const inFlight = await deps.db
+    .selectFrom('relayer_transactions')
+    .select('operation_id')
+    .where('operation_id', 'like', `resolution:${deps.chainId}:${market.address}:propose:%`)
+    .where('state', 'in', ['prepared', 'submitted'])
+    .executeTakeFirst();
   const operationId = `resolution:${deps.chainId}:${market.address}:propose:${keccak256(input.signature as Hex).slice(2, 18)}`;
+  if (inFlight && !inFlight.operation_id.startsWith(operationId)) throw problem('RESOLUTION_STEP_REFUSED', `another signed proposal of ${market.address} is being sent (${inFlight.operation_id}); wait for it`);
   const step = await relayStep(deps, operationId, 'proposeFor', [market.address, input.outcome, input.deadline, input.signature]);
   return { ...step, market: market.address, chainId: deps.chainId, outcome: input.outcome, isVoid: input.outcome === 0, proposer: market.creator };
 }

@@ -4,10 +4,11 @@
  * once under an operation id derived from what is sent, so a repeat of the same request, or the keeper sending the same
  * step, finds the transaction already there instead of sending a second one.
  */
-import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Hex } from 'viem';
+import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Address, type Hex } from 'viem';
 import { abiWithAllErrors } from '../../chain/artifacts.ts';
 import type { Relayer, RelayedTx } from '../../chain/relayer.ts';
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
+import { isProblemError } from '../../core/errors.ts';
 import type { ActionDeps } from './deps.ts';
 
 export type RelayedStepState = 'submitted' | 'confirmed' | 'reverted' | 'dropped';
@@ -32,6 +33,8 @@ const REFUSALS: Record<string, { code: ErrorCode; say: string }> = {
   BadSignature: { code: 'PROPOSAL_SIGNATURE_INVALID', say: "the signature is not the market creator's" },
   NotCouncilMember: { code: 'NOT_COUNCIL_MEMBER', say: 'a signer is not a council member' },
   NotEnoughCouncilSignatures: { code: 'RESOLUTION_STEP_REFUSED', say: 'fewer council signatures than the threshold' },
+  CouncilSignersNotAscending: { code: 'COUNCIL_SIGNATURE_INVALID', say: 'the council signers are not in ascending order' },
+  NoMoreVoteRounds: { code: 'RESOLUTION_STEP_REFUSED', say: 'the market had its two vote rounds' },
   CouncilNotSet: { code: 'RESOLUTION_STEP_REFUSED', say: 'the resolver has no council' },
 };
 
@@ -42,10 +45,11 @@ export function revertName(err: unknown): string | null {
 }
 
 /** Simulates `functionName(args)` on the resolver as the relayer; a refusal becomes its problem, anything else is rethrown. */
-export async function simulateStep(deps: ActionDeps, functionName: string, args: readonly unknown[], refusals: Record<string, { code: ErrorCode; say: string }> = {}): Promise<void> {
+export async function simulateStep(deps: Pick<ActionDeps, 'client' | 'resolver' | 'guard'> & { relayer: { address: Address } }, functionName: string, args: readonly unknown[], refusals: Record<string, { code: ErrorCode; say: string }> = {}): Promise<void> {
   try {
-    await deps.client.simulateContract({ address: deps.resolver, abi: abiWithAllErrors('MarketResolver'), functionName, args, account: deps.relayer.address } as never);
+    await deps.guard(() => deps.client.simulateContract({ address: deps.resolver, abi: abiWithAllErrors('MarketResolver'), functionName, args, account: deps.relayer.address } as never));
   } catch (err) {
+    if (isProblemError(err)) throw err;
     const name = revertName(err);
     const refusal = name ? (refusals[name] ?? REFUSALS[name]) : undefined;
     if (refusal) throw problem(refusal.code, `the resolver refuses ${functionName}: ${refusal.say} (${name})`);
@@ -69,7 +73,7 @@ export async function currentAttempt(relayer: Pick<Relayer, 'get'>, step: string
     if (!tx) return { operationId, live: null };
     if (tx.state !== 'reverted' && tx.state !== 'dropped') return { operationId, live: tx };
   }
-  throw new Error(`resolution: ${step} failed ${MAX_ATTEMPTS} times on chain; see relayer_transactions`);
+  throw problem('SERVICE_UNAVAILABLE', `${step} reverted or was dropped ${MAX_ATTEMPTS} times on chain; the operator must look at relayer_transactions`);
 }
 
 /**
@@ -82,7 +86,16 @@ export async function relayStep(deps: ActionDeps, step: string, functionName: st
   if (live) return stepOf(live);
   await simulateStep(deps, functionName, args, refusals);
   const data = encodeFunctionData({ abi: abiWithAllErrors('MarketResolver'), functionName, args } as never) as Hex;
-  const tx = await deps.relayer.submit({ operationId, idempotencyKey: operationId, to: deps.resolver, data });
+  let tx: RelayedTx;
+  try {
+    tx = await deps.guard(() => deps.relayer.submit({ operationId, idempotencyKey: operationId, to: deps.resolver, data }));
+  } catch (err) {
+    // A concurrent call sent this step first (with its own arguments, e.g. another set of council signers): its
+    // transaction is the step's.
+    const sent = await deps.relayer.get(operationId);
+    if (!sent || isProblemError(err)) throw err;
+    return stepOf(sent);
+  }
   deps.log.info({ operationId, txHash: tx.txHash, state: tx.state }, 'resolution: relayed a step');
   return stepOf(tx);
 }

@@ -2,7 +2,8 @@
  * An integrity restart (`svc resolution restart <market> --reason …`): the operator replaces a vote round 1 that
  * cannot be trusted with round 2. The request is kept; the keeper opens round 2 on chain once (openVote, operation id
  * `…:open-vote:2`), the resolver's VoteOpened log closes round 1 as `replaced` and its ballots stop counting
- * (docs/resolution.md "Integrity restart").
+ * (docs/resolution.md "Integrity restart"). The projection decides whether round 1 runs; the keeper checks the chain
+ * before it sends, so a request for a round that already ended on chain is kept and never carried out.
  */
 import { problem } from '../../core/error-codes.ts';
 import type { VoteDeps } from './deps.ts';
@@ -22,6 +23,7 @@ export async function requestIntegrityRestart(deps: Pick<VoteDeps, 'db' | 'chain
     throw problem('RESOLUTION_STEP_REFUSED', `market ${market} is not in vote round 1 (phase ${r?.phase ?? 'none'}, round ${r?.vote_round ?? 0}): only a running first round can be restarted`);
   }
   const requestedAt = deps.clock.now();
-  await deps.db.insertInto('resolution_restarts').values({ chain_id: deps.chainId, market, round: 2, reason, requested_at: requestedAt }).onConflict((oc) => oc.doNothing()).execute();
+  const inserted = await deps.db.insertInto('resolution_restarts').values({ chain_id: deps.chainId, market, round: 2, reason, requested_at: requestedAt }).onConflict((oc) => oc.doNothing()).returning('requested_at').executeTakeFirst();
+  if (!inserted) return requestIntegrityRestart(deps, address, reason); // a concurrent request was first
   return { market, round: 2, requestedAt, existing: false };
 }

@@ -46,8 +46,8 @@ export async function simulateProposal(deps: VoteDeps & { relayer: { address: Ad
   const [record, now, window, challengeBond, bondRow] = await Promise.all([
     onChainRecord(deps, market.address),
     chainNow(deps),
-    deps.client.readContract({ address: deps.resolver, abi, functionName: 'challengeWindow' }).then(Number),
-    deps.client.readContract({ address: deps.resolver, abi, functionName: 'challengeBond' }) as Promise<bigint>,
+    deps.guard(() => deps.client.readContract({ address: deps.resolver, abi, functionName: 'challengeWindow' })).then(Number),
+    deps.guard(() => deps.client.readContract({ address: deps.resolver, abi, functionName: 'challengeBond' })) as Promise<bigint>,
     deps.db.selectFrom('markets').select('bond').where('chain_id', '=', deps.chainId).where('address', '=', market.address).executeTakeFirstOrThrow(),
   ]);
   let refusal: ProposalPreview['refusal'] = null;

@@ -6,7 +6,7 @@ import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { ballotById, castBallot, type CastBallotInput } from './cast-ballot.ts';
 import type { VoteDeps } from './deps.ts';
 import { marketResolution, type MarketResolutionView } from './market-resolution.ts';
-import { verdictOf } from './verdict.ts';
+import { freezeVerdict, type FrozenVerdict } from './verdict.ts';
 import { voteSession, type BallotView, type VoteSessionView } from './vote-session.ts';
 
 export type { BallotView, VoteSessionView } from './vote-session.ts';
@@ -23,7 +23,8 @@ export interface VoteService {
   cast(input: CastBallotInput, recordEffect?: EffectRecorder): Promise<CastBallot>;
   ballot(id: string): Promise<CastBallot>;
   session(sessionId: string): Promise<VoteSessionView>;
-  verdict(market: string, round: number, outcomeCount: number): ReturnType<typeof verdictOf>;
+  /** Counts a round past its deadline once and keeps the tally (later ballots are refused); the same on every call. */
+  verdict(market: string, round: number, outcomeCount: number): Promise<FrozenVerdict>;
   /** A market's state and resolution record (MARKET_NOT_FOUND for a market we did not register). */
   market(address: string): Promise<MarketResolutionView>;
 }
@@ -35,7 +36,7 @@ export function createVoteService(deps: VoteDeps): VoteService {
     cast: (input, recordEffect) => castBallot(deps, input, recordEffect),
     ballot: (id) => ballotById(deps, id),
     session: (sessionId) => voteSession(deps, sessionId),
-    verdict: (market, round, outcomeCount) => verdictOf(deps, market, round, outcomeCount),
+    verdict: (market, round, outcomeCount) => freezeVerdict(deps, market, round, outcomeCount),
     market: (address) => marketResolution(deps, address),
   };
 }

@@ -9,6 +9,7 @@ import { parseAbi, type Log } from 'viem';
 import { applyResolutionLog, eventsOf, foldResolution, marketStateOf, resolutionLogFromJson, resolutionLogToJson, resolutionRecordFromJson, resolutionRecordToJson, ROUTES, VERDICT_KINDS, VOTE_REASONS, type ResolutionLog, type ResolutionRecord } from '../../../core/resolution/record.ts';
 import type { DB } from '../../../db/schema.ts';
 import { appendEvent } from '../../events/outbox.ts';
+import { markCouncilDecided } from '../../resolution/council-decided.ts';
 import type { EndedMarket } from '../ended-markets.ts';
 import type { IndexerDeps } from './deps.ts';
 
@@ -81,6 +82,8 @@ export async function applyResolutionLogs(trx: Transaction<DB>, deps: Pick<Index
     if (market.state === 'open' && market.cancel_reason === null) {
       stopped.push({ address: p.market, ledgerMarketId: market.ledger_market_id === null ? null : BigInt(market.ledger_market_id) });
     }
+    // Members who sent councilDecide themselves skipped the signatures here: the decision is announced with its log.
+    if (p.log.kind === 'council_decided') await markCouncilDecided(trx, deps, p.market, before?.voteRound ?? 1);
     for (const e of eventsOf(p.log, before, { chainId: deps.chainId, address: p.market })) {
       await appendEvent(trx, deps.clock, { type: e.type, chainId: deps.chainId, marketAddress: p.market, payload: e.payload });
     }
