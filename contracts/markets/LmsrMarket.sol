@@ -13,6 +13,7 @@ import {ILmsrMarket} from "./interfaces/ILmsrMarket.sol";
 import {IOutcomeToken} from "./interfaces/IOutcomeToken.sol";
 import {FeeMath} from "./libraries/FeeMath.sol";
 import {LmsrMath} from "./libraries/LmsrMath.sol";
+import {OutcomeIds} from "./libraries/OutcomeIds.sol";
 import {IMarketResolver} from "../resolution/interfaces/IMarketResolver.sol";
 import {IResolvableMarket} from "../resolution/interfaces/IResolvableMarket.sol";
 
@@ -28,6 +29,10 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
     /// [0.001, 0.999] and far from where fixed-point exp underflows.
     uint256 public constant MIN_PRICE = 1e15;
     uint8 private constant MAX_OUTCOMES = 3;
+    /// @notice A slashed bond's split, basis points: the keeper who settles it, the binding vote's voters; the rest
+    /// goes to the treasury.
+    uint16 public constant SLASH_KEEPER_BPS = 500;
+    uint16 public constant SLASH_VOTERS_BPS = 2000;
 
     /// @notice Shared by every clone (immutables live in the implementation's code).
     IOutcomeToken public immutable outcomeToken;
@@ -59,6 +64,10 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
     uint256 public creatorFees;
     bytes32 public questionHash;
     uint256[MAX_OUTCOMES] private _outstanding;
+    /// @inheritdoc ILmsrMarket
+    uint256 public voterPool;
+    /// @inheritdoc ILmsrMarket
+    bool public bondSettled;
 
     /// @dev A trade as computed before it is applied; quotes and trades share it so they cannot disagree.
     struct Fill {
@@ -226,13 +235,105 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
 
     /// @inheritdoc ILmsrMarket
     function collectCreatorFees() external nonReentrant returns (uint256 amount) {
-        if (msg.sender != creator) revert NotCreator(msg.sender);
         MarketState s = state();
         if (s != MarketState.Resolved) revert CreatorFeesLocked(s);
         amount = creatorFees;
         creatorFees = 0;
-        emit CreatorFeesCollected(msg.sender, amount);
-        collateral.safeTransfer(msg.sender, amount);
+        address to = creator;
+        emit CreatorFeesCollected(to, amount);
+        if (amount != 0) collateral.safeTransfer(to, amount);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function redeem(address holder) external nonReentrant returns (uint256 payout) {
+        if (_state != MarketState.Resolved) revert NotResolved();
+        uint8 f = finalOutcome;
+        uint256 shares;
+        if (f != 0) {
+            shares = _burnAll(holder, f - 1);
+            payout = shares;
+        } else {
+            uint8 n = outcomeCount;
+            for (uint8 i; i < n; ++i) {
+                shares += _burnAll(holder, i);
+            }
+            payout = shares / n;
+        }
+        emit Redeemed(holder, f, shares, payout);
+        if (payout != 0) collateral.safeTransfer(holder, payout);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function settleBond() external nonReentrant {
+        if (_state != MarketState.Resolved) revert NotResolved();
+        if (bondSettled) revert BondAlreadySettled();
+        bondSettled = true;
+        uint256 b = bond;
+        IMarketResolver.ResolutionRecord memory r = IMarketResolver(resolver).resolutionOf(address(this));
+        if (!r.creatorSlashed) {
+            address to = creator;
+            emit BondReturned(to, b);
+            if (b != 0) bondToken.safeTransfer(to, b);
+            return;
+        }
+        uint256 keeperCut = (b * SLASH_KEEPER_BPS) / FeeMath.BPS;
+        uint256 voters = r.route == IMarketResolver.Route.Vote ? (b * SLASH_VOTERS_BPS) / FeeMath.BPS : 0;
+        uint256 treasury = b - keeperCut - voters;
+        voterPool = voters;
+        emit BondSlashed(msg.sender, keeperCut, voters, treasury);
+        if (keeperCut != 0) bondToken.safeTransfer(msg.sender, keeperCut);
+        if (treasury != 0) bondToken.safeTransfer(protocolFeeRecipient, treasury);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function distributeVoterRewards(CountedBallot[] calldata ballots) external nonReentrant returns (uint256 perVoter) {
+        uint256 pool = voterPool;
+        if (pool == 0) revert NoVoterPool();
+        IMarketResolver.ResolutionRecord memory r = IMarketResolver(resolver).resolutionOf(address(this));
+        uint256 n = ballots.length;
+        if (n == 0 || n != r.ballotCount) revert BallotsMismatch();
+        bytes32[] memory leaves = new bytes32[](n);
+        uint256 winners;
+        for (uint256 i; i < n; ++i) {
+            CountedBallot calldata b = ballots[i];
+            bytes32 leaf = keccak256(abi.encode(b.wallet, b.outcome, b.signatureHash));
+            // Strictly ascending: the order the commitment hashes, and no ballot twice.
+            if (i != 0 && leaf <= leaves[i - 1]) revert BallotsMismatch();
+            leaves[i] = leaf;
+            if (b.outcome == r.finalOutcome) ++winners;
+        }
+        if (keccak256(abi.encodePacked(leaves)) != r.ballotRoot) revert BallotsMismatch();
+        voterPool = 0;
+        // A binding verdict is the outcome with the most ballots, so at least one ballot won.
+        perVoter = pool / winners;
+        uint256 remainder = pool - perVoter * winners;
+        emit VoterRewardsPaid(winners, perVoter, remainder);
+        for (uint256 i; i < n; ++i) {
+            if (ballots[i].outcome == r.finalOutcome) bondToken.safeTransfer(ballots[i].wallet, perVoter);
+        }
+        if (remainder != 0) bondToken.safeTransfer(protocolFeeRecipient, remainder);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function sweepResidual() external nonReentrant returns (uint256 amount) {
+        if (_state != MarketState.Resolved) revert NotResolved();
+        amount = residual();
+        if (amount == 0) return 0;
+        address to = creator;
+        emit ResidualSwept(to, amount);
+        collateral.safeTransfer(to, amount);
+    }
+
+    /// @inheritdoc ILmsrMarket
+    function residual() public view returns (uint256) {
+        if (_state != MarketState.Resolved) return 0;
+        uint256 reserved = creatorFees + _liability();
+        if (address(collateral) == address(bondToken)) {
+            reserved += voterPool;
+            if (!bondSettled) reserved += bond;
+        }
+        uint256 held = collateral.balanceOf(address(this));
+        return held > reserved ? held - reserved : 0;
     }
 
     /// @notice Accepts only the router's pull of a seller's shares (see TradeRouter); anything else would be stuck.
@@ -291,6 +392,27 @@ contract LmsrMarket is ILmsrMarket, Initializable, ReentrancyGuardTransient, IER
         f.protocolFee = FeeMath.fee(f.cost, protocolFeeBps);
         f.creatorFee = FeeMath.fee(f.cost, creatorFeeBps);
         if (!isBuy && f.cost <= f.protocolFee + f.creatorFee) revert ZeroProceeds();
+    }
+
+    /// @dev Burns all of `holder`'s shares of `outcome` (0-based) and takes them off the outstanding count.
+    function _burnAll(address holder, uint8 outcome) private returns (uint256 shares) {
+        shares = outcomeToken.balanceOf(holder, OutcomeIds.encode(address(this), outcome));
+        if (shares == 0) return 0;
+        _outstanding[outcome] -= shares;
+        outcomeToken.burn(holder, outcome, shares);
+    }
+
+    /// @dev What the unredeemed shares can still claim: the winning outcome's outstanding shares, or for void the
+    /// outstanding total / outcomeCount rounded up (each holder's payout rounds down, so this covers them all).
+    function _liability() private view returns (uint256) {
+        uint8 f = finalOutcome;
+        if (f != 0) return _outstanding[f - 1];
+        uint8 n = outcomeCount;
+        uint256 total;
+        for (uint256 i; i < n; ++i) {
+            total += _outstanding[i];
+        }
+        return Math.ceilDiv(total, n);
     }
 
     function _resolution() private view returns (Resolution memory res) {

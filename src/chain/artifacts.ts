@@ -15,6 +15,7 @@ export const CONTRACT_NAMES = [
   'OrderBookMarketFactory',
   'OutcomeToken',
   'ParticipationToken',
+  'PayoutRouter',
   'TestUSDC',
   'TradeRouter',
 ] as const;

@@ -26,6 +26,8 @@ export interface MarketsLane {
   orderbookImplementation: Address;
   /** Registers play-money order-book markets and numbers them with the ledger's marketIds (docs/contracts.md). */
   orderbookFactory: Address;
+  /** Redeems many holders' winning shares in one transaction, paying each holder (docs/money-out.md). */
+  payoutRouter: Address;
 }
 
 /** Deployment names of the lane, as recorded in `deployments` and published by GET /discover/contracts. */
@@ -39,6 +41,7 @@ export const LANE_DEPLOYMENTS = {
   ternary: 'LmsrMarketFactory.ternary',
   orderbookImplementation: 'OrderBookMarket',
   orderbookFactory: 'OrderBookMarketFactory',
+  payoutRouter: 'PayoutRouter',
 } as const;
 
 /** The lane's addresses from recorded deployments, or null when it is not (fully) deployed. */
@@ -53,8 +56,9 @@ export function laneFromDeployments(records: readonly DeploymentRecord[]): Marke
   const ternary = at(LANE_DEPLOYMENTS.ternary);
   const orderbookImplementation = at(LANE_DEPLOYMENTS.orderbookImplementation);
   const orderbookFactory = at(LANE_DEPLOYMENTS.orderbookFactory);
-  if (!resolver || !outcomeToken || !implementation || !usdc || !pm || !binary || !ternary || !orderbookImplementation || !orderbookFactory) return null;
-  return { resolver, outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary }, orderbookImplementation, orderbookFactory };
+  const payoutRouter = at(LANE_DEPLOYMENTS.payoutRouter);
+  if (!resolver || !outcomeToken || !implementation || !usdc || !pm || !binary || !ternary || !orderbookImplementation || !orderbookFactory || !payoutRouter) return null;
+  return { resolver, outcomeToken, implementation, routers: { USDC: usdc, PM: pm }, factories: { binary, ternary }, orderbookImplementation, orderbookFactory, payoutRouter };
 }
 
 export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeployments>[0], 'specs'> & {
@@ -90,6 +94,8 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
   // The order-book registry: permissionless and fee-free, so it needs no wiring after deployment.
   const orderbookImplementation = await step(LANE_DEPLOYMENTS.orderbookImplementation, 'OrderBookMarket', [resolver.address]);
   const orderbookFactory = await step(LANE_DEPLOYMENTS.orderbookFactory, 'OrderBookMarketFactory', [orderbookImplementation.address, operator]);
+  // Holds nothing and needs no wiring: each market pays only the holder.
+  const payoutRouter = await step(LANE_DEPLOYMENTS.payoutRouter, 'PayoutRouter', []);
   const lane: MarketsLane = {
     resolver: resolver.address,
     outcomeToken: outcomeToken.address,
@@ -98,6 +104,7 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
     factories: { binary: binary.address, ternary: ternary.address },
     orderbookImplementation: orderbookImplementation.address,
     orderbookFactory: orderbookFactory.address,
+    payoutRouter: payoutRouter.address,
   };
 
   let wired = 0;

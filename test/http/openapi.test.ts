@@ -116,6 +116,7 @@ describe('discovery reads with real chain data', () => {
       'OrderBookMarketFactory',
       'OutcomeToken',
       'ParticipationToken',
+      'PayoutRouter',
       'TestUSDC',
       'TradeRouter.PM',
       'TradeRouter.USDC',

@@ -112,8 +112,36 @@ interface ILmsrMarket is IResolvableMarket {
         uint256[] pricesAfter
     );
 
-    /// @notice Emitted when the creator withdraws accrued creator fees.
+    /// @notice Emitted when accrued creator fees are paid to the creator (whoever sent the call).
     event CreatorFeesCollected(address indexed creator, uint256 amount);
+
+    /// @notice A holder's shares were redeemed after resolution and the payout sent to the holder.
+    /// @param finalOutcome 1-indexed winning outcome, 0 for void.
+    /// @param shares Shares burned: the winning outcome's, or every outcome's for void.
+    /// @param payout Collateral paid: shares for a winning outcome; for void, shares / outcomeCount (rounded down).
+    event Redeemed(address indexed holder, uint8 finalOutcome, uint256 shares, uint256 payout);
+
+    /// @notice The creator's bond went back to the creator (no dispute went against them).
+    event BondReturned(address indexed creator, uint256 amount);
+
+    /// @notice The creator's bond was slashed: 5% to the keeper who settled it, 20% kept for the binding vote's voters
+    /// (0 when no vote was binding), the rest to the treasury (the protocol fee recipient).
+    event BondSlashed(address indexed keeper, uint256 keeperCut, uint256 voterPool, uint256 treasuryCut);
+
+    /// @notice The voters' part of a slashed bond was paid, equally, to the ballots of the final outcome; the
+    /// indivisible remainder went to the treasury.
+    event VoterRewardsPaid(uint256 winners, uint256 perVoter, uint256 remainder);
+
+    /// @notice Collateral no holder can ever claim was paid to the creator.
+    event ResidualSwept(address indexed creator, uint256 amount);
+
+    /// @notice One counted ballot of the binding vote, as the resolver's ballot commitment hashes it:
+    /// leaf = keccak256(abi.encode(wallet, outcome, signatureHash)), the root the keccak256 of the leaves ascending.
+    struct CountedBallot {
+        address wallet;
+        uint8 outcome;
+        bytes32 signatureHash;
+    }
 
     /// @notice buy or sell was not called by the market's router.
     error NotRouter(address caller);
@@ -135,12 +163,18 @@ interface ILmsrMarket is IResolvableMarket {
     error ZeroProceeds();
     /// @notice Creator fees can be collected only once the market is resolved.
     error CreatorFeesLocked(MarketState state);
-    /// @notice Only the creator may do this.
-    error NotCreator(address caller);
     /// @notice Outcome shares arrived other than through the router's sell pull.
     error UnexpectedShares(address operator);
     /// @notice The implementation was initialized with unusable parameters.
     error InvalidParams();
+    /// @notice Payouts, bond settlement and the sweep wait for resolution.
+    error NotResolved();
+    /// @notice settleBond ran already.
+    error BondAlreadySettled();
+    /// @notice No voters' part is waiting (no slash, no binding vote, or it was paid).
+    error NoVoterPool();
+    /// @notice The ballots given are not the set the resolver's verdict committed to.
+    error BallotsMismatch();
 
     /// @notice Called once by the factory right after cloning.
     function initialize(InitParams calldata params) external;
@@ -196,9 +230,38 @@ interface ILmsrMarket is IResolvableMarket {
     /// @notice Every field in one call.
     function marketInfo() external view returns (MarketInfo memory);
 
-    /// @notice Pays the accrued creator fees (marketBalance) to the creator. Reverts with CreatorFeesLocked until the
-    /// market is Resolved.
+    /// @notice Pays the accrued creator fees (marketBalance) to the creator; anyone may send it (the protocol pays the
+    /// gas), the money only ever goes to the creator. Reverts with CreatorFeesLocked until the market is Resolved.
     function collectCreatorFees() external returns (uint256 amount);
+
+    /// @notice Redeems every share `holder` has that pays, once Resolved: a winning share pays one collateral base
+    /// unit; for void, every share pays 1/outcomeCount (the holder's total rounded down). Burns them, so nothing
+    /// redeems twice. Anyone may send it; only the holder is paid. Pays 0 (and burns nothing) for a holder with none.
+    function redeem(address holder) external returns (uint256 payout);
+
+    /// @notice Once Resolved: returns the bond to the creator, or, if the resolver slashed the creator, splits it
+    /// 5% to the caller (the keeper), 20% to the binding vote's voters (kept until distributeVoterRewards; to the
+    /// treasury when no vote was binding), the rest to the treasury. Once.
+    function settleBond() external;
+
+    /// @notice Pays the voters' part of a slashed bond equally to the ballots of the final outcome, given the whole
+    /// counted ballot set of the binding round (checked against the resolver's ballotRoot and ballotCount). Anyone
+    /// may send it; only the voters are paid. Once.
+    function distributeVoterRewards(CountedBallot[] calldata ballots) external returns (uint256 perVoter);
+
+    /// @notice Once Resolved: pays the creator the collateral no holder can claim — the balance less the unredeemed
+    /// winning shares (for void, the outstanding shares / outcomeCount, rounded up), the uncollected creator fees, and,
+    /// when the collateral is the bond token, the unsettled bond and voters' part. Anyone may send it. Returns 0
+    /// when there is nothing to sweep.
+    function sweepResidual() external returns (uint256 amount);
+
+    /// @notice What sweepResidual would pay now.
+    function residual() external view returns (uint256);
+
+    /// @notice PM of a slashed bond kept for the binding vote's voters.
+    function voterPool() external view returns (uint256);
+    /// @notice settleBond ran.
+    function bondSettled() external view returns (bool);
 
     function factory() external view returns (address);
     function router() external view returns (address);
