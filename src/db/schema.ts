@@ -146,6 +146,8 @@ export interface DB {
   resolution_restarts: ResolutionRestartsTable;
   vote_tallies: VoteTalliesTable;
   council_decisions: CouncilDecisionsTable;
+  market_payouts: MarketPayoutsTable;
+  claim_requests: ClaimRequestsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -494,6 +496,34 @@ export interface CouncilDecisionsTable {
   market: string;
   round: number;
   decided_at: Timestamp;
+}
+
+export type MarketPayoutKind = 'redeemed' | 'creator_fees' | 'bond_returned' | 'bond_slashed' | 'voter_rewards' | 'residual_swept';
+
+/** One money-out log of a market (migration 0019): who was paid what, as the chain logged it. */
+export interface MarketPayoutsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  block_time: Timestamp;
+  market: string;
+  kind: MarketPayoutKind;
+  /** Lowercase: the holder, the creator, the keeper; null for VoterRewardsPaid (many voters). */
+  recipient: string | null;
+  /** Base units: the payout, fees, bond, keeper cut, per-voter reward or residual. */
+  amount: Numeric;
+  /** Redeemed: the shares burned; VoterRewardsPaid: the winners paid. */
+  shares: ColumnType<string | null, string | null, string | null>;
+}
+
+/** A claim the protocol sends for a wallet, planned before it goes out (migration 0019). */
+export interface ClaimRequestsTable {
+  id: string;
+  chain_id: number;
+  wallet: string;
+  plan: Json<Record<string, unknown>>;
+  created_at: Timestamp;
 }
 
 export interface MarketTradesTable {

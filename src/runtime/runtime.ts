@@ -41,6 +41,7 @@ import { createResolutionKeeper } from '../services/markets/resolution-keeper.ts
 import { createVoteService } from '../services/resolution/votes.ts';
 import { createResolutionReadService } from '../services/resolution/reads.ts';
 import { createResolutionActionService } from '../services/resolution/actions.ts';
+import { createClaimService } from '../services/claims/claims.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
@@ -406,6 +407,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       votes,
       resolutionReads: createResolutionReadService({ ...voteDeps, votes }),
       resolutionActions,
+      claims: createClaimService({
+        db: database.db,
+        client,
+        chainId: config.chain.id,
+        outcomeToken: lane.outcomeToken,
+        payoutRouter: lane.payoutRouter,
+        relayer,
+        guard: chainService.guard,
+        clock,
+        log,
+        collateral,
+        projection: () => indexer.projection(),
+      }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

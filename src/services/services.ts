@@ -25,6 +25,7 @@ import type { ResolutionKeeper } from './markets/resolution-keeper.ts';
 import type { VoteService } from './resolution/votes.ts';
 import type { ResolutionReadService } from './resolution/reads.ts';
 import type { ResolutionActionService } from './resolution/actions.ts';
+import type { ClaimService } from './claims/claims.ts';
 import type { HumanVerificationService } from './identity/human-verification.ts';
 import type { EmailLinkService } from './identity/email-links.ts';
 import type { HumanCheck } from './identity/human-check.ts';
@@ -73,6 +74,8 @@ export interface Services {
   resolutionReads: ResolutionReadService;
   /** The steps of a resolution: relayed proposal, its preview, challenge, finalize, council, integrity restart (docs/resolution.md "Actions"). */
   resolutionActions: ResolutionActionService;
+  /** Payouts of automated markets: what a wallet is owed, read on chain, and the redemptions the protocol sends (docs/money-out.md). */
+  claims: ClaimService;
   /** Verified humans: attestations per wallet, shared by an identity's linked wallets (one human vote each). */
   humans: HumanVerificationService;
   linking: LinkingService;

@@ -43,6 +43,7 @@ import { getLedgerProof } from './ledger/proof.ts';
 import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
 import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
 import { RESOLUTION_CAPABILITIES } from './resolution/index.ts';
+import { CLAIM_CAPABILITIES } from './claims/claims.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -94,6 +95,7 @@ export const CATALOG: readonly Capability[] = [
   ...ORDERBOOK_CAPABILITIES,
   ...FILL_PACK_CAPABILITIES,
   ...RESOLUTION_CAPABILITIES,
+  ...CLAIM_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -19,6 +19,7 @@ import { m0015_market_resolutions } from './0015_market_resolutions.ts';
 import { m0016_vote_ballots } from './0016_vote_ballots.ts';
 import { m0017_council_and_restarts } from './0017_council_and_restarts.ts';
 import { m0018_vote_tallies } from './0018_vote_tallies.ts';
+import { m0019_market_payouts } from './0019_market_payouts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0016_vote_ballots': m0016_vote_ballots,
   '0017_council_and_restarts': m0017_council_and_restarts,
   '0018_vote_tallies': m0018_vote_tallies,
+  '0019_market_payouts': m0019_market_payouts,
 };

@@ -6,7 +6,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, MarketPayoutKind } from '../../db/schema.ts';
 
 export { createdMarketOf, type CreatedMarket, type MarketCreatedArgs } from './created-market.ts';
 export { metadataFor, placeholderOutcomes, placeholderQuestion, type Metadata } from './market-metadata.ts';
@@ -98,6 +98,40 @@ export async function applyCreatorFeesCollected(trx: Transaction<DB>, clock: Clo
     .execute();
 }
 
+/** A money-out log of a market (migration 0019). */
+export interface PayoutLog {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockTime: Date;
+  market: string;
+  kind: MarketPayoutKind;
+  recipient: string | null;
+  amount: bigint;
+  shares: bigint | null;
+}
+
+/** Keeps a money-out log once (a batch applied twice counts nothing twice). */
+export async function applyPayout(trx: Transaction<DB>, p: PayoutLog): Promise<void> {
+  await trx
+    .insertInto('market_payouts')
+    .values({
+      chain_id: p.chainId,
+      tx_hash: p.txHash,
+      log_index: p.logIndex,
+      block_number: p.blockNumber.toString(),
+      block_time: p.blockTime,
+      market: p.market,
+      kind: p.kind,
+      recipient: p.recipient?.toLowerCase() ?? null,
+      amount: p.amount.toString(),
+      shares: p.shares?.toString() ?? null,
+    })
+    .onConflict((oc) => oc.columns(['chain_id', 'tx_hash', 'log_index']).doNothing())
+    .execute();
+}
+
 export interface TransferLog {
   chainId: number;
   txHash: string;
@@ -163,6 +197,7 @@ export async function rollbackAbove(trx: Transaction<DB>, chainId: number, ances
   const above = ancestor.toString();
   const tradeMarkets = await trx.deleteFrom('market_trades').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
   const transferMarkets = await trx.deleteFrom('outcome_transfers').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
+  await trx.deleteFrom('market_payouts').where('chain_id', '=', chainId).where('block_number', '>', above).execute();
   const touched = [...new Set([...tradeMarkets, ...transferMarkets].map((r) => r.market))];
   for (const market of touched) {
     await trx.deleteFrom('market_positions').where('chain_id', '=', chainId).where('market', '=', market).execute();

@@ -3,12 +3,9 @@ import type { Kysely } from 'kysely';
 import type { Address, PublicClient } from 'viem';
 import type { Relayer } from '../../chain/relayer.ts';
 import type { Clock } from '../../core/clock.ts';
-import { problem } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { Principal } from '../../core/principal.ts';
 import type { DB } from '../../db/schema.ts';
-import { requireAgent } from '../identity/agents.ts';
 import type { HumanVerificationService } from '../identity/human-verification.ts';
 
 export interface VoteDeps {
@@ -52,10 +49,5 @@ export interface ActionDeps extends VoteDeps {
   log: Logger;
 }
 
-/** The wallet a step acts for: the one an MCP call proved, or else the key's bound wallet (WALLET_NOT_BOUND). Lowercase. */
-export async function actingWallet(deps: Pick<VoteDeps, 'db'>, principal: Principal, provenWallet: string | null, why: string): Promise<string> {
-  if (provenWallet) return provenWallet.toLowerCase();
-  const wallet = (await requireAgent(deps.db, principal)).wallet_address;
-  if (!wallet) throw problem('WALLET_NOT_BOUND', `${why}: bind one (POST /agents/me/bind-wallet) or, over MCP, prove one`);
-  return wallet.toLowerCase();
-}
+
+export { actingWallet } from '../identity/acting-wallet.ts';

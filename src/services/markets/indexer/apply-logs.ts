@@ -1,7 +1,7 @@
 // Applies one batch's logs to the projection (projection.ts, register-market.ts), inside the batch's transaction.
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { applyCreatorFeesCollected, applyTrade, applyTransfer, type TradeLog, type TransferLog } from '../projection.ts';
+import { applyCreatorFeesCollected, applyPayout, applyTrade, applyTransfer, type PayoutLog, type TradeLog, type TransferLog } from '../projection.ts';
 import { registerMarket } from '../register-market.ts';
 import type { IndexerDeps } from './deps.ts';
 import { decodeOutcomeId, type LaneLog, type LaneLogOf } from './lane-events.ts';
@@ -38,10 +38,35 @@ async function applyLog(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange
     await applyTrade(trx, deps.clock, tradeLogOf(deps.chainId, l, range.blocks.get(l.blockNumber)!.time));
   } else if (l.eventName === 'CreatorFeesCollected' && range.known.has(market)) {
     await applyCreatorFeesCollected(trx, deps.clock, { chainId: deps.chainId, market, amount: l.args.amount });
+    await applyPayout(trx, payoutOf(deps.chainId, l, range.blocks.get(l.blockNumber)!.time, 'creator_fees', l.args.creator, l.args.amount));
+  } else if (PAYOUT_EVENTS.has(l.eventName) && range.known.has(market)) {
+    await applyPayout(trx, payoutLogOf(deps.chainId, l as PayoutLaneLog, range.blocks.get(l.blockNumber)!.time));
   } else if ((l.eventName === 'TransferSingle' || l.eventName === 'TransferBatch') && market === deps.lane.outcomeToken) {
     for (const t of transferLogsOf(deps.chainId, l)) await applyTransfer(trx, t);
   }
   return false;
+}
+
+type PayoutLaneLog = LaneLogOf<'Redeemed' | 'BondReturned' | 'BondSlashed' | 'VoterRewardsPaid' | 'ResidualSwept'>;
+const PAYOUT_EVENTS = new Set<string>(['Redeemed', 'BondReturned', 'BondSlashed', 'VoterRewardsPaid', 'ResidualSwept']);
+
+function payoutOf(chainId: number, l: LaneLog, blockTime: Date, kind: PayoutLog['kind'], recipient: string | null, amount: bigint, shares: bigint | null = null): PayoutLog {
+  return { chainId, txHash: l.transactionHash, logIndex: l.logIndex, blockNumber: l.blockNumber, blockTime, market: l.address.toLowerCase(), kind, recipient, amount, shares };
+}
+
+function payoutLogOf(chainId: number, l: PayoutLaneLog, blockTime: Date): PayoutLog {
+  switch (l.eventName) {
+    case 'Redeemed':
+      return payoutOf(chainId, l, blockTime, 'redeemed', l.args.holder, l.args.payout, l.args.shares);
+    case 'BondReturned':
+      return payoutOf(chainId, l, blockTime, 'bond_returned', l.args.creator, l.args.amount);
+    case 'BondSlashed':
+      return payoutOf(chainId, l, blockTime, 'bond_slashed', l.args.keeper, l.args.keeperCut);
+    case 'VoterRewardsPaid':
+      return payoutOf(chainId, l, blockTime, 'voter_rewards', null, l.args.perVoter, l.args.winners);
+    case 'ResidualSwept':
+      return payoutOf(chainId, l, blockTime, 'residual_swept', l.args.creator, l.args.amount);
+  }
 }
 
 function tradeLogOf(chainId: number, l: LaneLogOf<'Trade'>, blockTime: Date): TradeLog {

@@ -67,7 +67,8 @@ async function automatedCreationsIn(deps: IndexerDeps, logs: readonly LaneLog[],
 }
 
 async function knownMarkets(deps: Pick<IndexerDeps, 'db' | 'chainId'>, logs: readonly LaneLog[], created: readonly CreatedMarket[]): Promise<Set<string>> {
-  const traded = [...new Set(logs.filter((l) => l.eventName === 'Trade' || l.eventName === 'CreatorFeesCollected').map((l) => l.address.toLowerCase()))];
+  // Every market log but a creation: trades and the money-out logs (anyone can emit look-alikes; only ours count).
+  const traded = [...new Set(logs.filter((l) => l.eventName !== 'MarketCreated' && l.eventName !== 'TransferSingle' && l.eventName !== 'TransferBatch').map((l) => l.address.toLowerCase()))];
   const known = new Set(created.map((c) => c.address.toLowerCase()));
   if (traded.length > 0) {
     const rows = await deps.db.selectFrom('markets').select('address').where('chain_id', '=', deps.chainId).where('address', 'in', traded).execute();

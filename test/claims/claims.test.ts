@@ -1,0 +1,152 @@
+// Claims end to end on a real chain and database: two traders, markets resolved through the resolution path (an
+// outcome, and void), /claims/available listing what the chain says each wallet is owed, a dry run, a batch the
+// protocol sends (the wallet's balance moves by exactly the listed amount; a second claim is SKIPPED), a sweep, the
+// spec's skip reasons, and a keyed retry answered from the same transaction.
+import { erc20Abi, parseUnits, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWallet } from '../support/agents.ts';
+import { rpc } from '../support/anvil-rpc.ts';
+import { startTestServer, type TestServer } from '../support/harness.ts';
+import { createMarket, fund, gas, post, sendApprovals, sendTx } from '../support/markets.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ env: { REGISTRATION_PATHS: 'wallet', TRUST_PROXY: 'true', INDEXER_POLL_MS: '60000', MARKET_SCHEDULER_MS: '60000' } });
+});
+afterAll(async () => server?.close());
+
+const A = '/api/agent/v1';
+let idem = 0;
+const sync = () => server.runtime.services.indexer.syncNow();
+type Agent = Awaited<ReturnType<typeof registerWallet>>;
+
+async function funded(name: string): Promise<Agent> {
+  const agent = await registerWallet(server, undefined, name);
+  await gas(server, agent.account.address);
+  await fund(server, agent.account.address);
+  return agent;
+}
+
+async function buy(agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> {
+  // A day's deadline: the chain's clock runs ahead of the service's once a test moved it.
+  const body = { market, outcome, side: 'buy', shares: shares.toString(), deadlineSeconds: 86_400 };
+  let prepared = await post(server, agent.key, '/trade/prepare', body);
+  if (prepared.body.code === 'APPROVAL_REQUIRED') {
+    await sendApprovals(server, agent.account, prepared.body.approvals);
+    prepared = await post(server, agent.key, '/trade/prepare', body);
+  }
+  expect(prepared.status, prepared.text).toBe(200);
+  await sendTx(server, agent.account, prepared.body.transaction);
+}
+
+/** Proposes `outcome` as the creator and lets the keeper finalize it after the window. */
+async function resolve(creator: Agent, market: string, outcome: number): Promise<void> {
+  const resolver = server.runtime.services.chain.lane().resolver;
+  const { encodeFunctionData } = await import('viem');
+  const { loadArtifact } = await import('../../src/chain/artifacts.ts');
+  await sendTx(server, creator.account, { to: resolver, data: encodeFunctionData({ abi: loadArtifact('MarketResolver').abi, functionName: 'propose', args: [market as Address, outcome] }) });
+  await sync();
+  await rpc(server.runtime.rpcUrl, 'evm_increaseTime', [7_201]);
+  await rpc(server.runtime.rpcUrl, 'evm_mine');
+  await server.runtime.services.resolutionKeeper.runOnce();
+  await sync();
+}
+
+const usdcOf = (who: string, token: string) => server.runtime.services.chain.client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [who as Address] });
+
+describe('claims', () => {
+  it('lists what the chain owes, claims it once at the protocol’s gas, and skips with the spec’s reasons', async () => {
+    const creator = await funded('claims-creator');
+    const [winner, loser] = [await funded('claims-winner'), await funded('claims-loser')];
+    const { market } = await createMarket(server, creator.key, creator.account);
+    const address = (market.address as string).toLowerCase();
+    const token = market.collateral.token as string;
+    await sync();
+    const shares = parseUnits('40', 6);
+    await buy(winner, address, 0, shares);
+    await buy(loser, address, 1, parseUnits('25', 6));
+    await sync();
+
+    // Before resolution: nothing is owed yet.
+    expect((await server.call('GET', `${A}/claims/available`, { key: winner.key })).body).toMatchObject({ payouts: [], totalClaimable: '0', count: 0 });
+    await resolve(creator, address, 1);
+
+    const available = await server.call('GET', `${A}/claims/available`, { key: winner.key });
+    expect(available.status, available.text).toBe(200);
+    expect(available.body).toMatchObject({
+      wallet: winner.account.address.toLowerCase(),
+      totalClaimable: shares.toString(),
+      totalEligibleNow: shares.toString(),
+      count: 1,
+      unattributedPayoutCount: 0,
+      valueAttributionComplete: true,
+      hasMore: false,
+      nextCursor: null,
+      valueTotals: [{ chainId: 8453, collateralToken: token.toLowerCase(), symbol: 'USDC', decimals: 6, totalWei: shares.toString(), totalFormatted: '40' }],
+      projection: { source: 'indexer' },
+    });
+    expect(available.body.payouts[0]).toMatchObject({ marketAddress: address, amount: shares.toString(), status: 'claimable', eligibleNow: true, amountSource: 'chain', winningShares: shares.toString(), isResolved: true, claimed: false });
+    expect((await server.call('GET', `${A}/claims/available`, { key: loser.key })).body.payouts).toEqual([]); // a losing outcome pays nothing
+
+    const refs = { markets: [{ chainId: 8453, marketAddress: address }] };
+    const dry = await post(server, winner.key, '/claims/simulate', refs);
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body).toMatchObject({ requested: 1, claimable: 1, totalEligibleAmountWei: shares.toString(), items: [{ marketAddress: address, wouldSettle: true, amount: shares.toString() }] });
+
+    const before = await usdcOf(winner.account.address, token);
+    const key = `claims-${++idem}`;
+    const claimed = await server.call('POST', `${A}/claims/batch`, { key: winner.key, body: refs, idempotencyKey: key });
+    expect(claimed.status, claimed.text).toBe(200);
+    expect(claimed.body).toMatchObject({ requested: 1, claimable: 1, claims: [{ state: 'SETTLED', marketAddress: address, amount: shares.toString(), claimed: true, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }] });
+    expect((await usdcOf(winner.account.address, token)) - before).toBe(shares); // exactly the listed amount
+    // The same key answers the same transaction; a new claim finds nothing left.
+    const replay = await server.call('POST', `${A}/claims/batch`, { key: winner.key, body: refs, idempotencyKey: key });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.claims[0].txHash).toBe(claimed.body.claims[0].txHash);
+    const again = await server.call('POST', `${A}/claims/batch`, { key: winner.key, body: refs, idempotencyKey: `claims-${++idem}` });
+    expect(again.body.claims).toEqual([expect.objectContaining({ state: 'SKIPPED', skippedReason: 'NOT_CLAIMABLE_YET', amount: '0' })]);
+    await sync();
+    expect((await server.call('GET', `${A}/claims/available`, { key: winner.key })).body.payouts).toEqual([
+      expect.objectContaining({ marketAddress: address, status: 'claimed', claimed: true, amount: shares.toString() }),
+    ]);
+
+    // Unknown, another chain, an order book: skipped with the spec's reasons, never an error.
+    const odd = await server.call('POST', `${A}/claims/batch`, {
+      key: winner.key,
+      idempotencyKey: `claims-${++idem}`,
+      body: { markets: [{ chainId: 8453, marketAddress: `0x${'1'.repeat(40)}` }, { chainId: 1, marketAddress: address }] },
+    });
+    expect(odd.body.claims.map((c: { skippedReason: string }) => c.skippedReason)).toEqual(['MARKET_NOT_FOUND', 'MARKET_NOT_FOUND']);
+    for (const body of [{ markets: [] }, { markets: Array.from({ length: 101 }, () => refs.markets[0]) }, { ...refs, wallet: 'x' }]) {
+      expect((await server.call('POST', `${A}/claims/batch`, { key: winner.key, body, idempotencyKey: `claims-${++idem}` })).body.code).toBe('INVALID_PAYLOAD');
+    }
+    expect((await server.call('GET', `${A}/claims/available?limit=201`, { key: winner.key })).body.code).toBe('INVALID_QUERY');
+  });
+
+  it('void pays every share its equal split; a sweep claims a page of payouts in one transaction', async () => {
+    const creator = await funded('sweep-creator');
+    const holder = await funded('sweep-holder');
+    const voided = (await createMarket(server, creator.key, creator.account, { question: 'Will this market be voided?' })).market;
+    const won = (await createMarket(server, creator.key, creator.account, { question: 'Will this market pay outcome one?' })).market;
+    await sync();
+    await buy(holder, voided.address, 0, parseUnits('30', 6));
+    await buy(holder, voided.address, 1, parseUnits('10', 6));
+    await buy(holder, won.address, 0, parseUnits('7', 6));
+    await sync();
+    await resolve(creator, voided.address, 0);
+    await resolve(creator, won.address, 1);
+
+    const available = (await server.call('GET', `${A}/claims/available`, { key: holder.key })).body;
+    const amounts = Object.fromEntries(available.payouts.map((p: { marketAddress: string; amount: string }) => [p.marketAddress, p.amount]));
+    expect(amounts).toEqual({ [voided.address.toLowerCase()]: parseUnits('20', 6).toString(), [won.address.toLowerCase()]: parseUnits('7', 6).toString() });
+
+    const token = voided.collateral.token as string;
+    const before = await usdcOf(holder.account.address, token);
+    const swept = await server.call('POST', `${A}/claims/sweep?limit=50`, { key: holder.key, body: {}, idempotencyKey: `claims-${++idem}` });
+    expect(swept.status, swept.text).toBe(200);
+    expect(swept.body).toMatchObject({ totalClaimable: 2, totalAmount: parseUnits('27', 6).toString(), totalEligibleAmount: parseUnits('27', 6).toString(), excludedIneligibleCount: 0, hasMore: false });
+    expect(swept.body.claims.map((c: { state: string }) => c.state)).toEqual(['SETTLED', 'SETTLED']);
+    expect(new Set(swept.body.claims.map((c: { txHash: string }) => c.txHash)).size).toBe(1); // one transaction
+    expect((await usdcOf(holder.account.address, token)) - before).toBe(parseUnits('27', 6));
+  });
+});
