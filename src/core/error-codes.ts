@@ -107,6 +107,8 @@ export const ERROR_CODES = {
   NOT_COUNCIL_MEMBER: { status: 403, title: 'Signer is not a council member' },
   COUNCIL_SIGNATURE_INVALID: { status: 422, title: 'Council signature invalid' },
   ALREADY_SIGNED: { status: 409, title: 'This council member already signed another outcome in this round' },
+  // Money out (docs/money-out.md).
+  MARKET_NOT_RESOLVED: { status: 409, title: 'Market not resolved' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

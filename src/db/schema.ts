@@ -513,7 +513,7 @@ export interface MarketPayoutsTable {
   recipient: string | null;
   /** Base units: the payout, fees, bond, keeper cut, per-voter reward or residual. */
   amount: Numeric;
-  /** Redeemed: the shares burned; VoterRewardsPaid: the winners paid. */
+  /** Redeemed: the shares burned; BondSlashed: the voters' part kept; VoterRewardsPaid: the winners paid. */
   shares: ColumnType<string | null, string | null, string | null>;
 }
 

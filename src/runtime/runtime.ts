@@ -314,6 +314,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const votes = createVoteService(voteDeps);
     const resolutionActions = createResolutionActionService({ ...voteDeps, relayer, log });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
+    const claims = createClaimService({
+      db: database.db,
+      client,
+      chainId: config.chain.id,
+      outcomeToken: lane.outcomeToken,
+      payoutRouter: lane.payoutRouter,
+      relayer,
+      guard: chainService.guard,
+      clock,
+      log,
+      collateral,
+      projection: () => indexer.projection(),
+    });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
       db: database.db,
@@ -400,6 +413,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         resolver: lane.resolver,
         votes,
         council: resolutionActions,
+        payouts: claims,
         log,
         intervalMs: config.markets.schedulerMs,
         chainLive: () => liveness.state().up,
@@ -407,19 +421,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       votes,
       resolutionReads: createResolutionReadService({ ...voteDeps, votes }),
       resolutionActions,
-      claims: createClaimService({
-        db: database.db,
-        client,
-        chainId: config.chain.id,
-        outcomeToken: lane.outcomeToken,
-        payoutRouter: lane.payoutRouter,
-        relayer,
-        guard: chainService.guard,
-        clock,
-        log,
-        collateral,
-        projection: () => indexer.projection(),
-      }),
+      claims,
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

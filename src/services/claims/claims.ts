@@ -3,6 +3,9 @@
  * redemptions the protocol sends for it. This binds the operations of this folder.
  */
 import { availableClaims } from './available.ts';
+import { collectCreatorFunds, replayCollection } from './collect.ts';
+import { settleSlashedBonds } from './settle-bonds.ts';
+import { replaySweep, sweepMarket } from './sweep-residual.ts';
 import { claimBatch, type ClaimMarketRef } from './batch.ts';
 import type { ClaimDeps } from './deps.ts';
 import { replayRequest } from './settle.ts';
@@ -28,6 +31,14 @@ export interface ClaimService {
   sweep(who: Claimant, p: { cursor?: string; limit: number; includeIneligible: boolean }, recordEffect?: EffectRecorder): ReturnType<typeof claimSweep>;
   /** A kept claim request (a keyed batch or sweep whose answer was lost): its summary and settlements. */
   replay(id: string): ReturnType<typeof replayRequest>;
+  /** The creator's fees and bond of its resolved markets, sent by the protocol to the creator (docs/money-out.md). */
+  collect(who: Claimant, p: { chainId?: number; marketAddresses?: readonly string[] }, recordEffect?: EffectRecorder): ReturnType<typeof collectCreatorFunds>;
+  replayCollection(id: string): ReturnType<typeof replayCollection>;
+  /** A resolved market's residual to its creator. */
+  sweepResidual(ref: { chainId: number; marketAddress: string }, recordEffect?: EffectRecorder): ReturnType<typeof sweepMarket>;
+  replaySweep(id: string): ReturnType<typeof replaySweep>;
+  /** The keeper's pass: slashed bonds settled and their voters paid. */
+  settleBonds(): Promise<string[]>;
   projection: ClaimDeps['projection'];
 }
 
@@ -39,6 +50,11 @@ export function createClaimService(deps: ClaimDeps): ClaimService {
     batch: async (who, refs, recordEffect) => claimBatch(deps, await walletOf(who), refs, recordEffect),
     sweep: async (who, p, recordEffect) => claimSweep(deps, await walletOf(who), p, recordEffect),
     replay: (id) => replayRequest(deps, id),
+    collect: async (who, p, recordEffect) => collectCreatorFunds(deps, await actingWallet(deps, who.principal, who.provenWallet, 'creator funds belong to a wallet'), p, recordEffect),
+    replayCollection: (id) => replayCollection(deps, id),
+    sweepResidual: (ref, recordEffect) => sweepMarket(deps, ref, recordEffect),
+    replaySweep: (id) => replaySweep(deps, id),
+    settleBonds: () => settleSlashedBonds(deps),
     projection: deps.projection,
   };
 }

@@ -7,9 +7,11 @@ describe('creator funds statuses', () => {
     expect(marketBalanceStatus('open', 5n).status).toBe('too_early');
     expect(marketBalanceStatus('closed', 5n).status).toBe('pending_resolution');
     expect(marketBalanceStatus('human_voting', 5n).status).toBe('pending_resolution');
-    expect(marketBalanceStatus('challenge', 5n).status).toBe('challenge_window');
+    expect(marketBalanceStatus('creator_proposal', 5n).status).toBe('challenge_window');
+    expect(marketBalanceStatus('challenge', 5n).status).toBe('pending_resolution');
     expect(marketBalanceStatus('resolved', 5n).status).toBe('claimable');
-    expect(marketBalanceStatus('void', 5n).status).toBe('unknown');
+    expect(marketBalanceStatus('void', 5n).status).toBe('claimable');
+    expect(marketBalanceStatus('resolved', 0n, 5n).status).toBe('collected');
   });
 
   it('bond: none without one, syncing until confirmed, pending until resolved, then returnable', () => {
@@ -17,6 +19,8 @@ describe('creator funds statuses', () => {
     expect(bondStatus('open', 10n, false)).toMatchObject({ status: 'unknown', displayStatus: 'syncing', reasonCode: 'indexing_pending' });
     expect(bondStatus('open', 10n, true)).toMatchObject({ status: 'pending', displayStatus: 'pending' });
     expect(bondStatus('resolved', 10n, true)).toMatchObject({ status: 'returnable', displayStatus: 'ready', reasonCode: 'action_available' });
-    expect(bondStatus('void', 10n, true)).toMatchObject({ status: 'unavailable' });
+    expect(bondStatus('void', 10n, true)).toMatchObject({ status: 'returnable' });
+    expect(bondStatus('resolved', 10n, true, { creatorSlashed: true })).toMatchObject({ status: 'unavailable', reasonCode: 'unavailable' });
+    expect(bondStatus('resolved', 10n, true, { returned: true })).toMatchObject({ status: 'returned', displayStatus: 'returned', reasonCode: 'settled' });
   });
 });

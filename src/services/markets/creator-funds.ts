@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { formatUnits } from 'viem';
 import type { MarketState } from '../../core/markets/states.ts';
+import { resolutionRecordFromJson } from '../../core/resolution/record.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CollateralToken } from '../chain/chain-service.ts';
 
@@ -56,26 +57,41 @@ interface MarketRow {
   creatorFees: bigint;
   bond: bigint;
   confirmed: boolean;
+  /** What the chain logged for this market's creator funds (market_payouts). */
+  feesCollected: bigint;
+  bondReturned: boolean;
+  bondSlashed: boolean;
+  /** The resolver ruled against the creator (its record's creatorSlashed); null before resolution. */
+  creatorSlashed: boolean | null;
 }
 
-const AWAITING_RESOLUTION: readonly MarketState[] = ['closed', 'creator_proposal', 'human_voting', 'council_review'];
+const AWAITING_RESOLUTION: readonly MarketState[] = ['closed', 'challenge', 'human_voting', 'council_review'];
+const RESOLVED: readonly MarketState[] = ['resolved', 'void'];
 
-/** The marketBalance status of one market (pure; docs/markets.md "Creator funds"). */
-export function marketBalanceStatus(state: MarketState, amount: bigint): { status: MarketBalanceStatus; reason?: string } {
-  if (state === 'void') return { status: 'unknown', reason: 'the market was voided; its fees follow the void rules (GET /discover/rules)' };
-  if (amount === 0n) return { status: 'zero' };
-  if (state === 'resolved') return { status: 'claimable' };
-  if (state === 'challenge') return { status: 'challenge_window', reason: 'collectable once the challenge window closes without a dispute' };
+/** The marketBalance status of one market (pure; docs/money-out.md "Creator funds"). */
+export function marketBalanceStatus(state: MarketState, amount: bigint, collected = 0n): { status: MarketBalanceStatus; reason?: string } {
+  if (amount === 0n) return collected > 0n ? { status: 'collected' } : { status: 'zero' };
+  // A void market resolved too (outcome 0): its fees are the creator's like any resolved market's.
+  if (RESOLVED.includes(state)) return { status: 'claimable' };
+  if (state === 'creator_proposal') return { status: 'challenge_window', reason: 'collectable once the proposal\'s challenge window closes without a dispute' };
   if (AWAITING_RESOLUTION.includes(state)) return { status: 'pending_resolution', reason: 'collectable once the market resolves' };
   return { status: 'too_early', reason: 'the market is still open; fees accrue with every trade and are collectable after resolution' };
 }
 
 /** The bond status of one market (pure). */
-export function bondStatus(state: MarketState, amount: bigint, confirmed: boolean): Pick<CreatorFundsMarket['bond'], 'status' | 'displayStatus' | 'reasonCode' | 'reason'> {
+export function bondStatus(
+  state: MarketState,
+  amount: bigint,
+  confirmed: boolean,
+  settled: { returned?: boolean; slashed?: boolean; creatorSlashed?: boolean | null } = {},
+): Pick<CreatorFundsMarket['bond'], 'status' | 'displayStatus' | 'reasonCode' | 'reason'> {
   if (amount === 0n) return { status: 'none', displayStatus: 'none', reasonCode: 'not_created' };
   if (!confirmed) return { status: 'unknown', displayStatus: 'syncing', reasonCode: 'indexing_pending', reason: 'the indexer has not confirmed the creation yet' };
-  if (state === 'resolved') return { status: 'returnable', displayStatus: 'ready', reasonCode: 'action_available' };
-  if (state === 'void') return { status: 'unavailable', displayStatus: 'unavailable', reasonCode: 'unavailable', reason: 'a voided market settles its bond under the void rules' };
+  if (settled.returned) return { status: 'returned', displayStatus: 'returned', reasonCode: 'settled' };
+  if (settled.slashed || (RESOLVED.includes(state) && settled.creatorSlashed)) {
+    return { status: 'unavailable', displayStatus: 'unavailable', reasonCode: 'unavailable', reason: 'slashed: a dispute ended on another outcome than the proposal, or no proposal came by resolveBy (5% keeper, 20% voters, 75% treasury)' };
+  }
+  if (RESOLVED.includes(state)) return { status: 'returnable', displayStatus: 'ready', reasonCode: 'action_available' };
   return { status: 'pending', displayStatus: 'pending', reasonCode: 'unavailable', reason: 'the bond is returned (or slashed) when the market resolves' };
 }
 
@@ -85,16 +101,21 @@ export async function readCreatorFunds(
   query: { walletAddress: string; chainId: number | undefined; servedChainId: number },
 ): Promise<CreatorFunds> {
   const wallet = query.walletAddress.toLowerCase();
-  const rows: MarketRow[] = (
-    await db
-      .selectFrom('markets')
-      .select(['chain_id', 'address', 'question', 'state', 'collateral_token', 'collateral_symbol', 'creator_fees', 'bond', 'confirmed'])
-      .where('creator', '=', wallet)
-      .where('chain_id', '=', query.chainId ?? query.servedChainId)
-      .where('cancel_reason', 'is', null)
-      .orderBy('id')
-      .execute()
-  ).map((r) => ({
+  // chainId omitted: every chain this service trades on (one today).
+  let q = db
+    .selectFrom('markets as m')
+    .leftJoin('market_resolutions as r', (j) => j.onRef('r.chain_id', '=', 'm.chain_id').onRef('r.market', '=', 'm.address'))
+    .select(['m.chain_id', 'm.address', 'm.question', 'm.state', 'm.collateral_token', 'm.collateral_symbol', 'm.creator_fees', 'm.bond', 'm.confirmed', 'r.record', 'm.created_at'])
+    .where('m.creator', '=', wallet)
+    .where('m.pricing_model', '=', 'automated')
+    .where('m.cancel_reason', 'is', null);
+  if (query.chainId !== undefined) q = q.where('m.chain_id', '=', query.chainId);
+  const found = await q.orderBy('m.created_at').orderBy('m.address').execute();
+  const payouts = found.length === 0 ? [] : await db.selectFrom('market_payouts').select(['market', 'kind', 'amount']).where('market', 'in', found.map((r) => r.address)).where('kind', 'in', ['creator_fees', 'bond_returned', 'bond_slashed']).execute();
+  const rows: MarketRow[] = found.map((r) => {
+    const mine = payouts.filter((p) => p.market === r.address);
+    const record = r.record ? resolutionRecordFromJson(r.record) : null;
+    return {
     chainId: r.chain_id,
     address: r.address,
     question: r.question,
@@ -104,17 +125,24 @@ export async function readCreatorFunds(
     creatorFees: BigInt(r.creator_fees),
     bond: BigInt(r.bond),
     confirmed: r.confirmed,
-  }));
+    feesCollected: mine.filter((p) => p.kind === 'creator_fees').reduce((a, p) => a + BigInt(p.amount), 0n),
+    bondReturned: mine.some((p) => p.kind === 'bond_returned'),
+    bondSlashed: mine.some((p) => p.kind === 'bond_slashed'),
+    creatorSlashed: record?.phase === 'resolved' ? record.creatorSlashed : null,
+    };
+  });
 
   const decimalsOf = (token: string): number => collaterals.find((c) => c.token.toLowerCase() === token)?.decimals ?? 18;
   const totals = new Map<string, { chainId: number; tokenAddress: string; symbol: string; decimals: number; total: bigint }>();
   let bondReturnable = 0n;
+  let bondReturned = 0n;
   let collectable = 0;
 
   const markets = rows.map((m): CreatorFundsMarket => {
     const decimals = decimalsOf(m.collateralToken);
-    const balance = marketBalanceStatus(m.state, m.creatorFees);
-    const bond = bondStatus(m.state, m.bond, m.confirmed);
+    const balance = marketBalanceStatus(m.state, m.creatorFees, m.feesCollected);
+    const bond = bondStatus(m.state, m.bond, m.confirmed, { returned: m.bondReturned, slashed: m.bondSlashed, creatorSlashed: m.creatorSlashed });
+    if (bond.status === 'returned') bondReturned += m.bond;
     const key = `${m.chainId}:${m.collateralToken}`;
     const t = totals.get(key) ?? { chainId: m.chainId, tokenAddress: m.collateralToken, symbol: m.collateralSymbol, decimals, total: 0n };
     t.total += m.creatorFees;
@@ -156,7 +184,7 @@ export async function readCreatorFunds(
           totalFormatted: formatUnits(t.total, t.decimals),
         })),
         bondReturnableWei: bondReturnable.toString(),
-        bondReturnedWei: '0',
+        bondReturnedWei: bondReturned.toString(),
         collectableCount: collectable,
       },
     },

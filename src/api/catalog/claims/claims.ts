@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ProjectionSchema } from '../../../wire/markets.ts';
 import { ChainId, EvmAddress, IsoTimestamp, WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
+import { CREATOR_MONEY_CAPABILITIES } from './creator-money.ts';
 
 const Cursor = z.string().regex(/^0x[0-9a-f]{40}$/, 'must be a nextCursor from an earlier page').describe('nextCursor of the previous page');
 const Limit = z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1).max(200).default(100);
@@ -163,4 +164,4 @@ export const claimsSweep = defineCapability({
   },
 });
 
-export const CLAIM_CAPABILITIES = [claimsAvailable, claimsSimulate, claimsBatch, claimsSweep];
+export const CLAIM_CAPABILITIES = [claimsAvailable, claimsSimulate, claimsBatch, claimsSweep, ...CREATOR_MONEY_CAPABILITIES];

@@ -61,7 +61,7 @@ function payoutLogOf(chainId: number, l: PayoutLaneLog, blockTime: Date): Payout
     case 'BondReturned':
       return payoutOf(chainId, l, blockTime, 'bond_returned', l.args.creator, l.args.amount);
     case 'BondSlashed':
-      return payoutOf(chainId, l, blockTime, 'bond_slashed', l.args.keeper, l.args.keeperCut);
+      return payoutOf(chainId, l, blockTime, 'bond_slashed', l.args.keeper, l.args.keeperCut, l.args.voterPool);
     case 'VoterRewardsPaid':
       return payoutOf(chainId, l, blockTime, 'voter_rewards', null, l.args.perVoter, l.args.winners);
     case 'ResidualSwept':
