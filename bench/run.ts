@@ -12,7 +12,12 @@
  * (default BENCH_SECONDS), BENCH_PLACE_AGENTS (wallet agents, even, default 64); BENCH_CONNECTIONS and
  * BENCH_KEYS as above. Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
+ * Then a claim sweep on its own anvil: one wallet's winning positions redeemed one redeem(holder) transaction per
+ * market (the anchor) next to PayoutRouter.redeemMany batches, gas per claim and wall time (bench/claims.ts);
+ * BENCH_CLAIM_POSITIONS sets the positions per sweep (default 200), BENCH_CLAIM_BATCH the claims per redeemMany
+ * transaction (default 100).
  */
+import { benchClaims, claimsOptionsFromEnv, formatClaimsReport } from './claims.ts';
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
@@ -48,6 +53,7 @@ async function main(): Promise<void> {
   const merkleMax = merkleMaxFromEnv();
   const orderBookOps = orderBookOpsFromEnv();
   const placeOptions = orderBookHttpOptionsFromEnv(log);
+  const claimOptions = claimsOptionsFromEnv();
   const report = await benchMarketsListing({
     seconds: intFromEnv('BENCH_SECONDS', 5, 1, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
@@ -73,6 +79,10 @@ async function main(): Promise<void> {
   const placement = await benchOrderBookHttp(placeOptions);
   log('');
   log(formatOrderBookHttpReport(placement));
+  log('');
+  const claims = await benchClaims({ ...claimOptions, log });
+  log('');
+  log(formatClaimsReport(claims));
 }
 
 runIfMain(import.meta.url, main);

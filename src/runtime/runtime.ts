@@ -42,6 +42,7 @@ import { createVoteService } from '../services/resolution/votes.ts';
 import { createResolutionReadService } from '../services/resolution/reads.ts';
 import { createResolutionActionService } from '../services/resolution/actions.ts';
 import { createClaimService } from '../services/claims/claims.ts';
+import { createPayoutKeeper } from '../services/claims/payout-keeper.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
@@ -413,7 +414,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         resolver: lane.resolver,
         votes,
         council: resolutionActions,
-        payouts: claims,
         log,
         intervalMs: config.markets.schedulerMs,
         chainLive: () => liveness.state().up,
@@ -422,6 +422,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       resolutionReads: createResolutionReadService({ ...voteDeps, votes }),
       resolutionActions,
       claims,
+      payoutKeeper: createPayoutKeeper({ claims, log, intervalMs: config.markets.schedulerMs, chainLive: () => liveness.state().up }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
@@ -449,6 +450,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => services.lifecycle.stop());
     services.resolutionKeeper.start();
     cleanups.push(() => services.resolutionKeeper.stop());
+    services.payoutKeeper.start();
+    cleanups.push(() => services.payoutKeeper.stop());
     progress('ledger: loading committed balances');
     await ledgerBatcher.start();
     ledgerOnChain = ledgerBatcher;

@@ -131,12 +131,12 @@ describe('creator money', () => {
     const pm = tokens(server).PM;
     const before = await Promise.all(voters.map((v) => balanceOf(pm, v.account.address)));
     const creatorBefore = await balanceOf(pm, creator.account.address);
-    expect(await resolutionKeeper.runOnce()).toEqual([`settleBond ${address}`, `distributeVoterRewards ${address}`]);
+    expect(await server.runtime.services.payoutKeeper.runOnce()).toEqual([`settleBond ${address}`, `distributeVoterRewards ${address}`]);
     const share = (CREATION_BOND_PM * 2_000n) / 10_000n / 2n;
     for (const [i, v] of voters.entries()) expect((await balanceOf(pm, v.account.address)) - before[i]!).toBe(share);
     expect(await balanceOf(pm, creator.account.address)).toBe(creatorBefore);
     await sync();
-    expect(await resolutionKeeper.runOnce()).toEqual([]); // settled once
+    expect(await server.runtime.services.payoutKeeper.runOnce()).toEqual([]); // settled once
     expect((await fundsOf(creator)).creatorFunds.markets.find((m: { marketAddress: string }) => m.marketAddress === address).bond).toMatchObject({ status: 'unavailable' });
     const slashed = await server.runtime.database.db.selectFrom('market_payouts').select(['kind', 'amount', 'shares']).where('market', '=', address).orderBy('block_number').execute();
     expect(slashed).toEqual([

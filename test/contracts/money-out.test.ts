@@ -8,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { loadArtifact, type ContractName } from '../../src/chain/artifacts.ts';
+import { BOND_SLASH_SPLIT } from '../../src/core/markets/fees.ts';
 import { ballotLeaf, ballotsRoot, type CountedBallot } from '../../src/core/resolution/votes.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { contractKit } from '../support/contract-kit.ts';
@@ -121,6 +122,13 @@ describe('redemption', () => {
 });
 
 describe('creator funds, bond and residual', () => {
+  it('splits a slashed bond as /discover/rules publishes it', async () => {
+    const m = await market();
+    expect(Number(await read<number>('LmsrMarket', m, 'SLASH_KEEPER_BPS')) / 100).toBe(BOND_SLASH_SPLIT.keeper);
+    expect(Number(await read<number>('LmsrMarket', m, 'SLASH_VOTERS_BPS')) / 100).toBe(BOND_SLASH_SPLIT.voters);
+    expect(BOND_SLASH_SPLIT.keeper + BOND_SLASH_SPLIT.voters + BOND_SLASH_SPLIT.treasury).toBe(100);
+  });
+
   it('an undisputed market: fees, bond and residual go to the creator, whoever sends them; the market ends empty', async () => {
     const m = await market();
     await buy(m, alice, 0);

@@ -44,8 +44,6 @@ export function createResolutionKeeper(deps: {
   votes: Pick<VoteService, 'verdict'>;
   /** Sends a council decision whose signatures reached the threshold (a retry of the send the last signature set off). */
   council?: Pick<ResolutionActionService, 'decideByCouncil'>;
-  /** Settles the bonds of markets that resolved against their creator and pays the voters' part (docs/money-out.md). */
-  payouts?: { settleBonds(): Promise<string[]> };
   log: Logger;
   intervalMs: number;
   /** The keeper waits while the chain is down or being reconciled. */
@@ -157,7 +155,6 @@ export function createResolutionKeeper(deps: {
         if (step?.state === 'confirmed') sent.push(`councilDecide ${market}`);
       }
     }
-    if (deps.payouts) sent.push(...(await deps.payouts.settleBonds().catch((err: unknown) => (log.warn({ err }, 'resolution keeper: the bond pass failed; retrying on the next pass'), [] as string[]))));
     return sent;
   };
 
