@@ -315,19 +315,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const votes = createVoteService(voteDeps);
     const resolutionActions = createResolutionActionService({ ...voteDeps, relayer, log });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
-    const claims = createClaimService({
-      db: database.db,
-      client,
-      chainId: config.chain.id,
-      outcomeToken: lane.outcomeToken,
-      payoutRouter: lane.payoutRouter,
-      relayer,
-      guard: chainService.guard,
-      clock,
-      log,
-      collateral,
-      projection: () => indexer.projection(),
-    });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
       db: database.db,
@@ -345,6 +332,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       faults: options.ledgerFaults,
     });
     const ledger = createLedgerService({ db: database.db, clock, feeAccount });
+    const claims = createClaimService({
+      db: database.db,
+      client,
+      chainId: config.chain.id,
+      outcomeToken: lane.outcomeToken,
+      payoutRouter: lane.payoutRouter,
+      relayer,
+      guard: chainService.guard,
+      clock,
+      log,
+      collateral,
+      ledger,
+      projection: () => indexer.projection(),
+    });
     // Play money reaches an agent once, when its first wallet is bound (docs/orderbook.md "Play money").
     const onWalletBound = async (trx: Transaction<DB>, agentId: string, wallet: string) => {
       if (config.ledger.signupGrant === 0n) return;

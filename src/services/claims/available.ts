@@ -6,6 +6,7 @@
  */
 import type { ProjectionT } from '../../wire/markets.ts';
 import type { ClaimDeps } from './deps.ts';
+import { orderBookPayoutItems } from './orderbook-items.ts';
 import { payoutCandidates, readPayouts } from './payout-read.ts';
 import { payoutItemOf, valueTotalsOf, type ClaimValueTotal, type PayoutItem } from './payout-items.ts';
 
@@ -28,9 +29,11 @@ export async function availableClaims(deps: ClaimDeps, wallet: string, p: { curs
   const rows = await payoutCandidates(deps, wallet, { after: p.cursor, limit: p.limit + 1 });
   const page = rows.slice(0, p.limit);
   const { reads, chainReadAt } = await readPayouts(deps, wallet, page);
-  const payouts = reads.flatMap((r) => payoutItemOf(deps, wallet, r, chainReadAt) ?? []);
+  // Order books pay by ledger credits, already in the wallet's balance: listed (claimed) on the first page.
+  const books = p.cursor ? [] : await orderBookPayoutItems(deps, wallet);
+  const payouts = [...reads.flatMap((r) => payoutItemOf(deps, wallet, r, chainReadAt) ?? []), ...books];
   const claimable = reads.filter((r) => r.amount > 0n);
-  const totalCount = await countCandidates(deps, wallet);
+  const totalCount = (await countCandidates(deps, wallet)) + books.length;
   return {
     wallet,
     payouts,

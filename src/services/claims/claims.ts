@@ -4,6 +4,7 @@
  */
 import { availableClaims } from './available.ts';
 import { collectCreatorFunds, replayCollection } from './collect.ts';
+import { payOrderBooks } from './orderbook-payouts.ts';
 import { settleSlashedBonds } from './settle-bonds.ts';
 import { replaySweep, sweepMarket } from './sweep-residual.ts';
 import { claimBatch, type ClaimMarketRef } from './batch.ts';
@@ -39,6 +40,8 @@ export interface ClaimService {
   replaySweep(id: string): ReturnType<typeof replaySweep>;
   /** The keeper's pass: slashed bonds settled and their voters paid. */
   settleBonds(): Promise<string[]>;
+  /** The keeper's pass: resolved order books paid to their holders as ledger credits. */
+  payOrderBooks(): Promise<string[]>;
   projection: ClaimDeps['projection'];
 }
 
@@ -55,6 +58,7 @@ export function createClaimService(deps: ClaimDeps): ClaimService {
     sweepResidual: (ref, recordEffect) => sweepMarket(deps, ref, recordEffect),
     replaySweep: (id) => replaySweep(deps, id),
     settleBonds: () => settleSlashedBonds(deps),
+    payOrderBooks: () => payOrderBooks(deps),
     projection: deps.projection,
   };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ProjectionT } from '../../wire/markets.ts';
 import type { CollateralToken } from '../chain/chain-service.ts';
+import type { LedgerService } from '../ledger/ledger.ts';
 
 export interface ClaimDeps {
   db: Kysely<DB>;
@@ -20,6 +21,8 @@ export interface ClaimDeps {
   guard: <T>(fn: () => Promise<T>) => Promise<T>;
   clock: Clock;
   log: Logger;
+  /** The play-money ledger: order-book payouts are PAYOUT credits. */
+  ledger: Pick<LedgerService, 'submit'>;
   /** The collateral tokens (symbol, decimals) amounts are totalled in. */
   collateral: readonly CollateralToken[];
   /** The indexer's freshness, reported with every answer (a stale projection may miss a market, never an amount). */

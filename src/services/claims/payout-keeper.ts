@@ -1,5 +1,6 @@
-// The payout keeper (docs/money-out.md "Bonds"): every interval while the chain is live, settles the bonds of markets
-// that resolved against their creator and pays the binding vote's voters their part (settle-bonds.ts). One pass at a
+// The payout keeper (docs/money-out.md "Bonds", "Order books"): every interval while the chain is live, settles the
+// bonds of markets that resolved against their creator and pays the binding vote's voters their part
+// (settle-bonds.ts), and pays resolved order books' holders as ledger credits (orderbook-payouts.ts). One pass at a
 // time; a failed pass is logged and retried on the next.
 import type { Logger } from '../../core/logger.ts';
 import type { ClaimService } from './claims.ts';
@@ -11,16 +12,16 @@ export interface PayoutKeeper {
   stop(): Promise<void>;
 }
 
-export function createPayoutKeeper(deps: { claims: Pick<ClaimService, 'settleBonds'>; log: Logger; intervalMs: number; chainLive?: () => boolean }): PayoutKeeper {
+export function createPayoutKeeper(deps: { claims: Pick<ClaimService, 'settleBonds' | 'payOrderBooks'>; log: Logger; intervalMs: number; chainLive?: () => boolean }): PayoutKeeper {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
+  const runOnce = async (): Promise<string[]> => [...(await deps.claims.settleBonds()), ...(await deps.claims.payOrderBooks())];
   return {
-    runOnce: () => deps.claims.settleBonds(),
+    runOnce,
     start() {
       timer = setInterval(() => {
         if (running || (deps.chainLive && !deps.chainLive())) return;
-        running = deps.claims
-          .settleBonds()
+        running = runOnce()
           .catch((err: unknown) => deps.log.error({ err }, 'payout keeper: pass failed; retrying on the next tick'))
           .finally(() => {
             running = null;
