@@ -3,8 +3,11 @@
 // protocol sends (the wallet's balance moves by exactly the listed amount; a second claim is SKIPPED), a sweep, the
 // spec's skip reasons, and a keyed retry answered from the same transaction.
 import { erc20Abi, parseUnits, type Address } from 'viem';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerWallet } from '../support/agents.ts';
+import { walletProofMessage } from '../../src/core/wallet-proof.ts';
+import { keyless, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas, post, sendApprovals, sendTx } from '../support/markets.ts';
@@ -148,5 +151,41 @@ describe('claims', () => {
     expect(swept.body.claims.map((c: { state: string }) => c.state)).toEqual(['SETTLED', 'SETTLED']);
     expect(new Set(swept.body.claims.map((c: { txHash: string }) => c.txHash)).size).toBe(1); // one transaction
     expect((await usdcOf(holder.account.address, token)) - before).toBe(parseUnits('27', 6));
+  });
+
+  it('a market whose creation a reorg took away is MARKET_NOT_FOUND', async () => {
+    const creator = await funded('reorg-claims-creator');
+    const { market } = await createMarket(server, creator.key, creator.account, { question: 'Will this creation survive?' });
+    await sync();
+    await rpc(server.runtime.rpcUrl, 'anvil_reorg', [1, []]);
+    await sync();
+    const res = await server.call('POST', `${A}/claims/batch`, { key: creator.key, idempotencyKey: `claims-${++idem}`, body: { markets: [{ chainId: 8453, marketAddress: market.address }] } });
+    expect(res.body.claims).toEqual([expect.objectContaining({ state: 'SKIPPED', skippedReason: 'MARKET_NOT_FOUND' })]);
+  });
+
+  it('over MCP, a claim takes a wallet proof of the claiming wallet and its idempotencyKey', async () => {
+    const creator = await funded('mcp-claims-creator');
+    const holder = await funded('mcp-claims-holder');
+    const { market } = await createMarket(server, creator.key, creator.account, { question: 'Will the MCP claim pay?' });
+    const address = (market.address as string).toLowerCase();
+    await sync();
+    await buy(holder, address, 0, parseUnits('3', 6));
+    await resolve(creator, address, 1);
+    const base = await server.runtime.listen();
+    const client = new Client({ name: 'svc-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${holder.key}` } } }));
+    const tool = 'svc_claims_batch';
+    const payload = { markets: [{ chainId: 8453, marketAddress: address }] };
+    const { nonce } = (await keyless(server, '/api/auth/nonce')).body as { nonce: string };
+    const timestamp = Math.floor(Date.now() / 1000);
+    const message = walletProofMessage({ agentId: holder.agentId, apiKeyId: holder.keyId, tool, scope: 'fees:claim', chainId: 8453, walletAddress: holder.account.address, resourceId: null, payload, nonce, timestamp });
+    const proof = { walletSignature: await holder.account.signMessage({ message }), signatureTimestamp: timestamp, proofNonce: nonce };
+    type ToolResult = { isError?: boolean; structuredContent?: { claims: { state: string; amount: string }[] }; content: { text: string }[] };
+    const noProof = (await client.callTool({ name: tool, arguments: { ...payload, idempotencyKey: `mcp-${++idem}` } })) as ToolResult;
+    expect(JSON.parse(noProof.content[0]!.text).code).toBe('INVALID_PAYLOAD');
+    const ok = (await client.callTool({ name: tool, arguments: { ...payload, ...proof, idempotencyKey: `mcp-${++idem}` } })) as ToolResult;
+    expect(ok.isError, ok.content[0]?.text).toBeFalsy();
+    expect(ok.structuredContent!.claims).toEqual([expect.objectContaining({ state: 'SETTLED', amount: parseUnits('3', 6).toString() })]);
+    await client.close();
   });
 });
