@@ -10,7 +10,7 @@ import {IMarketResolver} from "./interfaces/IMarketResolver.sol";
 import {IResolvableMarket} from "./interfaces/IResolvableMarket.sol";
 
 /// @title MarketResolver
-/// @notice See IMarketResolver. Holds challenge bonds (returning or slashing them is a later release) and nothing else;
+/// @notice See IMarketResolver. Holds challenge bonds until settleChallengeBond pays them out, and nothing else;
 /// markets hold their own funds and only read this contract.
 /// @dev Only the first step on a market (propose, or openVote for an absent creator) checks that the market names this
 /// resolver: every later step needs a record that such a step created.
@@ -191,6 +191,20 @@ contract MarketResolver is IMarketResolver, EIP712 {
         }
         emit CouncilDecided(market, outcome, signers);
         _resolve(market, r, outcome, Route.Council);
+    }
+
+    /// @inheritdoc IMarketResolver
+    function settleChallengeBond(address market) external {
+        ResolutionRecord storage r = _records[market];
+        if (r.phase != Phase.Resolved) revert WrongPhase(r.phase);
+        uint96 bond = r.challengeBondPaid;
+        if (bond == 0) revert NoChallengeBond();
+        r.challengeBondPaid = 0;
+        bool refunded = r.finalOutcome != r.proposedOutcome;
+        // The market named this resolver when it was proposed on (the only way to a challenge).
+        address to = refunded ? r.challenger : IResolvableMarket(market).creator();
+        emit ChallengeBondSettled(market, to, bond, refunded);
+        bondToken.safeTransfer(to, bond);
     }
 
     /// @inheritdoc IMarketResolver

@@ -498,7 +498,7 @@ export interface CouncilDecisionsTable {
   decided_at: Timestamp;
 }
 
-export type MarketPayoutKind = 'redeemed' | 'creator_fees' | 'bond_returned' | 'bond_slashed' | 'voter_rewards' | 'residual_swept';
+export type MarketPayoutKind = 'redeemed' | 'creator_fees' | 'bond_returned' | 'bond_slashed' | 'voter_rewards' | 'residual_swept' | 'challenge_bond';
 
 /** One money-out log of a market (migration 0019): who was paid what, as the chain logged it. */
 export interface MarketPayoutsTable {

@@ -337,6 +337,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       client,
       chainId: config.chain.id,
       outcomeToken: lane.outcomeToken,
+      resolver: lane.resolver,
       payoutRouter: lane.payoutRouter,
       relayer,
       guard: chainService.guard,

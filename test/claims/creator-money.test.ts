@@ -131,7 +131,9 @@ describe('creator money', () => {
     const pm = tokens(server).PM;
     const before = await Promise.all(voters.map((v) => balanceOf(pm, v.account.address)));
     const creatorBefore = await balanceOf(pm, creator.account.address);
-    expect(await server.runtime.services.payoutKeeper.runOnce()).toEqual([`settleBond ${address}`, `distributeVoterRewards ${address}`]);
+    const challengerBefore = await balanceOf(pm, challenger.address);
+    expect(await server.runtime.services.payoutKeeper.runOnce()).toEqual([`settleChallengeBond ${address}`, `settleBond ${address}`, `distributeVoterRewards ${address}`]);
+    expect((await balanceOf(pm, challenger.address)) - challengerBefore).toBe(CREATION_BOND_PM); // the challenge was right
     const share = (CREATION_BOND_PM * 2_000n) / 10_000n / 2n;
     for (const [i, v] of voters.entries()) expect((await balanceOf(pm, v.account.address)) - before[i]!).toBe(share);
     expect(await balanceOf(pm, creator.account.address)).toBe(creatorBefore);
@@ -140,6 +142,7 @@ describe('creator money', () => {
     expect((await fundsOf(creator)).creatorFunds.markets.find((m: { marketAddress: string }) => m.marketAddress === address).bond).toMatchObject({ status: 'unavailable' });
     const slashed = await server.runtime.database.db.selectFrom('market_payouts').select(['kind', 'amount', 'shares']).where('market', '=', address).orderBy('block_number').execute();
     expect(slashed).toEqual([
+      { kind: 'challenge_bond', amount: CREATION_BOND_PM.toString(), shares: null },
       { kind: 'bond_slashed', amount: (CREATION_BOND_PM / 20n).toString(), shares: (CREATION_BOND_PM / 5n).toString() },
       { kind: 'voter_rewards', amount: share.toString(), shares: '2' },
     ]);

@@ -194,6 +194,29 @@ describe('creator funds, bond and residual', () => {
     expect((await pmOf(v2.address)) - v.v2).toBe(voterPool / 2n);
     expect(await pmOf(v3.address)).toBe(v.v3); // voted for the losing outcome
     expect(await kit.revertOf('LmsrMarket', m, keeper, 'distributeVoterRewards', [sorted])).toMatchObject({ errorName: 'NoVoterPool' });
+
+    // The challenger was right: its bond comes back, once.
+    const carolBefore = await pmOf(carol.address);
+    await send('MarketResolver', resolver, keeper, 'settleChallengeBond', [m]);
+    expect((await pmOf(carol.address)) - carolBefore).toBe(BOND);
+    expect(await kit.revertOf('MarketResolver', resolver, keeper, 'settleChallengeBond', [m])).toMatchObject({ errorName: 'NoChallengeBond' });
+  });
+
+  it('a challenge the vote rejected: the challenge bond goes to the creator, whose bond comes back', async () => {
+    const m = await market();
+    await send('MarketResolver', resolver, creator, 'propose', [m, 1]);
+    await send('MarketResolver', resolver, carol, 'challenge', [m, 2]);
+    expect(await kit.revertOf('MarketResolver', resolver, keeper, 'settleChallengeBond', [m])).toMatchObject({ errorName: 'WrongPhase' });
+    await send('MarketResolver', resolver, owner, 'openVote', [m]);
+    const ballots: CountedBallot[] = [{ wallet: v1.address.toLowerCase(), outcome: 1, signature: '0x44' }];
+    await advance(86_401n);
+    await send('MarketResolver', resolver, owner, 'recordVerdict', [m, 1, 0, 1, ballotsRoot(ballots), 1]);
+    const creatorBefore = await pmOf(creator.address);
+    expect(eventOf(await send('LmsrMarket', m, keeper, 'settleBond', []), 'BondReturned')).toEqual({ creator: creator.address, amount: BOND });
+    const settled = await send('MarketResolver', resolver, keeper, 'settleChallengeBond', [m]);
+    const [log] = parseEventLogs({ abi: loadArtifact('MarketResolver').abi, logs: settled.logs, eventName: 'ChallengeBondSettled' });
+    expect(log!.args).toEqual({ market: m, to: creator.address, amount: BOND, refunded: false });
+    expect((await pmOf(creator.address)) - creatorBefore).toBe(2n * BOND);
   });
 
   it('a creator overturned by the council: no binding vote, so the voters’ part goes to the treasury', async () => {

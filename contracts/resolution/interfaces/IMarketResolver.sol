@@ -115,6 +115,10 @@ interface IMarketResolver {
     /// @notice The market reached Resolved. Emitted once per market, after the event of the step that resolved it.
     event MarketResolved(address indexed market, uint8 outcome, Route route, bool creatorSlashed);
 
+    /// @notice A resolved market's challenge bond was paid out: back to the challenger when the final outcome is not
+    /// the one the creator proposed (the challenge was right), else to the creator (their proposal stood).
+    event ChallengeBondSettled(address indexed market, address indexed to, uint256 amount, bool refunded);
+
     /// @notice The council was replaced.
     event CouncilSet(address[] members, uint256 threshold);
 
@@ -165,6 +169,8 @@ interface IMarketResolver {
     error WrongRound(uint8 round, uint8 current);
     /// @notice openVote after round 2: at most one integrity restart.
     error NoMoreVoteRounds();
+    /// @notice The market has no challenge bond to settle (never challenged, or settled already).
+    error NoChallengeBond();
     /// @notice A window of 0, or below its floor where short windows are not allowed.
     error WindowBelowFloor(uint32 window, uint32 floor);
 
@@ -230,6 +236,10 @@ interface IMarketResolver {
 
     /// @notice The whole record of `market` (zeros for a market never acted on).
     function resolutionOf(address market) external view returns (ResolutionRecord memory);
+
+    /// @notice Once the market is Resolved, pays its challenge bond out: to the challenger when the final outcome is
+    /// not the proposed one, else to the creator. Anyone may send it; only they are paid. Once (NoChallengeBond).
+    function settleChallengeBond(address market) external;
 
     /// @notice The phase of `market` (None for any address never acted on). Markets read it for their state().
     function phaseOf(address market) external view returns (Phase);

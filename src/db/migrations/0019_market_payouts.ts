@@ -1,5 +1,6 @@
-// Migration 0019: money out of automated markets as the chain logged it (issue 17): each Redeemed, CreatorFeesCollected,
-// BondReturned, BondSlashed, VoterRewardsPaid and ResidualSwept log of a market we registered, kept once (keyed by the
+// Migration 0019: money out of markets as the chain logged it (issue 17): each Redeemed, CreatorFeesCollected,
+// BondReturned, BondSlashed, VoterRewardsPaid and ResidualSwept log of a market we registered, and the resolver's
+// ChallengeBondSettled for it, kept once (keyed by the
 // log) by the indexer in its batch transaction and deleted above the ancestor on a reorg. Claims read "claimed" from it,
 // creator funds "collected" and "returned", the sweep "already swept"; amounts always come from chain reads. And the
 // claims the protocol sends.
@@ -14,7 +15,7 @@ export const m0019_market_payouts: Migration = {
       block_number bigint NOT NULL,
       block_time timestamptz NOT NULL,
       market text NOT NULL CHECK (market = lower(market)),
-      kind text NOT NULL CHECK (kind IN ('redeemed', 'creator_fees', 'bond_returned', 'bond_slashed', 'voter_rewards', 'residual_swept')),
+      kind text NOT NULL CHECK (kind IN ('redeemed', 'creator_fees', 'bond_returned', 'bond_slashed', 'voter_rewards', 'residual_swept', 'challenge_bond')),
       recipient text NULL CHECK (recipient = lower(recipient)),
       amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
       shares numeric(78, 0) NULL,

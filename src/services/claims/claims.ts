@@ -6,6 +6,7 @@ import { availableClaims } from './available.ts';
 import { collectCreatorFunds, replayCollection } from './collect.ts';
 import { payOrderBooks } from './orderbook-payouts.ts';
 import { settleSlashedBonds } from './settle-bonds.ts';
+import { settleChallengeBonds } from './settle-challenge-bonds.ts';
 import { replaySweep, sweepMarket } from './sweep-residual.ts';
 import { claimBatch, type ClaimMarketRef } from './batch.ts';
 import type { ClaimDeps } from './deps.ts';
@@ -38,7 +39,7 @@ export interface ClaimService {
   /** A resolved market's residual to its creator. */
   sweepResidual(ref: { chainId: number; marketAddress: string }, recordEffect?: EffectRecorder): ReturnType<typeof sweepMarket>;
   replaySweep(id: string): ReturnType<typeof replaySweep>;
-  /** The keeper's pass: slashed bonds settled and their voters paid. */
+  /** The keeper's pass: challenge bonds paid out, slashed creation bonds settled and their voters paid. */
   settleBonds(): Promise<string[]>;
   /** The keeper's pass: resolved order books paid to their holders as ledger credits. */
   payOrderBooks(): Promise<string[]>;
@@ -57,7 +58,7 @@ export function createClaimService(deps: ClaimDeps): ClaimService {
     replayCollection: (id) => replayCollection(deps, id),
     sweepResidual: (ref, recordEffect) => sweepMarket(deps, ref, recordEffect),
     replaySweep: (id) => replaySweep(deps, id),
-    settleBonds: () => settleSlashedBonds(deps),
+    settleBonds: async () => [...(await settleChallengeBonds(deps)), ...(await settleSlashedBonds(deps))],
     payOrderBooks: () => payOrderBooks(deps),
     projection: deps.projection,
   };

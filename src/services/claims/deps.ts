@@ -15,6 +15,8 @@ export interface ClaimDeps {
   client: PublicClient;
   chainId: number;
   outcomeToken: Address;
+  /** The MarketResolver: it holds challenge bonds. */
+  resolver: Address;
   payoutRouter: Address;
   relayer: Pick<Relayer, 'address' | 'send' | 'get' | 'waitFor'>;
   /** Runs a chain read, turning an unreachable node into 503 SERVICE_UNAVAILABLE (ChainService.guard). */

@@ -80,6 +80,7 @@ export const discoverRules = defineCapability({
       { flow: 'protocol fee', from: 'trader', to: 'protocol treasury', when: 'every trade' },
       { flow: 'creator fee', from: 'trader', to: 'market (creator marketBalance)', when: 'every trade; collectable by the creator once the market resolves' },
       { flow: 'payout', from: 'market', to: 'holders of winning shares', when: 'after resolution, claimed (the protocol submits claims)' },
+      { flow: 'challenge bond', from: 'challenger', to: 'resolver, then the challenger (the final outcome is not the proposed one) or else the creator', when: 'a challenge; paid out after resolution (the protocol submits it)' },
       { flow: 'residual sweep', from: 'market', to: 'creator', when: 'after resolution: the balance beyond the unredeemed winning shares, the uncollected fees and (PM markets) the unsettled bond and voters\' part (the protocol submits it)' },
     ],
     actors: [

@@ -24,6 +24,13 @@ export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: B
     if (await applyLog(trx, deps, range, l)) inserted++;
   }
   const stopped = await applyResolutionLogs(trx, deps, range.resolutions);
+  for (const l of range.challengeBonds) {
+    const market = l.args.market.toLowerCase();
+    const known = await trx.selectFrom('markets').select('address').where('chain_id', '=', deps.chainId).where('address', '=', market).executeTakeFirst();
+    if (!known) continue;
+    const at = { chainId: deps.chainId, txHash: l.transactionHash, logIndex: l.logIndex, blockNumber: l.blockNumber, blockTime: range.blocks.get(l.blockNumber)!.time, market };
+    await applyPayout(trx, { ...at, kind: 'challenge_bond', recipient: l.args.to, amount: l.args.amount, shares: null });
+  }
   return { inserted, stopped };
 }
 

@@ -1,5 +1,6 @@
 // Reads one batch of blocks from the chain: the lane's logs, their blocks' hashes and times, and the creations with
 // the market state at their block. Everything is read before the batch's transaction opens.
+import { parseAbiItem, type Log } from 'viem';
 import { createdMarketOf, type CreatedMarket } from '../created-market.ts';
 import { readMarketState } from '../market-state.ts';
 import { ORDERBOOK_MARKET_CREATED, orderBookCreationOf, type OrderBookCreation } from '../../orderbook/markets.ts';
@@ -7,6 +8,9 @@ import type { BlockStamp } from './cursor.ts';
 import type { IndexerDeps } from './deps.ts';
 import { LANE_EVENTS, type LaneLog } from './lane-events.ts';
 import { placeResolverLog, readResolverLogs, type PlacedResolutionLog } from './resolutions.ts';
+
+export const CHALLENGE_BOND_SETTLED = parseAbiItem('event ChallengeBondSettled(address indexed market, address indexed to, uint256 amount, bool refunded)');
+export type ChallengeBondLog = Log<bigint, number, false, typeof CHALLENGE_BOND_SETTLED, true>;
 
 export interface BlockRange {
   /** The last block of the range and its hash: where the cursor moves. */
@@ -20,6 +24,8 @@ export interface BlockRange {
   orderBookCreations: OrderBookCreation[];
   /** The resolver's logs in chain order (applied after the creations: a market is resolved only after it exists). */
   resolutions: PlacedResolutionLog[];
+  /** The resolver's ChallengeBondSettled logs (money out: a challenge bond paid back or to the creator). */
+  challengeBonds: ChallengeBondLog[];
   /** Markets (lowercase) whose Trade and CreatorFeesCollected logs count: registered, or created in this range. */
   known: Set<string>;
 }
@@ -32,14 +38,15 @@ export async function readRange(deps: IndexerDeps, from: bigint, to: bigint): Pr
   // Order-book markets: only their factory's creations (play money trades in the ledger, not on chain).
   const orderbookLogs = await client.getLogs({ address: deps.lane.orderbookFactory, event: ORDERBOOK_MARKET_CREATED, fromBlock: from, toBlock: to, strict: true });
   const resolverLogs = await readResolverLogs(deps, from, to);
+  const challengeBonds = (await client.getLogs({ address: deps.lane.resolver, event: CHALLENGE_BOND_SETTLED, fromBlock: from, toBlock: to, strict: true })) as ChallengeBondLog[];
   const recheck = await client.getBlock({ blockNumber: to });
   if (recheck.hash !== toBlock.hash) return null;
-  const blocks = await blockStamps(deps, { number: to, ...stampOf(toBlock) }, [...logs, ...orderbookLogs, ...resolverLogs]);
+  const blocks = await blockStamps(deps, { number: to, ...stampOf(toBlock) }, [...logs, ...orderbookLogs, ...resolverLogs, ...challengeBonds]);
   const automatedCreations = await automatedCreationsIn(deps, logs, blocks);
   const known = await knownMarkets(deps, logs, automatedCreations);
   const orderBookCreations = orderbookLogs.map((l) => orderBookCreationOf(l, { chainId: deps.chainId, blockTime: blocks.get(l.blockNumber)!.time }));
   const resolutions = resolverLogs.map((l) => placeResolverLog(l, blocks.get(l.blockNumber)!.time));
-  return { to, toHash: toBlock.hash, logs, blocks, automatedCreations, orderBookCreations, resolutions, known };
+  return { to, toHash: toBlock.hash, logs, blocks, automatedCreations, orderBookCreations, resolutions, challengeBonds, known };
 }
 
 const stampOf = (b: { hash: string; timestamp: bigint }): BlockStamp => ({ hash: b.hash, time: new Date(Number(b.timestamp) * 1000) });
