@@ -7,10 +7,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walletProofMessage } from '../../src/core/wallet-proof.ts';
-import { keyless, registerWallet } from '../support/agents.ts';
+import { keyless } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { createMarket, fund, gas, post, sendApprovals, sendTx } from '../support/markets.ts';
+import { buyShares, funded as fundedAgent, resolveUndisputed, type Agent } from '../support/claims.ts';
+import { createMarket, post } from '../support/markets.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -21,39 +22,9 @@ afterAll(async () => server?.close());
 const A = '/api/agent/v1';
 let idem = 0;
 const sync = () => server.runtime.services.indexer.syncNow();
-type Agent = Awaited<ReturnType<typeof registerWallet>>;
-
-async function funded(name: string): Promise<Agent> {
-  const agent = await registerWallet(server, undefined, name);
-  await gas(server, agent.account.address);
-  await fund(server, agent.account.address);
-  return agent;
-}
-
-async function buy(agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> {
-  // A day's deadline: the chain's clock runs ahead of the service's once a test moved it.
-  const body = { market, outcome, side: 'buy', shares: shares.toString(), deadlineSeconds: 86_400 };
-  let prepared = await post(server, agent.key, '/trade/prepare', body);
-  if (prepared.body.code === 'APPROVAL_REQUIRED') {
-    await sendApprovals(server, agent.account, prepared.body.approvals);
-    prepared = await post(server, agent.key, '/trade/prepare', body);
-  }
-  expect(prepared.status, prepared.text).toBe(200);
-  await sendTx(server, agent.account, prepared.body.transaction);
-}
-
-/** Proposes `outcome` as the creator and lets the keeper finalize it after the window. */
-async function resolve(creator: Agent, market: string, outcome: number): Promise<void> {
-  const resolver = server.runtime.services.chain.lane().resolver;
-  const { encodeFunctionData } = await import('viem');
-  const { loadArtifact } = await import('../../src/chain/artifacts.ts');
-  await sendTx(server, creator.account, { to: resolver, data: encodeFunctionData({ abi: loadArtifact('MarketResolver').abi, functionName: 'propose', args: [market as Address, outcome] }) });
-  await sync();
-  await rpc(server.runtime.rpcUrl, 'evm_increaseTime', [7_201]);
-  await rpc(server.runtime.rpcUrl, 'evm_mine');
-  await server.runtime.services.resolutionKeeper.runOnce();
-  await sync();
-}
+const funded = (name: string) => fundedAgent(server, name);
+const buy = (agent: Agent, market: string, outcome: number, shares: bigint) => buyShares(server, agent, market, outcome, shares);
+const resolve = (creator: Agent, market: string, outcome: number) => resolveUndisputed(server, creator, market, outcome);
 
 const usdcOf = (who: string, token: string) => server.runtime.services.chain.client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [who as Address] });
 

@@ -2,16 +2,16 @@
 // then collected and returned), collected by the protocol to the creator only, the residual swept once, and a bond
 // slashed by a binding vote settled by the keeper — 5% keeper and 75% treasury (both the operator here), 20% to the
 // voters of the final outcome, to the wei.
-import { encodeFunctionData, erc20Abi, maxUint256, parseUnits, type Address, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, maxUint256, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { CREATION_BOND_PM } from '../../src/core/markets/fees.ts';
 import { ballotTypedData } from '../../src/core/resolution/votes.ts';
 import { registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { createMarket, fund, gas, post, sendApprovals, sendTx, tokens } from '../support/markets.ts';
+import { buyShares, funded as fundedAgent, resolverTx, type Agent } from '../support/claims.ts';
+import { createMarket, fund, gas, sendTx, tokens } from '../support/markets.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,31 +23,15 @@ const A = '/api/agent/v1';
 let idem = 0;
 const keyed = (key: string, path: string, body: unknown) => server.call('POST', `${A}${path}`, { key, body, idempotencyKey: `money-${++idem}` });
 const sync = () => server.runtime.services.indexer.syncNow();
-const resolverAbi = loadArtifact('MarketResolver').abi;
-type Agent = Awaited<ReturnType<typeof registerWallet>>;
 const advance = async (s: number) => {
   await rpc(server.runtime.rpcUrl, 'evm_increaseTime', [s]);
   await rpc(server.runtime.rpcUrl, 'evm_mine');
 };
 const balanceOf = (token: string, who: string) => server.runtime.services.chain.client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [who as Address] });
-const resolverCall = (functionName: string, args: readonly unknown[]) => ({ to: server.runtime.services.chain.lane().resolver, data: encodeFunctionData({ abi: resolverAbi, functionName, args } as never) as Hex });
+const resolverCall = (functionName: string, args: readonly unknown[]) => resolverTx(server, functionName, args);
 
-async function funded(name: string): Promise<Agent> {
-  const agent = await registerWallet(server, undefined, name);
-  await gas(server, agent.account.address);
-  await fund(server, agent.account.address);
-  return agent;
-}
-async function buy(agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> {
-  const body = { market, outcome, side: 'buy', shares: shares.toString(), deadlineSeconds: 86_400 };
-  let prepared = await post(server, agent.key, '/trade/prepare', body);
-  if (prepared.body.code === 'APPROVAL_REQUIRED') {
-    await sendApprovals(server, agent.account, prepared.body.approvals);
-    prepared = await post(server, agent.key, '/trade/prepare', body);
-  }
-  expect(prepared.status, prepared.text).toBe(200);
-  await sendTx(server, agent.account, prepared.body.transaction);
-}
+const funded = (name: string) => fundedAgent(server, name);
+const buy = (agent: Agent, market: string, outcome: number, shares: bigint) => buyShares(server, agent, market, outcome, shares);
 const fundsOf = async (agent: Agent) => (await server.call('GET', `${A}/trade/creator-funds`, { key: agent.key })).body;
 
 describe('creator money', () => {

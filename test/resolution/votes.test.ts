@@ -27,25 +27,32 @@ const post = (key: string, path: string, body?: unknown) => server.call('POST', 
 const sync = () => server.runtime.services.indexer.syncNow();
 const call = (functionName: string, args: readonly unknown[]) => encodeFunctionData({ abi, functionName, args } as never) as Hex;
 
+/** A market its creator proposed 1 on, challenged with 2, with vote round 1 opened by the keeper. */
+async function disputedMarket(name: string): Promise<Address> {
+  const resolver = server.runtime.services.chain.lane().resolver;
+  const creator = await registerWallet(server, undefined, name);
+  await gas(server, creator.account.address);
+  await fund(server, creator.account.address);
+  const { market } = await createMarket(server, creator.key, creator.account);
+  const address = (market.address as string).toLowerCase() as Address;
+  await sync();
+  const challenger = privateKeyToAccount(generatePrivateKey());
+  await gas(server, challenger.address);
+  await fund(server, challenger.address, { usdc: 0n, pm: parseUnits('100000', 18) });
+  await sendTx(server, challenger, { to: tokens(server).PM, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [resolver, maxUint256] }) });
+  await sendTx(server, creator.account, { to: resolver, data: call('propose', [address, 1]) });
+  await sendTx(server, challenger, { to: resolver, data: call('challenge', [address, 2]) });
+  await sync();
+  expect(await server.runtime.services.resolutionKeeper.runOnce()).toEqual([`openVote ${address}`]);
+  await sync();
+  return address;
+}
+
 describe('human votes', () => {
   it('one ballot per verified identity until the deadline; the keeper records the binding verdict that resolves the market', async () => {
     const { chain, humans, resolutionKeeper } = server.runtime.services;
     const resolver = chain.lane().resolver;
-    const creator = await registerWallet(server, undefined, 'vote-creator');
-    await gas(server, creator.account.address);
-    await fund(server, creator.account.address);
-    const { market } = await createMarket(server, creator.key, creator.account);
-    const address = (market.address as string).toLowerCase() as Address;
-    await sync();
-    const challenger = privateKeyToAccount(generatePrivateKey());
-    await gas(server, challenger.address);
-    await fund(server, challenger.address, { usdc: 0n, pm: parseUnits('100000', 18) });
-    await sendTx(server, challenger, { to: tokens(server).PM, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [resolver, maxUint256] }) });
-    await sendTx(server, creator.account, { to: resolver, data: call('propose', [address, 1]) });
-    await sendTx(server, challenger, { to: resolver, data: call('challenge', [address, 2]) });
-    await sync();
-    expect(await resolutionKeeper.runOnce()).toEqual([`openVote ${address}`]);
-    await sync();
+    const address = await disputedMarket('vote-creator');
     const sessionId = `${server.config.chain.id}:${address}:1`;
 
     // Voters: alice (verified) and bob linked under her identity; carol verified on her own; dave not verified.
@@ -124,20 +131,7 @@ describe('human votes', () => {
   it('a tie for the most ballots is a deadlock: the keeper records it and the council takes the market', async () => {
     const { chain, humans, resolutionKeeper } = server.runtime.services;
     const resolver = chain.lane().resolver;
-    const creator = await registerWallet(server, undefined, 'tie-creator');
-    await gas(server, creator.account.address);
-    await fund(server, creator.account.address);
-    const { market } = await createMarket(server, creator.key, creator.account);
-    const address = (market.address as string).toLowerCase() as Address;
-    const challenger = privateKeyToAccount(generatePrivateKey());
-    await gas(server, challenger.address);
-    await fund(server, challenger.address, { usdc: 0n, pm: parseUnits('100000', 18) });
-    await sendTx(server, challenger, { to: tokens(server).PM, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [resolver, maxUint256] }) });
-    await sendTx(server, creator.account, { to: resolver, data: call('propose', [address, 1]) });
-    await sendTx(server, challenger, { to: resolver, data: call('challenge', [address, 2]) });
-    await sync();
-    expect(await resolutionKeeper.runOnce()).toEqual([`openVote ${address}`]);
-    await sync();
+    const address = await disputedMarket('tie-creator');
     const sessionId = `${server.config.chain.id}:${address}:1`;
     // Two verified humans, one ballot each, for different outcomes: quorum (2) is met, nobody leads.
     const vote = async (voter: Awaited<ReturnType<typeof registerWallet>>, outcome: number) => {

@@ -4,13 +4,11 @@ import { formatUnits } from 'viem';
 import type { ClaimDeps } from './deps.ts';
 import type { PayoutRead } from './payout-read.ts';
 
-export interface PayoutItem {
-  id: string;
+/** What PayoutItem and ClaimSettlement share: one market's payout to one wallet, read on chain. */
+export interface PayoutFields {
   chainId: number;
   marketAddress: string;
   amount: string;
-  status: 'claimable' | 'claimed';
-  createdAt: string;
   eligibleNow: boolean;
   eligibleAt: string | null;
   amountSource: 'chain';
@@ -18,6 +16,12 @@ export interface PayoutItem {
   isResolved: boolean;
   claimed: boolean;
   chainReadAt: string;
+}
+
+export interface PayoutItem extends PayoutFields {
+  id: string;
+  status: 'claimable' | 'claimed';
+  createdAt: string;
 }
 
 export interface ClaimValueTotal {

@@ -10,24 +10,15 @@ import { encodeFunctionData, parseEventLogs, type Address, type Hex } from 'viem
 import { loadArtifact } from '../../chain/artifacts.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import type { ClaimDeps } from './deps.ts';
+import type { PayoutFields } from './payout-items.ts';
 import type { PayoutRead } from './payout-read.ts';
 
 export type SkippedReason = 'NOT_CLAIMABLE_YET' | 'MARKET_NOT_FOUND' | 'ROUTER_UNAVAILABLE' | 'SUBMIT_FAILED';
 
-export interface ClaimSettlement {
+export interface ClaimSettlement extends PayoutFields {
   state: 'SETTLED' | 'SKIPPED';
-  chainId: number;
-  marketAddress: string;
-  amount: string;
   txHash?: string;
   skippedReason?: SkippedReason;
-  eligibleNow: boolean;
-  eligibleAt: string | null;
-  amountSource: 'chain';
-  winningShares: string;
-  isResolved: boolean;
-  claimed: boolean;
-  chainReadAt: string;
 }
 
 /** One market of a plan, as JSON (it is kept in claim_requests.plan). */

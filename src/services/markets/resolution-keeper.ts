@@ -20,6 +20,7 @@ import type { ResolutionActionService } from '../resolution/actions.ts';
 import { finalizeOperationId } from '../resolution/finalize.ts';
 import { onChainRecord } from '../resolution/on-chain-record.ts';
 import { currentAttempt } from '../resolution/relay-step.ts';
+import { keeperLoop } from '../keeper-loop.ts';
 import type { VoteService } from '../resolution/votes.ts';
 
 export interface ResolutionKeeper {
@@ -51,8 +52,6 @@ export function createResolutionKeeper(deps: {
 }): ResolutionKeeper {
   const { db, client, chainId, log } = deps;
   const abi = loadArtifact('MarketResolver').abi;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
 
   const due = async (chainNow: Date): Promise<Action[]> => {
     const finalizable = await db.selectFrom('market_resolutions').select('market').where('chain_id', '=', chainId).where('phase', '=', 'proposed').where('challenge_deadline', '<=', chainNow).execute();
@@ -158,23 +157,5 @@ export function createResolutionKeeper(deps: {
     return sent;
   };
 
-  return {
-    runOnce,
-    start() {
-      timer = setInterval(() => {
-        if (running || (deps.chainLive && !deps.chainLive())) return;
-        running = runOnce()
-          .catch((err: unknown) => log.error({ err }, 'resolution keeper: pass failed; retrying on the next tick'))
-          .finally(() => {
-            running = null;
-          });
-      }, deps.intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return { runOnce, ...keeperLoop({ name: 'resolution keeper', pass: runOnce, log, intervalMs: deps.intervalMs, chainLive: deps.chainLive }) };
 }
