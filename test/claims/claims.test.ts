@@ -159,4 +159,21 @@ describe('claims', () => {
     expect(ok.structuredContent!.claims).toEqual([expect.objectContaining({ state: 'SETTLED', amount: parseUnits('3', 6).toString() })]);
     await client.close();
   });
+
+  it('two claims of the same payout at once: one is paid, the other finds nothing left', async () => {
+    const creator = await funded('race-creator');
+    const holder = await funded('race-holder');
+    const { market } = await createMarket(server, creator.key, creator.account, { question: 'Will two claims race?' });
+    const address = (market.address as string).toLowerCase();
+    await sync();
+    await buy(holder, address, 0, parseUnits('4', 6));
+    await resolve(creator, address, 1);
+    const body = { markets: [{ chainId: 8453, marketAddress: address }] };
+    const [a, b] = await Promise.all([1, 2].map(() => server.call('POST', `${A}/claims/batch`, { key: holder.key, body, idempotencyKey: `claims-${++idem}` })));
+    const claims = [a!.body.claims[0], b!.body.claims[0]].sort((x: { state: string }, y: { state: string }) => (x.state < y.state ? -1 : 1));
+    expect(claims).toEqual([
+      expect.objectContaining({ state: 'SETTLED', amount: parseUnits('4', 6).toString() }),
+      expect.objectContaining({ state: 'SKIPPED', skippedReason: 'NOT_CLAIMABLE_YET', amount: '0', claimed: true }),
+    ]);
+  });
 });

@@ -237,6 +237,28 @@ describe('creator funds, bond and residual', () => {
   });
 });
 
+describe('the residual never takes what is owed', () => {
+  it('a void PM market swept before anyone redeemed or the bond settled: every holder and the bond are still paid in full', async () => {
+    const m = await market();
+    await buy(m, alice, 0, parseUnits('33', 18));
+    await buy(m, bob, 1, parseUnits('11', 18));
+    await buy(m, bob, 0, parseUnits('1', 18));
+    await resolveUndisputed(m, 0);
+    const creatorBefore = await pmOf(creator.address);
+    const swept = eventOf(await send('LmsrMarket', m, keeper, 'sweepResidual', []), 'ResidualSwept');
+    expect((swept.amount as bigint) > 0n).toBe(true);
+    expect((await pmOf(creator.address)) - creatorBefore).toBe(swept.amount);
+    // Everything owed is still there: both holders' equal split, the fees and the bond.
+    expect(eventOf(await send('LmsrMarket', m, keeper, 'redeem', [alice.address]), 'Redeemed')).toMatchObject({ payout: parseUnits('16.5', 18) });
+    expect(eventOf(await send('LmsrMarket', m, keeper, 'redeem', [bob.address]), 'Redeemed')).toMatchObject({ payout: parseUnits('6', 18) });
+    await send('LmsrMarket', m, keeper, 'collectCreatorFees', []);
+    expect(eventOf(await send('LmsrMarket', m, keeper, 'settleBond', []), 'BondReturned')).toMatchObject({ amount: BOND });
+    // What is left is the rounding the void split kept back, sweepable now, and nothing is owed any more.
+    await send('LmsrMarket', m, keeper, 'sweepResidual', []);
+    expect(await pmOf(m)).toBe(0n);
+  });
+});
+
 describe('PayoutRouter', () => {
   it('redeems many holders across markets in one transaction, skipping a claim that cannot be paid yet', async () => {
     const markets = [await market(), await market(), await market()];

@@ -123,7 +123,7 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
    * signatureTimestamp and proofNonce; the proof is bound to this scope and resource, and the
    * proven wallet reaches the handler as ctx.provenWallet. REST calls act for the key's own agent.
    */
-  mcpElevation?: { scope: string; resourceId?: (input: HandlerInput<P, Q, B>) => string | null };
+  mcpElevation?: { scope: string; resourceId?: (input: HandlerInput<P, Q, B>) => string | null; /** walletAddress is required, not taken from the bound wallet (spec: collect). */ walletRequired?: boolean };
   /** The call removes or replaces something (MCP destructiveHint), e.g. rotating a key revokes the old one. */
   destructive?: boolean;
   input?: CapabilityInputSchemas<P, Q, B>;

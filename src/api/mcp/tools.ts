@@ -88,7 +88,7 @@ function buildTool(cap: Capability): McpTool {
   const sharedProofKeys = new Set(cap.mcpElevation ? WALLET_PROOF_INPUT_FIELDS.filter((k) => k === 'walletAddress' && bodyKeys.has(k)) : []);
   if (cap.mcpElevation) {
     Object.assign(extra, Object.fromEntries(Object.entries(PROOF_SCHEMAS).filter(([k]) => !sharedProofKeys.has(k))));
-    extraRequired.push('walletSignature', 'signatureTimestamp', 'proofNonce');
+    extraRequired.push('walletSignature', 'signatureTimestamp', 'proofNonce', ...(cap.mcpElevation.walletRequired && !sharedProofKeys.has('walletAddress') ? ['walletAddress'] : []));
   }
   const shared = { ...params.properties, ...query.properties, ...extra };
   const sharedRequired = [...params.required, ...query.required, ...extraRequired];

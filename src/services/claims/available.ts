@@ -30,8 +30,9 @@ export async function availableClaims(deps: ClaimDeps, wallet: string, p: { curs
   const page = rows.slice(0, p.limit);
   const { reads, chainReadAt } = await readPayouts(deps, wallet, page);
   // Order books pay by ledger credits, already in the wallet's balance: listed (claimed) on the first page.
-  const books = p.cursor ? [] : await orderBookPayoutItems(deps, wallet);
-  const payouts = [...reads.flatMap((r) => payoutItemOf(deps, wallet, r, chainReadAt) ?? []), ...books];
+  const automated = reads.flatMap((r) => payoutItemOf(deps, wallet, r, chainReadAt) ?? []);
+  const books = p.cursor ? [] : (await orderBookPayoutItems(deps, wallet)).slice(0, Math.max(0, p.limit - automated.length));
+  const payouts = [...automated, ...books];
   const claimable = reads.filter((r) => r.amount > 0n);
   const totalCount = (await countCandidates(deps, wallet)) + books.length;
   return {

@@ -31,7 +31,8 @@ export async function planBatch(deps: ClaimDeps, wallet: string, refs: readonly 
     const row = ref.chainId === deps.chainId ? rows.find((r) => r.address === address) : undefined;
     if (!row || row.cancel_reason !== null) return skipped(ref.chainId, address, 'MARKET_NOT_FOUND');
     if (row.pricing_model !== 'automated') return skipped(ref.chainId, address, 'ROUTER_UNAVAILABLE');
-    return planned(deps.chainId, reads.find((r) => r.market === address)!);
+    const read = reads.find((r) => r.market === address);
+    return read ? planned(deps.chainId, read) : skipped(ref.chainId, address, 'MARKET_NOT_FOUND');
   });
   return { wallet, chainReadAt: chainReadAt.toISOString(), items };
 }

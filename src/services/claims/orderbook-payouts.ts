@@ -41,6 +41,7 @@ export async function payOrderBooks(deps: ClaimDeps & { ledger: Pick<LedgerServi
     .where('m.pricing_model', '=', 'ORDERBOOK')
     .where('r.phase', '=', 'resolved')
     .where('m.ledger_market_id', 'is not', null)
+    .where('r.final_outcome', 'is not', null)
     .where(sql<boolean>`NOT EXISTS (SELECT 1 FROM ledger_operations o WHERE o.source LIKE ${'payout:' + deps.chainId + ':'} || m.address || '#%')`)
     .orderBy('m.address')
     .limit(PER_PASS)
@@ -52,7 +53,8 @@ export async function payOrderBooks(deps: ClaimDeps & { ledger: Pick<LedgerServi
     const rows = await deps.db.selectFrom('ledger_balances').select(['account', 'asset_id', 'balance']).where('asset_id', 'in', assets.map(String)).where('account', '<>', '0x0000000000000000000000000000000000000000').execute();
     const holdings = rows.map((r) => ({ account: r.account, side: (BigInt(r.asset_id) === assets[0] ? 0 : 1) as 0 | 1, shares: BigInt(r.balance) })).filter((h) => h.shares > 0n);
     if (holdings.length === 0) continue;
-    const ops = payoutCredits(marketId, m.final_outcome ?? 0, holdings);
+    // Balances cannot move any more: the book stopped trading at the proposal and only these credits touch it.
+    const ops = payoutCredits(marketId, m.final_outcome!, holdings);
     const r = await deps.ledger.submit(ops, { source: payoutSource(deps.chainId, m.address) });
     if (r.appended) done.push(`payout ${m.address}`);
   }

@@ -43,7 +43,8 @@ export function payoutItemOf(deps: Pick<ClaimDeps, 'chainId'>, wallet: string, r
     marketAddress: r.market,
     amount: (claimed ? r.redeemed : r.amount).toString(),
     status: claimed ? 'claimed' : 'claimable',
-    createdAt: (r.eligibleAt ?? chainReadAt).toISOString(),
+    // When the payout came to be: the resolution, or (proposed only) now, never a future instant.
+    createdAt: (r.isResolved && r.eligibleAt ? r.eligibleAt : chainReadAt).toISOString(),
     eligibleNow: r.eligibleNow,
     eligibleAt: r.eligibleAt?.toISOString() ?? null,
     amountSource: 'chain',

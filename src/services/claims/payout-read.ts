@@ -6,6 +6,7 @@
  */
 import { parseAbi, type Address } from 'viem';
 import { abiWithAllErrors } from '../../chain/artifacts.ts';
+import { isProblemError } from '../../core/errors.ts';
 import { resolutionRecordFromJson } from '../../core/resolution/record.ts';
 import type { ClaimDeps } from './deps.ts';
 
@@ -58,7 +59,7 @@ export async function readPayouts(deps: ClaimDeps, wallet: string, markets: read
   const at = { blockNumber: block.number };
   const abi = abiWithAllErrors('LmsrMarket');
   const redeemedRows = markets.length === 0 ? [] : await deps.db.selectFrom('market_payouts').select(['market', 'amount']).where('chain_id', '=', deps.chainId).where('kind', '=', 'redeemed').where('recipient', '=', wallet).where('market', 'in', markets.map((m) => m.address)).execute();
-  const reads = await Promise.all(
+  const settled = await Promise.allSettled(
     markets.map(async (m): Promise<PayoutRead> => {
       const n = m.outcome_count;
       const ids = Array.from({ length: n }, (_, i) => (BigInt(m.address) << 8n) | BigInt(i));
@@ -88,6 +89,14 @@ export async function readPayouts(deps: ClaimDeps, wallet: string, markets: read
       };
     }),
   );
+  // One market's failure is that market's: a node that cannot be reached is 503 for all; a market the chain cannot
+  // answer for (no code, an old implementation) is left out (a batch reports it MARKET_NOT_FOUND).
+  const reads: PayoutRead[] = [];
+  for (const r of settled) {
+    if (r.status === 'fulfilled') reads.push(r.value);
+    else if (isProblemError(r.reason)) throw r.reason;
+    else deps.log.warn({ err: r.reason }, 'claims: a market could not be read on chain; left out');
+  }
   return { reads, chainReadAt: new Date(Number(block.timestamp) * 1000), blockNumber: block.number };
 }
 

@@ -55,8 +55,8 @@ async function settleOne(deps: ClaimDeps, r: { market: string; record: Record<st
     const base = `bond:${deps.chainId}:${r.market}`;
     const read = (functionName: string) => deps.guard(() => deps.client.readContract({ address: market, abi: abiWithAllErrors('LmsrMarket'), functionName }));
     if (!(await read('bondSettled'))) {
-      const { tx } = await sendOnce(deps, `${base}:settle`, market, encodeFunctionData({ abi, functionName: 'settleBond' }) as Hex);
-      if (tx.state === 'confirmed') done.push(`settleBond ${r.market}`);
+      const sent = await sendOnce(deps, `${base}:settle`, market, encodeFunctionData({ abi, functionName: 'settleBond' }) as Hex);
+      if (sent.tx?.state === 'confirmed') done.push(`settleBond ${r.market}`);
     }
     if (((await read('voterPool')) as bigint) === 0n) return done;
     const ballots = await deps.db.selectFrom('vote_ballots').select(['wallet_address', 'outcome', 'signature']).where('chain_id', '=', deps.chainId).where('market', '=', r.market).where('round', '=', r.vote_round).execute();
@@ -64,8 +64,9 @@ async function settleOne(deps: ClaimDeps, r: { market: string; record: Record<st
       .map((b) => ({ wallet: b.wallet_address, outcome: b.outcome, signature: b.signature as Hex }))
       .sort((a, b) => (ballotLeaf(a) < ballotLeaf(b) ? -1 : 1))
       .map((b) => ({ wallet: b.wallet as Address, outcome: b.outcome, signatureHash: keccak256(b.signature) }));
-    const { tx } = await sendOnce(deps, `${base}:voters`, market, encodeFunctionData({ abi, functionName: 'distributeVoterRewards', args: [counted] }) as Hex);
-    if (tx.state === 'confirmed') done.push(`distributeVoterRewards ${r.market}`);
+    const sent = await sendOnce(deps, `${base}:voters`, market, encodeFunctionData({ abi, functionName: 'distributeVoterRewards', args: [counted] }) as Hex);
+    if (sent.refused) deps.log.warn({ market: r.market, refused: sent.refused }, 'payout keeper: the market refuses the voters\' distribution');
+    if (sent.tx?.state === 'confirmed') done.push(`distributeVoterRewards ${r.market}`);
   }
   return done;
 }

@@ -25,8 +25,8 @@ export async function settleChallengeBonds(deps: ClaimDeps): Promise<string[]> {
   for (const { market } of due) {
     try {
       const data = encodeFunctionData({ abi: loadArtifact('MarketResolver').abi, functionName: 'settleChallengeBond', args: [market as Address] }) as Hex;
-      const { tx } = await sendOnce(deps, `bond:${deps.chainId}:${market}:challenge`, deps.resolver, data);
-      if (tx.state === 'confirmed') done.push(`settleChallengeBond ${market}`);
+      const sent = await sendOnce(deps, `bond:${deps.chainId}:${market}:challenge`, deps.resolver, data);
+      if (sent.tx?.state === 'confirmed') done.push(`settleChallengeBond ${market}`);
     } catch (err) {
       deps.log.warn({ err, market }, 'payout keeper: settling the challenge bond failed; retrying on the next pass');
     }

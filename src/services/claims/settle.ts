@@ -123,6 +123,8 @@ export async function settleRequest(deps: ClaimDeps, id: string): Promise<ClaimS
     const amount = paid.get(i.marketAddress);
     // A claim the router reported as skipped (ClaimSkipped) has no Redeemed log.
     if (amount === undefined) return { ...settlementOf(i, plan.chainReadAt), state: 'SKIPPED', skippedReason: 'SUBMIT_FAILED', txHash: tx.txHash };
+    // A concurrent claim redeemed it first: nothing was left for this transaction.
+    if (amount === 0n) return { ...settlementOf(i, settledAt), state: 'SKIPPED', skippedReason: 'NOT_CLAIMABLE_YET', amount: '0', claimed: true };
     return { ...settlementOf(i, settledAt), state: 'SETTLED', amount: amount.toString(), txHash: tx.txHash, claimed: true };
   });
 }

@@ -111,9 +111,9 @@ export async function readCreatorFunds(
     .where('m.cancel_reason', 'is', null);
   if (query.chainId !== undefined) q = q.where('m.chain_id', '=', query.chainId);
   const found = await q.orderBy('m.created_at').orderBy('m.address').execute();
-  const payouts = found.length === 0 ? [] : await db.selectFrom('market_payouts').select(['market', 'kind', 'amount']).where('market', 'in', found.map((r) => r.address)).where('kind', 'in', ['creator_fees', 'bond_returned', 'bond_slashed']).execute();
+  const payouts = found.length === 0 ? [] : await db.selectFrom('market_payouts').select(['chain_id', 'market', 'kind', 'amount']).where('market', 'in', found.map((r) => r.address)).where('kind', 'in', ['creator_fees', 'bond_returned', 'bond_slashed']).execute();
   const rows: MarketRow[] = found.map((r) => {
-    const mine = payouts.filter((p) => p.market === r.address);
+    const mine = payouts.filter((p) => p.market === r.address && p.chain_id === r.chain_id);
     const record = r.record ? resolutionRecordFromJson(r.record) : null;
     return {
     chainId: r.chain_id,
@@ -147,11 +147,9 @@ export async function readCreatorFunds(
     const t = totals.get(key) ?? { chainId: m.chainId, tokenAddress: m.collateralToken, symbol: m.collateralSymbol, decimals, total: 0n };
     t.total += m.creatorFees;
     totals.set(key, t);
-    if (balance.status === 'claimable') collectable++;
-    if (bond.status === 'returnable') {
-      collectable++;
-      bondReturnable += m.bond;
-    }
+    // A market counts once, whether its fees, its bond or both wait for collection.
+    if (balance.status === 'claimable' || bond.status === 'returnable') collectable++;
+    if (bond.status === 'returnable') bondReturnable += m.bond;
     return {
       chainId: m.chainId,
       marketAddress: m.address,
@@ -191,7 +189,7 @@ export async function readCreatorFunds(
     workflow: {
       fundsLabel: 'creator_funds',
       marketBalanceSemantics: 'marketBalance is the creator fee each trade pays into its market (creatorFeeBps of the trade cost), held by the market contract until the market resolves; then only the creator wallet can collect it.',
-      creationBondSemantics: 'The creation bond (PM) is held by the market and returned to the creator when the market resolves cleanly; a disputed or voided market settles it under GET /discover/rules.',
+      creationBondSemantics: 'The creation bond (PM) is held by the market and returned to the creator when it resolves without a dispute going against them (a void resolution included); slashed 5/20/75 keeper/voters/treasury when a dispute ends on another outcome or the creator proposed nothing by resolveBy (GET /discover/rules).',
       execution: 'Collection is submitted and paid for by the protocol and is bound to the creator wallet only; amounts are base-unit decimal strings (amountFormatted is for display).',
     },
   };

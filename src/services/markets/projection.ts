@@ -197,8 +197,8 @@ export async function rollbackAbove(trx: Transaction<DB>, chainId: number, ances
   const above = ancestor.toString();
   const tradeMarkets = await trx.deleteFrom('market_trades').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
   const transferMarkets = await trx.deleteFrom('outcome_transfers').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
-  await trx.deleteFrom('market_payouts').where('chain_id', '=', chainId).where('block_number', '>', above).execute();
-  const touched = [...new Set([...tradeMarkets, ...transferMarkets].map((r) => r.market))];
+  const payoutMarkets = await trx.deleteFrom('market_payouts').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
+  const touched = [...new Set([...tradeMarkets, ...transferMarkets, ...payoutMarkets].map((r) => r.market))];
   for (const market of touched) {
     await trx.deleteFrom('market_positions').where('chain_id', '=', chainId).where('market', '=', market).execute();
     await sql`
