@@ -75,6 +75,8 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: int(z.number().int().min(1).max(24 * 30)).default(24),
   INDEXER_POLL_MS: int(z.number().int().min(50).max(60_000)).default(1000),
   MARKET_SCHEDULER_MS: int(z.number().int().min(50).max(60_000)).default(5000),
+  EVENTS_HEARTBEAT_MS: int(z.number().int().min(20).max(300_000)).default(15_000),
+  EVENTS_MAX_BUFFERED_BYTES: int(z.number().int().min(1_024).max(64 * 1024 * 1024)).default(1024 * 1024),
   SEED_DEMO_MARKETS: bool.default(true),
   LEDGER_MODE: z.enum(['journal', 'legacy']).default('journal'),
   LEDGER_BATCH_MAX_OPS: int(z.number().int().min(1).max(10_000)).default(256),
@@ -154,6 +156,8 @@ export interface Config {
   /** Lifetime of a consumer wallet session (SIWE sign-in), hours. */
   sessionTtlHours: number;
   markets: { indexerPollMs: number; schedulerMs: number; seedDemo: boolean };
+  /** WebSocket and SSE (docs/events.md): heartbeat interval, and the buffer past which a slow subscriber is closed. */
+  events: { heartbeatMs: number; maxBufferedBytes: number };
   /** The play-money ledger's batcher: commit mode and when a batch closes (by size or by age). */
   ledger: { mode: 'journal' | 'legacy'; batchMaxOps: number; batchIntervalMs: number; signupGrant: bigint };
   registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
@@ -245,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     sessionTtlHours: e.SESSION_TTL_HOURS,
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
+    events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, maxBufferedBytes: e.EVENTS_MAX_BUFFERED_BYTES },
     ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS, signupGrant: e.LEDGER_SIGNUP_GRANT },
     registrationPaths: e.REGISTRATION_PATHS,
     resolution: { voteQuorum: e.VOTE_QUORUM, ...windows },

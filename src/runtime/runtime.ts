@@ -42,6 +42,7 @@ import { createVoteService } from '../services/resolution/votes.ts';
 import { createResolutionReadService } from '../services/resolution/reads.ts';
 import { createResolutionActionService } from '../services/resolution/actions.ts';
 import { createClaimService } from '../services/claims/claims.ts';
+import { createEventStreamService } from '../services/events/stream.ts';
 import { createPayoutKeeper } from '../services/claims/payout-keeper.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
@@ -424,6 +425,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       resolutionReads: createResolutionReadService({ ...voteDeps, votes }),
       resolutionActions,
       claims,
+      eventStreams: createEventStreamService({ bus: events, db: database.db, settings: config.events }),
       payoutKeeper: createPayoutKeeper({ claims, log, intervalMs: config.markets.schedulerMs, chainLive: () => liveness.state().up }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });

@@ -26,6 +26,7 @@ import type { VoteService } from './resolution/votes.ts';
 import type { ResolutionReadService } from './resolution/reads.ts';
 import type { ResolutionActionService } from './resolution/actions.ts';
 import type { ClaimService } from './claims/claims.ts';
+import type { EventStreamService } from './events/stream.ts';
 import type { PayoutKeeper } from './claims/payout-keeper.ts';
 import type { HumanVerificationService } from './identity/human-verification.ts';
 import type { EmailLinkService } from './identity/email-links.ts';
@@ -77,6 +78,8 @@ export interface Services {
   resolutionActions: ResolutionActionService;
   /** Payouts of automated markets: what a wallet is owed, read on chain, and the redemptions the protocol sends (docs/money-out.md). */
   claims: ClaimService;
+  /** Enveloped, filtered, resumable event streams over the outbox (WebSocket and SSE; docs/events.md). */
+  eventStreams: EventStreamService;
   /** Settles slashed bonds and pays their voters, every MARKET_SCHEDULER_MS (docs/money-out.md "Bonds"). */
   payoutKeeper: PayoutKeeper;
   /** Verified humans: attestations per wallet, shared by an identity's linked wallets (one human vote each). */

@@ -44,6 +44,7 @@ import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
 import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
 import { RESOLUTION_CAPABILITIES } from './resolution/index.ts';
 import { CLAIM_CAPABILITIES } from './claims/claims.ts';
+import { EVENT_CAPABILITIES } from './events/discovery.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -96,6 +97,7 @@ export const CATALOG: readonly Capability[] = [
   ...FILL_PACK_CAPABILITIES,
   ...RESOLUTION_CAPABILITIES,
   ...CLAIM_CAPABILITIES,
+  ...EVENT_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -19,6 +19,7 @@ import { resolveVersion } from './versions.ts';
 import { credentialOf, header, walletCredentialOf } from './request.ts';
 import { registerMcpEndpoint, type McpEndpointDeps } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
+import { registerEventTransports } from '../events/transports.ts';
 
 /** What the MCP endpoint needs (it shares the catalog and the pipeline), plus the HTTP server's own settings. */
 export interface HttpDeps extends Omit<McpEndpointDeps, 'origins'> {
@@ -131,6 +132,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
   // Before the listener stops: open SSE streams would otherwise hold close() forever.
   app.addHook('preClose', () => mcp.close());
+  const events = registerEventTransports(app, { services: deps.services, log: deps.log, publicBaseUrl: deps.publicBaseUrl });
+  app.addHook('preClose', () => events.close());
 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).
   app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));
