@@ -125,7 +125,7 @@ describe('event transports', () => {
 
     const bad = await fetch(url('?kinds=market.*&fromSequence=abc'));
     expect(bad.status).toBe(400);
-    expect((await bad.json()).code).toBe('INVALID_QUERY');
+    expect(((await bad.json()) as { code: string }).code).toBe('INVALID_QUERY');
     expect((await fetch(url('?color=red'))).status).toBe(400);
     expect((await fetch(url(''), { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
 

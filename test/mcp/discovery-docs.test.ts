@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG, restOnlyCapabilities } from '../../src/api/catalog/index.ts';
+import { EVENT_TRANSPORTS } from '../../src/api/events/transports.ts';
 import { landingPage } from '../../src/api/docs/landing-page.ts';
 import { buildSkill } from '../../src/api/docs/skill.ts';
 import { CURRENT_VERSION } from '../../src/api/http/versions.ts';
@@ -74,7 +75,7 @@ describe('GET /mcp-discovery', () => {
     expect(doc.registration.paths.find((p: { kind: string }) => p.kind === 'wallet').status).toBe('open');
     expect(doc.registration).toHaveProperty('turnstileSiteKey');
     expect(Object.keys(doc.registration.upgradeUrls).sort()).toEqual(['bindEmail', 'bindWallet', 'recoverKey']);
-    expect(doc.surfacePolicy.intentionalRestOnly).toEqual(restOnlyCapabilities(CATALOG));
+    expect(doc.surfacePolicy.intentionalRestOnly).toEqual([...restOnlyCapabilities(CATALOG), ...EVENT_TRANSPORTS]);
     expect(typeof doc.surfacePolicy.doctrineUrl).toBe('string');
     expect(typeof doc.surfacePolicy.note).toBe('string');
     expect(typeof doc.referenceUrl).toBe('string');

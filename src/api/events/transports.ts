@@ -25,6 +25,12 @@ export const EVENTS_PREFIX = '/api/agent/v1/events';
 export const SSE_PATH = `${EVENTS_PREFIX}/stream`;
 export const WS_PATH = `${EVENTS_PREFIX}/ws`;
 
+/** The transports are streams, not capabilities, and REST-only by the spec: mcp-discovery's surfacePolicy lists them. */
+export const EVENT_TRANSPORTS = [
+  { capability: 'GET /events/ws', reason: 'the events transport is REST-only by the spec: a WebSocket stream (GET /events/discovery describes it)', paths: [WS_PATH] },
+  { capability: 'GET /events/stream', reason: 'the events transport is REST-only by the spec: a Server-Sent Events stream (GET /events/discovery describes it)', paths: [SSE_PATH] },
+];
+
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address');
 const Sequence = z.string().regex(/^[0-9]{1,20}$/, 'must be an outbox sequence (a decimal integer)');

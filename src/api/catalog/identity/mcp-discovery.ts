@@ -1,4 +1,5 @@
 // GET /mcp-discovery: how an agent reaches the MCP surface, authenticates, and registers.
+import { EVENT_TRANSPORTS } from '../../events/transports.ts';
 import { z } from 'zod';
 import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../../core/entitlement.ts';
 import { EMAIL_LINK_TTL_MS, OWNER_AGENT_LIMIT } from '../../../services/identity/email-links.ts';
@@ -172,7 +173,7 @@ export const mcpDiscovery = defineCapability({
       },
       surfacePolicy: {
         doctrineUrl: `${V1}/openapi.json`,
-        intentionalRestOnly: restOnly,
+        intentionalRestOnly: [...restOnly, ...EVENT_TRANSPORTS],
         note: 'Every agent capability is an MCP tool except these, which the spec keeps REST-only by design.',
       },
       referenceUrl: `${V1}/openapi.json`,
