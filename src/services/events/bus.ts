@@ -32,11 +32,47 @@ export interface EventBus {
 }
 
 const PAGE = 500;
+/** Latest events kept in memory for subscribers that are caught up. */
+const RING = 10_000;
 
 export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: number }): EventBus {
   const { db, log } = deps;
   const subs = new Set<Sub>();
   let closed = false;
+
+  // The shared tail: one read of the outbox per poll for every subscriber of this process, kept in a ring of the
+  // latest events. A subscriber within the ring reads from memory; one further behind (a resume from long ago) pages
+  // from the database until it reaches the ring. Outbox sequences commit in order (one counter row, locked until
+  // commit), so reading after the last sequence seen never misses one.
+  let ring: StoredEvent[] = [];
+  /** The last sequence read into the ring; null until the first read. */
+  let tailEnd: bigint | null = null;
+  let tailing: Promise<void> | null = null;
+  const readTail = (): Promise<void> =>
+    (tailing ??= (async () => {
+      try {
+        tailEnd ??= await head();
+        for (;;) {
+          const page = await readAfter(tailEnd);
+          if (page.length === 0) break;
+          ring.push(...page);
+          tailEnd = page.at(-1)!.seq;
+          if (ring.length > RING) ring = ring.slice(ring.length - RING);
+          if (page.length < PAGE) break;
+        }
+      } finally {
+        tailing = null;
+      }
+    })());
+  /** Events after `position` from the ring ([] when caught up with the tail), or null when it is behind the ring. */
+  const fromRing = (position: bigint): StoredEvent[] | null => {
+    if (tailEnd === null) return null;
+    if (position >= tailEnd) return [];
+    const start = ring[0]?.seq;
+    if (start === undefined || position + 1n < start) return null;
+    const i = Number(position + 1n - start);
+    return ring.slice(i, i + PAGE);
+  };
 
   class Sub implements Subscription {
     position: bigint;
@@ -51,7 +87,7 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     close(): void {
       subs.delete(this);
     }
-    /** Delivers everything after `position`; re-runs if nudged while running. */
+    /** Delivers everything after `position` that the tail has read; re-runs if nudged while running. */
     async pump(): Promise<void> {
       if (this.pumping) {
         this.again = true;
@@ -62,13 +98,13 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
         do {
           this.again = false;
           for (;;) {
-            const page = await readAfter(this.position);
+            const page = fromRing(this.position) ?? (await readAfter(this.position));
             for (const event of page) {
               if (!subs.has(this)) return;
               if (!this.opts.filter || this.opts.filter(event)) await this.onEvent(event);
               this.position = event.seq;
             }
-            if (page.length < PAGE) break;
+            if (page.length === 0) break;
           }
         } while (this.again && subs.has(this));
       } catch (err) {
@@ -92,8 +128,18 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     }));
   };
 
+  const head = async (): Promise<bigint> => {
+    const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+    return BigInt(row.last_seq);
+  };
+
+  // Each subscriber pumps on its own: a slow one never holds the others back.
   const pumpAll = (): void => {
-    for (const s of subs) void s.pump();
+    void readTail()
+      .then(() => {
+        for (const s of subs) void s.pump();
+      })
+      .catch((err: unknown) => log.error({ err }, 'event bus: reading the outbox failed; retrying on the next poll'));
   };
   const timer = setInterval(() => !closed && subs.size > 0 && pumpAll(), deps.pollMs ?? 500);
   timer.unref();
@@ -102,14 +148,11 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     subscribe(options, onEvent) {
       const sub = new Sub(options, onEvent);
       subs.add(sub);
-      void sub.pump();
+      pumpAll();
       return sub;
     },
     notify: pumpAll,
-    async head() {
-      const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
-      return BigInt(row.last_seq);
-    },
+    head,
     async close() {
       closed = true;
       clearInterval(timer);
