@@ -133,6 +133,8 @@ describe('event transports', () => {
     const refused = new WebSocket(`${base.replace(/^http/, 'ws')}${A}/events/ws`, { headers: { authorization: 'Bearer nope' } });
     const status = await new Promise<number>((resolve) => refused.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
     expect(status).toBe(401);
+    const elsewhere = new WebSocket(`${base.replace(/^http/, 'ws')}${A}/health`);
+    expect(await new Promise<number>((resolve) => elsewhere.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)))).toBe(404);
     const c = await connect();
     c.ws.send(JSON.stringify({ op: 'subscribe', markets: ['not-an-address'] }));
     c.ws.send('not json');

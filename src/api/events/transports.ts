@@ -119,7 +119,12 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
       if (raw.writableLength > settings.maxBufferedBytes) return handle.close('slow_consumer');
       raw.write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
     };
-    stream = await deps.services.eventStreams.open({ agentId: principal?.agentId ?? null, filter: filterOf(sub), afterSeq: sub.fromSequence === undefined ? undefined : BigInt(sub.fromSequence) }, send);
+    try {
+      stream = await deps.services.eventStreams.open({ agentId: principal?.agentId ?? null, filter: filterOf(sub), afterSeq: sub.fromSequence === undefined ? undefined : BigInt(sub.fromSequence) }, send);
+    } catch (err) {
+      deps.log.error({ err }, 'events: opening an SSE stream failed');
+      return end({ reason: 'internal_error', resumeFrom: sub.fromSequence ?? null });
+    }
     if (ended) stream.close();
   });
 
@@ -127,11 +132,12 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const refuse = (socket: Duplex, status: number, body: Record<string, unknown>) => {
     const json = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Bad Request'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+    socket.end(`HTTP/1.1 ${status} ${({ 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
   };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== WS_PATH) return; // not ours: Fastify's own upgrade handling (none) closes it
+    // Nothing else here speaks WebSocket: any other upgrade is answered 404 rather than left hanging.
+    if (path !== WS_PATH) return refuse(socket, 404, { code: 'NOT_FOUND', status: 404, detail: `WebSocket is served at ${WS_PATH} only` });
     void (async () => {
       let principal: Principal | null;
       try {
