@@ -30,6 +30,11 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: the whole data folder as a tarball, to open copies of it later (OpenDatabaseOptions.pgliteDump). */
   dump?: () => Promise<Blob>;
+  /**
+   * PostgreSQL only: LISTEN on `channel` with a connection of its own (other processes' NOTIFYs arrive at their
+   * commit); returns how to stop. A lost connection is retried after a second; until then callers fall back to polling.
+   */
+  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
 }
 
 /** Anything queries can run on: the database or an open transaction. */
@@ -99,6 +104,45 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
     db,
     kind: 'postgres',
     close: () => (closing ??= db.destroy()),
+    listen: (channel, onNotify) => listenOn(pool, channel, onNotify, log),
+  };
+}
+
+async function listenOn(pool: pg.Pool, channel: string, onNotify: () => void, log?: (msg: string) => void): Promise<() => Promise<void>> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  let stopped = false;
+  let client: pg.PoolClient | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<void> => {
+    try {
+      const c = await pool.connect();
+      c.on('notification', (n) => {
+        if (n.channel === channel) onNotify();
+      });
+      c.on('error', (err) => {
+        log?.(`PostgreSQL LISTEN ${channel} connection lost (${err.message}); listening again in 1 s`);
+        c.release(err);
+        if (client === c) client = null;
+        if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+      });
+      await c.query(`LISTEN ${channel}`);
+      client = c;
+      onNotify(); // whatever was committed while not listening
+    } catch (err) {
+      log?.(`PostgreSQL LISTEN ${channel} failed (${errorMessage(err)}); trying again in 1 s`);
+      if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    if (c) {
+      await c.query(`UNLISTEN ${channel}`).catch(() => undefined);
+      c.release();
+    }
   };
 }
 

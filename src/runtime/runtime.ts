@@ -34,6 +34,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/index.ts';
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
 import { createEventBus } from '../services/events/bus.ts';
+import { EVENTS_CHANNEL } from '../services/events/outbox.ts';
 import { createMarketIndexer } from '../services/markets/indexer.ts';
 import { seedDemoMarkets } from '../services/markets/seed.ts';
 import { createMarketLifecycle } from '../services/markets/lifecycle.ts';
@@ -266,6 +267,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => rateLimits.close());
     const events = createEventBus({ db: database.db, log });
     cleanups.push(() => events.close());
+    // Several API processes on one PostgreSQL: another process's commit wakes this bus at once (the poll is the backstop).
+    if (database.listen) {
+      const unlisten = await database.listen(EVENTS_CHANNEL, () => events.notify());
+      cleanups.push(unlisten);
+    }
     const chainService = createChainService({
       db: database.db,
       client,

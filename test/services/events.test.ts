@@ -5,7 +5,7 @@ import { systemClock } from '../../src/core/clock.ts';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createEventBus, type EventBus } from '../../src/services/events/bus.ts';
-import { appendEvent, type StoredEvent } from '../../src/services/events/outbox.ts';
+import { appendEvent, EVENTS_CHANNEL, type StoredEvent } from '../../src/services/events/outbox.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -81,5 +81,24 @@ describe('events outbox', () => {
     });
     await waitFor(() => second.length >= 2, { what: 'the resumed subscriber to receive r2 and r3' });
     expect([...first, ...second]).toEqual([head + 1n, head + 2n, head + 3n]);
+  });
+});
+
+describe.skipIf(!onPostgres)('several processes on one PostgreSQL', () => {
+  it("wakes a bus at another connection's commit through LISTEN/NOTIFY, not its poll", async () => {
+    // A second "process": its own connection pool and a bus that would poll only once a minute.
+    const other = await openDatabase({ databaseUrl: url! });
+    const slow = createEventBus({ db: other.db, log: createLogger('silent'), pollMs: 60_000 });
+    const unlisten = await other.listen!(EVENTS_CHANNEL, () => slow.notify());
+    try {
+      const seen: StoredEvent[] = [];
+      slow.subscribe({ afterSeq: await slow.head() }, (e) => void seen.push(e));
+      const written = await append('cross-process');
+      await waitFor(() => seen.find((e) => e.seq === written.seq), { what: 'the event through NOTIFY (the poll is a minute away)' });
+    } finally {
+      await unlisten();
+      await slow.close();
+      await other.close();
+    }
   });
 });

@@ -7,6 +7,9 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../core/clock.ts';
 
+/** The PostgreSQL channel a commit of events notifies. */
+export const EVENTS_CHANNEL = 'svc_events';
+
 export interface NewEvent {
   type: string;
   chainId?: number | null;
@@ -53,6 +56,8 @@ export async function appendEvents(trx: Transaction<DB>, clock: Clock, events: r
     payload: event.payload,
     createdAt,
   }));
+  // Delivered at commit to every process LISTENing (docs/events.md "Several processes"); a rollback sends nothing.
+  await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${stored.at(-1)!.seq.toString()})`.execute(trx);
   await trx
     .insertInto('events')
     .values(
