@@ -77,6 +77,12 @@ const EnvSchema = z.object({
   MARKET_SCHEDULER_MS: int(z.number().int().min(50).max(60_000)).default(5000),
   EVENTS_HEARTBEAT_MS: int(z.number().int().min(20).max(300_000)).default(15_000),
   EVENTS_MAX_BUFFERED_BYTES: int(z.number().int().min(1_024).max(64 * 1024 * 1024)).default(1024 * 1024),
+  /** Webhooks may target loopback, private and link-local addresses (a receiver on this machine); refused when live. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** 32 random bytes (64 hex digits) the webhook signing secrets are sealed under; default: derived from the operator key. */
+  WEBHOOK_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (32 random bytes)').optional(),
+  /** How often the webhook dispatcher schedules new events and sends due attempts (besides at once on a new event). */
+  WEBHOOK_DISPATCH_INTERVAL_MS: int(z.number().int().min(50).max(60_000)).default(1000),
   SEED_DEMO_MARKETS: bool.default(true),
   LEDGER_MODE: z.enum(['journal', 'legacy']).default('journal'),
   LEDGER_BATCH_MAX_OPS: int(z.number().int().min(1).max(10_000)).default(256),
@@ -158,6 +164,8 @@ export interface Config {
   markets: { indexerPollMs: number; schedulerMs: number; seedDemo: boolean };
   /** WebSocket and SSE (docs/events.md): heartbeat interval, and the buffer past which a slow subscriber is closed. */
   events: { heartbeatMs: number; maxBufferedBytes: number };
+  /** Webhooks (docs/events.md "Webhooks"): private targets allowed (never live), the sealing key (hex; else from the operator key), the dispatch interval. */
+  webhooks: { allowPrivateTargets: boolean; secretKeyHex?: string; dispatchIntervalMs: number };
   /** The play-money ledger's batcher: commit mode and when a batch closes (by size or by age). */
   ledger: { mode: 'journal' | 'legacy'; batchMaxOps: number; batchIntervalMs: number; signupGrant: bigint };
   registrationPaths: (typeof REGISTRATION_PATH_KINDS)[number][];
@@ -173,7 +181,7 @@ export class ConfigError extends Error {
 }
 
 /** Never echoed in an error: a mistyped key is still (nearly) the key. */
-const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY', 'HUMAN_CHECK_SECRET']);
+const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY', 'HUMAN_CHECK_SECRET', 'WEBHOOK_SECRET_KEY']);
 
 /** The bad value for the error line: URL passwords masked, control characters escaped so it stays one line. */
 function printable(value: string): string {
@@ -210,6 +218,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const windows = { challengeWindowSeconds: e.RESOLUTION_CHALLENGE_WINDOW_SECONDS ?? CHALLENGE_WINDOW_SECONDS, voteWindowSeconds: e.RESOLUTION_VOTE_WINDOW_SECONDS ?? VOTE_WINDOW_SECONDS };
   if (environment === 'live' && (windows.challengeWindowSeconds < CHALLENGE_WINDOW_SECONDS || windows.voteWindowSeconds < VOTE_WINDOW_SECONDS)) {
     throw new ConfigError(`config: RESOLUTION_CHALLENGE_WINDOW_SECONDS and RESOLUTION_VOTE_WINDOW_SECONDS cannot go below ${CHALLENGE_WINDOW_SECONDS} and ${VOTE_WINDOW_SECONDS} in a live environment`);
+  }
+  if (environment === 'live' && e.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
+    throw new ConfigError('config: WEBHOOK_ALLOW_PRIVATE_TARGETS cannot be true in a live environment (webhooks could reach private addresses)');
   }
   const confirmations = e.CHAIN_CONFIRMATIONS ?? defaultConfirmations(e.CHAIN_ID, external ? 'external' : 'embedded');
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
@@ -250,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlHours: e.SESSION_TTL_HOURS,
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
     events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, maxBufferedBytes: e.EVENTS_MAX_BUFFERED_BYTES },
+    webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, secretKeyHex: e.WEBHOOK_SECRET_KEY, dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS },
     ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS, signupGrant: e.LEDGER_SIGNUP_GRANT },
     registrationPaths: e.REGISTRATION_PATHS,
     resolution: { voteQuorum: e.VOTE_QUORUM, ...windows },

@@ -109,6 +109,12 @@ export const ERROR_CODES = {
   ALREADY_SIGNED: { status: 409, title: 'This council member already signed another outcome in this round' },
   // Money out (docs/money-out.md).
   MARKET_NOT_RESOLVED: { status: 409, title: 'Market not resolved' },
+  // Webhooks (docs/events.md "Webhooks").
+  WEBHOOK_TARGET_REFUSED: { status: 400, title: 'Webhook target refused' },
+  WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook endpoint not found' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, title: 'Webhook delivery not found' },
+  WEBHOOK_ENDPOINT_LIMIT: { status: 409, title: 'Agent already has the most webhook endpoints allowed' },
+  WEBHOOK_DISABLED: { status: 409, title: 'Webhook endpoint disabled' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -148,6 +148,8 @@ export interface DB {
   council_decisions: CouncilDecisionsTable;
   market_payouts: MarketPayoutsTable;
   claim_requests: ClaimRequestsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -524,6 +526,51 @@ export interface ClaimRequestsTable {
   wallet: string;
   plan: Json<Record<string, unknown>>;
   created_at: Timestamp;
+}
+
+export type WebhookEndpointStatus = 'active' | 'disabled';
+/** Why an endpoint stopped: it answered 410 Gone, it failed for 5 days, or its agent disabled it. */
+export type WebhookDisabledReason = 'GONE' | 'FAILING' | 'MANUAL';
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'abandoned';
+
+/** An agent's webhook endpoint (migration 0020; docs/events.md "Webhooks"). */
+export interface WebhookEndpointsTable {
+  id: string;
+  agent_id: string;
+  url: string;
+  description: string | null;
+  /** EventFilter: kinds, markets (lowercase), includePrivate. */
+  filter: Json<{ kinds?: string[]; markets?: string[]; includePrivate?: boolean }>;
+  status: WebhookEndpointStatus;
+  /** Null exactly while active. */
+  disabled_reason: WebhookDisabledReason | null;
+  /** The signing secret, sealed (src/core/webhooks/secret-box.ts): never stored or shown in clear after creation. */
+  secret_sealed: string;
+  /** The secret before the last rotation, still signing until previous_secret_expires_at. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  /** The last outbox sequence this endpoint has been scheduled up to. */
+  cursor_seq: Int8;
+  /** Start of the current run of failed attempts (no success since); null while it succeeds. */
+  failing_since: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One event to one endpoint, with its attempts (migration 0020). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_seq: Int8;
+  status: WebhookDeliveryStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** Set exactly while pending: when the next attempt is due (or a claimed attempt's lease ends). */
+  next_attempt_at: NullableTimestamp;
+  last_attempt_at: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  delivered_at: NullableTimestamp;
 }
 
 export interface MarketTradesTable {

@@ -67,6 +67,9 @@ import { createHumanCheck } from '../services/identity/human-check.ts';
 import { createMailer } from '../services/mail/mailer.ts';
 import { createLinkingService } from '../services/identity/linking.ts';
 import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
+import { createWebhookService } from '../services/webhooks/webhooks.ts';
+import { createWebhookDispatcher } from '../services/webhooks/dispatcher.ts';
+import { createSecretBox, deriveSecretBoxKey } from '../core/webhooks/secret-box.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from '../services/services.ts';
 
@@ -360,6 +363,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const grant = { account: wallet.toLowerCase() as Account, id: 0n, delta: config.ledger.signupGrant, reason: CREDIT_REASONS.SIGNUP_GRANT };
       await ledger.submit([{ type: 'credit', credit: grant }], { source: `signup-grant:${agentId}`, trx });
     };
+    // Webhook signing secrets are sealed under WEBHOOK_SECRET_KEY, else under a key derived from the operator key.
+    const webhookDeps = {
+      db: database.db,
+      clock,
+      log,
+      secrets: createSecretBox(deriveSecretBoxKey(Buffer.from(config.webhooks.secretKeyHex ?? operatorKey.slice(2), 'hex'))),
+      targets: { allowPrivate: config.webhooks.allowPrivateTargets, ownOrigins: [new URL(config.publicBaseUrl).origin, new URL(config.mcpUrl).origin] },
+    };
+    const webhookDispatcher = createWebhookDispatcher({ ...webhookDeps, bus: events, intervalMs: config.webhooks.dispatchIntervalMs });
     const services: Services = {
       keys,
       idempotency: createIdempotencyService({ db: database.db, clock, faults: options.idempotencyFaults }),
@@ -433,6 +445,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       claims,
       eventStreams: createEventStreamService({ bus: events, db: database.db, settings: config.events }),
       payoutKeeper: createPayoutKeeper({ claims, log, intervalMs: config.markets.schedulerMs, chainLive: () => liveness.state().up }),
+      webhooks: createWebhookService({ ...webhookDeps, nudge: () => webhookDispatcher.kick() }),
+      webhookDispatcher,
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
@@ -462,6 +476,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => services.resolutionKeeper.stop());
     services.payoutKeeper.start();
     cleanups.push(() => services.payoutKeeper.stop());
+    services.webhookDispatcher.start();
+    cleanups.push(() => services.webhookDispatcher.stop());
     progress('ledger: loading committed balances');
     await ledgerBatcher.start();
     ledgerOnChain = ledgerBatcher;

@@ -34,6 +34,8 @@ import type { HumanCheck } from './identity/human-check.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { LinkingService } from './identity/linking.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
+import type { WebhookService } from './webhooks/webhooks.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export interface Services {
   keys: KeyService;
@@ -85,4 +87,8 @@ export interface Services {
   /** Verified humans: attestations per wallet, shared by an identity's linked wallets (one human vote each). */
   humans: HumanVerificationService;
   linking: LinkingService;
+  /** An agent's webhook endpoints, secrets and delivery logs (docs/events.md "Webhooks"). */
+  webhooks: WebhookService;
+  /** Schedules outbox events into webhook deliveries and makes the due attempts, every WEBHOOK_DISPATCH_INTERVAL_MS. */
+  webhookDispatcher: WebhookDispatcher;
 }

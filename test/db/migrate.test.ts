@@ -55,6 +55,8 @@ const TABLES = [
   'vote_ballots',
   'vote_tallies',
   'wallet_sessions',
+  'webhook_deliveries',
+  'webhook_endpoints',
 ];
 
 for (const b of await backends()) {

@@ -45,6 +45,7 @@ import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
 import { RESOLUTION_CAPABILITIES } from './resolution/index.ts';
 import { CLAIM_CAPABILITIES } from './claims/claims.ts';
 import { EVENT_CAPABILITIES } from './events/discovery.ts';
+import { WEBHOOK_CAPABILITIES } from './webhooks/index.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -98,6 +99,7 @@ export const CATALOG: readonly Capability[] = [
   ...RESOLUTION_CAPABILITIES,
   ...CLAIM_CAPABILITIES,
   ...EVENT_CAPABILITIES,
+  ...WEBHOOK_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */
