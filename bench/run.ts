@@ -16,8 +16,14 @@
  * market (the anchor) next to PayoutRouter.redeemMany batches, gas per claim and wall time (bench/claims.ts);
  * BENCH_CLAIM_POSITIONS sets the positions per sweep (default 200), BENCH_CLAIM_BATCH the claims per redeemMany
  * transaction (default 100).
+ * Then event fan-out: WebSocket subscribers of /api/agent/v1/events/ws receiving events appended through the outbox,
+ * next to a bare `ws` broadcast of the same frames, deliveries/s and commit-to-receipt latency in a burst and paced
+ * (bench/events.ts); BENCH_EVENT_SUBSCRIBERS sets the clients per transport (default 1000), BENCH_EVENT_COUNT the
+ * events per burst (default 1000), BENCH_EVENT_RATE the events/s of the paced runs, 5 s each (default 20; 0 skips
+ * them). PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is set.
  */
 import { benchClaims, claimsOptionsFromEnv, formatClaimsReport } from './claims.ts';
+import { benchEvents, eventsOptionsFromEnv, formatEventsReport } from './events.ts';
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
@@ -54,6 +60,7 @@ async function main(): Promise<void> {
   const orderBookOps = orderBookOpsFromEnv();
   const placeOptions = orderBookHttpOptionsFromEnv(log);
   const claimOptions = claimsOptionsFromEnv();
+  const eventOptions = eventsOptionsFromEnv();
   const report = await benchMarketsListing({
     seconds: intFromEnv('BENCH_SECONDS', 5, 1, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
@@ -83,6 +90,10 @@ async function main(): Promise<void> {
   const claims = await benchClaims({ ...claimOptions, log });
   log('');
   log(formatClaimsReport(claims));
+  log('');
+  const events = await benchEvents({ ...eventOptions, log });
+  log('');
+  log(formatEventsReport(events));
 }
 
 runIfMain(import.meta.url, main);

@@ -54,6 +54,18 @@ const filterOf = (s: Subscribe): EventFilter => ({
   includePrivate: s.includePrivate,
 });
 
+// Each event serialized once for every subscriber: its WebSocket message and its SSE frame, as bytes.
+const frames = new WeakMap<EventEnvelope, { ws: Buffer; sse: Buffer }>();
+function framesOf(e: EventEnvelope): { ws: Buffer; sse: Buffer } {
+  let f = frames.get(e);
+  if (!f) {
+    const json = JSON.stringify(e);
+    f = { ws: Buffer.from(`{"op":"event","event":${json}}`), sse: Buffer.from(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${json}\n\n`) };
+    frames.set(e, f);
+  }
+  return f;
+}
+
 function invalid(err: z.ZodError, where: string): ProblemError {
   return problem('INVALID_QUERY', `invalid ${where}: ${err.issues.map((i) => `${i.path.join('.') || where}: ${i.message}`).join('; ')}`, {
     errors: err.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
@@ -117,7 +129,7 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
     const send = (e: EventEnvelope) => {
       if (ended) return;
       if (raw.writableLength > settings.maxBufferedBytes) return handle.close('slow_consumer');
-      raw.write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+      raw.write(framesOf(e).sse);
     };
     try {
       stream = await deps.services.eventStreams.open({ agentId: principal?.agentId ?? null, filter: filterOf(sub), afterSeq: sub.fromSequence === undefined ? undefined : BigInt(sub.fromSequence) }, send);
@@ -201,7 +213,7 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
           { agentId: principal?.agentId ?? null, filter: filterOf(s), afterSeq: s.fromSequence === undefined ? undefined : BigInt(s.fromSequence) },
           (e) => {
             if (ws.bufferedAmount > settings.maxBufferedBytes) return handle.close('slow_consumer');
-            send({ op: 'event', event: e });
+            if (ws.readyState === ws.OPEN) ws.send(framesOf(e).ws, { binary: false });
           },
         );
         send({ op: 'subscribed', fromSequence: stream.position().toString(), filter: { kinds: s.kinds ?? null, markets: s.markets ?? null, creator: s.creator ?? null, includePrivate: s.includePrivate ?? principal !== null } });

@@ -48,22 +48,32 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
   /** The last sequence read into the ring; null until the first read. */
   let tailEnd: bigint | null = null;
   let tailing: Promise<void> | null = null;
-  const readTail = (): Promise<void> =>
-    (tailing ??= (async () => {
+  /** A nudge arrived while a read was in flight: its SELECT may predate that commit, so read once more after it. */
+  let nudgedWhileReading = false;
+  const readTail = (): Promise<void> => {
+    if (tailing) {
+      nudgedWhileReading = true;
+      return tailing;
+    }
+    return (tailing = (async () => {
       try {
         tailEnd ??= await head();
-        for (;;) {
-          const page = await readAfter(tailEnd);
-          if (page.length === 0) break;
-          ring.push(...page);
-          tailEnd = page.at(-1)!.seq;
-          if (ring.length > RING) ring = ring.slice(ring.length - RING);
-          if (page.length < PAGE) break;
-        }
+        do {
+          nudgedWhileReading = false;
+          for (;;) {
+            const page = await readAfter(tailEnd);
+            if (page.length === 0) break;
+            ring.push(...page);
+            tailEnd = page.at(-1)!.seq;
+            if (ring.length > RING) ring = ring.slice(ring.length - RING);
+            if (page.length < PAGE) break;
+          }
+        } while (nudgedWhileReading);
       } finally {
         tailing = null;
       }
     })());
+  };
   /** Events after `position` from the ring ([] when caught up with the tail), or null when it is behind the ring. */
   const fromRing = (position: bigint): StoredEvent[] | null => {
     if (tailEnd === null) return null;

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import { envelopeOf, matches, type EventEnvelope, type EventFilter } from '../../core/events/envelope.ts';
 import type { DB } from '../../db/schema.ts';
 import type { EventBus } from './bus.ts';
+import type { StoredEvent } from './outbox.ts';
 
 export interface EventStream {
   /** The last outbox sequence handled (delivered or filtered out). */
@@ -21,6 +22,15 @@ export interface OpenStreamOptions {
   filter: EventFilter;
   /** Resume after this sequence; absent: from the current head. */
   afterSeq?: bigint;
+}
+
+// One envelope per stored event, shared by every subscriber that receives it (the bus hands them the same object from
+// its ring), so a transport can serialize it once for all (docs/events.md "Several processes").
+const envelopes = new WeakMap<StoredEvent, EventEnvelope>();
+function envelopeOnce(e: StoredEvent): EventEnvelope {
+  let env = envelopes.get(e);
+  if (!env) envelopes.set(e, (env = envelopeOf(e)));
+  return env;
 }
 
 export async function openEventStream(deps: { bus: EventBus; db: Kysely<DB> }, opts: OpenStreamOptions, onEvent: (e: EventEnvelope) => void | Promise<void>): Promise<EventStream> {
@@ -40,7 +50,7 @@ export async function openEventStream(deps: { bus: EventBus; db: Kysely<DB> }, o
         return matches(e, opts.agentId, opts.filter, creatorMarkets);
       },
     },
-    (e) => onEvent(envelopeOf(e)),
+    (e) => onEvent(envelopeOnce(e)),
   );
   return { position: () => sub.position, close: () => sub.close() };
 }
