@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { StoredEvent } from './outbox.ts';
+import { readEventsAfter, type StoredEvent } from './outbox.ts';
 
 export interface Subscription {
   /** Last sequence delivered to this subscriber. */
@@ -125,18 +125,7 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     }
   }
 
-  const readAfter = async (seq: bigint): Promise<StoredEvent[]> => {
-    const rows = await db.selectFrom('events').selectAll().where('seq', '>', seq.toString()).orderBy('seq').limit(PAGE).execute();
-    return rows.map((r) => ({
-      seq: BigInt(r.seq),
-      type: r.type,
-      chainId: r.chain_id,
-      marketAddress: r.market_address,
-      agentId: r.agent_id,
-      payload: r.payload as Record<string, unknown>,
-      createdAt: r.created_at,
-    }));
-  };
+  const readAfter = (seq: bigint): Promise<StoredEvent[]> => readEventsAfter(db, seq, PAGE);
 
   const head = async (): Promise<bigint> => {
     const row = await db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();

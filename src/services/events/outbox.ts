@@ -3,7 +3,8 @@
  * event it causes commit together or not at all. Sequence numbers come from a single counter row
  * locked by the writer: global, strictly increasing and gap-free (a rollback burns nothing).
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { EnvelopeSource } from '../../core/events/envelope.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../core/clock.ts';
 
@@ -19,14 +20,21 @@ export interface NewEvent {
   payload: Record<string, unknown>;
 }
 
-export interface StoredEvent {
-  seq: bigint;
-  type: string;
-  chainId: number | null;
-  marketAddress: string | null;
-  agentId: string | null;
-  payload: Record<string, unknown>;
-  createdAt: Date;
+/** An event as the outbox keeps it: what every transport envelopes (src/core/events/envelope.ts). */
+export type StoredEvent = EnvelopeSource;
+
+/** The events after `seq`, at most `limit`, in order (the bus's tail and the webhook scheduler read the same way). */
+export async function readEventsAfter(db: Kysely<DB>, seq: bigint, limit: number): Promise<StoredEvent[]> {
+  const rows = await db.selectFrom('events').selectAll().where('seq', '>', seq.toString()).orderBy('seq').limit(limit).execute();
+  return rows.map((r) => ({
+    seq: BigInt(r.seq),
+    type: r.type,
+    chainId: r.chain_id,
+    marketAddress: r.market_address,
+    agentId: r.agent_id,
+    payload: r.payload as Record<string, unknown>,
+    createdAt: r.created_at,
+  }));
 }
 
 export async function appendEvent(trx: Transaction<DB>, clock: Clock, event: NewEvent): Promise<StoredEvent> {

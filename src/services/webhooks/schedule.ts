@@ -5,6 +5,7 @@
  * several processes schedule at once each event is scheduled once; (endpoint, event) is unique besides. Outbox
  * sequences become visible in order (docs/events.md "The outbox"), so nothing behind a cursor can appear later.
  */
+import { readEventsAfter } from '../events/outbox.ts';
 import { randomUUID } from 'node:crypto';
 import { matches, type EnvelopeSource } from '../../core/events/envelope.ts';
 import type { WebhookDeps } from './deps.ts';
@@ -23,15 +24,7 @@ export async function scheduleDeliveries(deps: Pick<WebhookDeps, 'db' | 'clock'>
   let created = 0;
   let from = endpoints.reduce((min, e) => (e.cursor < min ? e.cursor : min), endpoints[0]!.cursor);
   for (;;) {
-    const page: EnvelopeSource[] = (await db.selectFrom('events').selectAll().where('seq', '>', from.toString()).orderBy('seq').limit(PAGE).execute()).map((r) => ({
-      seq: BigInt(r.seq),
-      type: r.type,
-      chainId: r.chain_id,
-      marketAddress: r.market_address,
-      agentId: r.agent_id,
-      payload: r.payload as Record<string, unknown>,
-      createdAt: r.created_at,
-    }));
+    const page: EnvelopeSource[] = await readEventsAfter(db, from, PAGE);
     if (page.length === 0) break;
     const last = page.at(-1)!.seq;
     for (const endpoint of endpoints) {
