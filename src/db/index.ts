@@ -113,22 +113,40 @@ async function listenOn(pool: pg.Pool, channel: string, onNotify: () => void, lo
   let stopped = false;
   let client: pg.PoolClient | null = null;
   let retry: NodeJS.Timeout | null = null;
+  let detach: (() => void) | null = null;
   const connect = async (): Promise<void> => {
+    let c: pg.PoolClient | null = null;
     try {
-      const c = await pool.connect();
-      c.on('notification', (n) => {
+      c = await pool.connect();
+      const held = c;
+      const onNotification = (n: pg.Notification) => {
         if (n.channel === channel) onNotify();
-      });
-      c.on('error', (err) => {
+      };
+      // Only the connection we still hold is ours to release: once given back (stop(), a pool shut down under us, a
+      // database dropped) an error is not ours to handle.
+      const onError = (err: Error) => {
+        if (client !== held || stopped) return;
+        client = null;
+        detach?.();
         log?.(`PostgreSQL LISTEN ${channel} connection lost (${err.message}); listening again in 1 s`);
-        c.release(err);
-        if (client === c) client = null;
-        if (!stopped) retry = setTimeout(() => void connect(), 1_000);
-      });
-      await c.query(`LISTEN ${channel}`);
-      client = c;
+        held.release(err);
+        retry = setTimeout(() => void connect(), 1_000);
+      };
+      held.on('notification', onNotification);
+      held.on('error', onError);
+      detach = () => {
+        held.off('notification', onNotification);
+        held.off('error', onError);
+        detach = null;
+      };
+      await held.query(`LISTEN ${channel}`);
+      client = held;
       onNotify(); // whatever was committed while not listening
     } catch (err) {
+      if (c && client !== c) {
+        detach?.();
+        c.release(err instanceof Error ? err : undefined);
+      }
       log?.(`PostgreSQL LISTEN ${channel} failed (${errorMessage(err)}); trying again in 1 s`);
       if (!stopped) retry = setTimeout(() => void connect(), 1_000);
     }
@@ -141,6 +159,7 @@ async function listenOn(pool: pg.Pool, channel: string, onNotify: () => void, lo
     client = null;
     if (c) {
       await c.query(`UNLISTEN ${channel}`).catch(() => undefined);
+      detach?.();
       c.release();
     }
   };
