@@ -230,7 +230,8 @@ describe(`relayer crash safety (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
     expect(await rpc('evm_revert', [snapshot])).toBe(true);
     await rpc('evm_mine');
     await rpc('eth_sendRawTransaction', [was.raw_tx]);
-    const receipt = await client.getTransactionReceipt({ hash: sent.txHash });
+    // anvil mines a sent transaction right after answering, not before: wait for the receipt (a flake under load).
+    const receipt = await waitFor(() => client.getTransactionReceipt({ hash: sent.txHash }), { what: 'the re-sent transaction to be mined' });
     expect(receipt.blockHash).not.toBe(was.block_hash);
 
     expect(await relayerFor(account).resume()).toEqual([]); // nothing was lost: its nonce is mined

@@ -134,11 +134,15 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
 
   // Each subscriber pumps on its own: a slow one never holds the others back.
   const pumpAll = (): void => {
+    if (closed) return;
     void readTail()
       .then(() => {
         for (const s of subs) void s.pump();
       })
-      .catch((err: unknown) => log.error({ err }, 'event bus: reading the outbox failed; retrying on the next poll'));
+      .catch((err: unknown) => {
+        // A read the closing of the database cut short is not a failure.
+        if (!closed) log.error({ err }, 'event bus: reading the outbox failed; retrying on the next poll');
+      });
   };
   const timer = setInterval(() => !closed && subs.size > 0 && pumpAll(), deps.pollMs ?? 500);
   timer.unref();
