@@ -28,6 +28,16 @@ const PayoutItem = z.object({ id: z.string(), ...PayoutFields, status: z.enum(['
 const ClaimValueTotal = z.object({ chainId: ChainId, collateralToken: EvmAddress, symbol: z.string(), decimals: z.number().int().min(0), totalWei: WeiString, totalFormatted: z.string() });
 const SKIPPED_REASONS = ['NOT_CLAIMABLE_YET', 'MARKET_NOT_FOUND', 'ROUTER_UNAVAILABLE', 'SUBMIT_FAILED'] as const;
 const ClaimSettlement = z.object({ state: z.enum(['SETTLED', 'SKIPPED']), ...PayoutFields, txHash: z.string().regex(/^0x[0-9a-f]{64}$/).optional(), skippedReason: z.enum(SKIPPED_REASONS).optional() });
+/** What a page of the wallet's payouts ends with (ClaimAvailableResponse and ClaimSweepResponse share it). */
+const PAGE_OF_PAYOUTS = {
+  totalCount: z.number().int().min(0),
+  valueTotals: z.array(ClaimValueTotal),
+  unattributedPayoutCount: z.number().int().min(0),
+  valueAttributionComplete: z.boolean(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+  projection: ProjectionSchema,
+};
 const CLAIM_ERRORS = ['WALLET_NOT_BOUND', 'WALLET_PROOF_INVALID', 'SERVICE_UNAVAILABLE'] as const;
 
 export const claimsAvailable = defineCapability({
@@ -50,13 +60,7 @@ export const claimsAvailable = defineCapability({
     totalClaimable: WeiString,
     totalEligibleNow: WeiString,
     count: z.number().int().min(0),
-    totalCount: z.number().int().min(0),
-    valueTotals: z.array(ClaimValueTotal),
-    unattributedPayoutCount: z.number().int().min(0),
-    valueAttributionComplete: z.boolean(),
-    hasMore: z.boolean(),
-    nextCursor: z.string().nullable(),
-    projection: ProjectionSchema,
+    ...PAGE_OF_PAYOUTS,
   }),
   outputName: 'ClaimAvailableResponse',
   errors: [...CLAIM_ERRORS],
@@ -144,13 +148,7 @@ export const claimsSweep = defineCapability({
     totalEligibleAmount: WeiString,
     excludedIneligibleCount: z.number().int().min(0),
     claims: z.array(ClaimSettlement),
-    totalCount: z.number().int().min(0),
-    valueTotals: z.array(ClaimValueTotal),
-    unattributedPayoutCount: z.number().int().min(0),
-    valueAttributionComplete: z.boolean(),
-    hasMore: z.boolean(),
-    nextCursor: z.string().nullable(),
-    projection: ProjectionSchema,
+    ...PAGE_OF_PAYOUTS,
   }),
   outputName: 'ClaimSweepResponse',
   errors: [...CLAIM_ERRORS],
