@@ -7,7 +7,7 @@ import { toFunctionSelector, type Address, type Hex, type TransactionReceipt } f
 import type { RelayedTx } from '../../chain/relayer.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
-import { currentAttempt, revertName } from '../resolution/relay-step.ts';
+import { currentAttempt, revertName } from '../chain/relay-attempts.ts';
 import type { ClaimDeps } from './deps.ts';
 
 export type SentStep = { tx: RelayedTx; receipt: TransactionReceipt | null; refused: null } | { tx: null; receipt: null; refused: string };

@@ -19,7 +19,7 @@ import { chainNow } from '../resolution/deps.ts';
 import type { ResolutionActionService } from '../resolution/actions.ts';
 import { finalizeOperationId } from '../resolution/finalize.ts';
 import { onChainRecord } from '../resolution/on-chain-record.ts';
-import { currentAttempt } from '../resolution/relay-step.ts';
+import { currentAttempt } from '../chain/relay-attempts.ts';
 import { keeperLoop } from '../keeper-loop.ts';
 import type { VoteService } from '../resolution/votes.ts';
 

@@ -4,9 +4,10 @@
  * once under an operation id derived from what is sent, so a repeat of the same request, or the keeper sending the same
  * step, finds the transaction already there instead of sending a second one.
  */
-import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Address, type Hex } from 'viem';
+import { encodeFunctionData, type Address, type Hex } from 'viem';
 import { abiWithAllErrors } from '../../chain/artifacts.ts';
-import type { Relayer, RelayedTx } from '../../chain/relayer.ts';
+import type { RelayedTx } from '../../chain/relayer.ts';
+import { currentAttempt, revertName } from '../chain/relay-attempts.ts';
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
 import type { ActionDeps } from './deps.ts';
@@ -38,11 +39,6 @@ const REFUSALS: Record<string, { code: ErrorCode; say: string }> = {
   CouncilNotSet: { code: 'RESOLUTION_STEP_REFUSED', say: 'the resolver has no council' },
 };
 
-/** The name of the custom error a simulated resolver call reverted with, or null for any other failure. */
-export function revertName(err: unknown): string | null {
-  const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : null;
-  return reverted instanceof ContractFunctionRevertedError ? (reverted.data?.errorName ?? null) : null;
-}
 
 /** Simulates `functionName(args)` on the resolver as the relayer; a refusal becomes its problem, anything else is rethrown. */
 export async function simulateStep(deps: Pick<ActionDeps, 'client' | 'resolver' | 'guard'> & { relayer: { address: Address } }, functionName: string, args: readonly unknown[], refusals: Record<string, { code: ErrorCode; say: string }> = {}): Promise<void> {
@@ -57,24 +53,6 @@ export async function simulateStep(deps: Pick<ActionDeps, 'client' | 'resolver' 
   }
 }
 
-/** Attempts at one step before it is left to the operator (each a transaction that reverted or was dropped). */
-const MAX_ATTEMPTS = 10;
-
-/**
- * The operation a step goes out under: the live attempt (prepared, submitted or confirmed) if there is one, else a
- * fresh id after those that reverted or were dropped — `<step>`, then `<step>:again:1`, `:again:2`… A reverted
- * attempt (sent on a time the next block did not have yet, or beaten by another sender) never blocks the step for
- * good, and a live one is never sent twice.
- */
-export async function currentAttempt(relayer: Pick<Relayer, 'get'>, step: string): Promise<{ operationId: string; live: RelayedTx | null }> {
-  for (let k = 0; k < MAX_ATTEMPTS; k++) {
-    const operationId = k === 0 ? step : `${step}:again:${k}`;
-    const tx = await relayer.get(operationId);
-    if (!tx) return { operationId, live: null };
-    if (tx.state !== 'reverted' && tx.state !== 'dropped') return { operationId, live: tx };
-  }
-  throw problem('SERVICE_UNAVAILABLE', `${step} reverted or was dropped ${MAX_ATTEMPTS} times on chain; the operator must look at relayer_transactions`);
-}
 
 /**
  * Simulates, then submits under the step's current attempt (`step` must name the step exactly). A live attempt is
