@@ -115,6 +115,9 @@ export const ERROR_CODES = {
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, title: 'Webhook delivery not found' },
   WEBHOOK_ENDPOINT_LIMIT: { status: 409, title: 'Agent already has the most webhook endpoints allowed' },
   WEBHOOK_DISABLED: { status: 409, title: 'Webhook endpoint disabled' },
+  // Market-surface frames (docs/market-data.md).
+  MARKET_SURFACE_CLOSED: { status: 409, title: 'Market surface closed to publishing' },
+  FRAME_NOT_FOUND: { status: 404, title: 'Frame not found' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -150,6 +150,7 @@ export interface DB {
   claim_requests: ClaimRequestsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  market_frames: MarketFramesTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -532,6 +533,21 @@ export type WebhookEndpointStatus = 'active' | 'disabled';
 /** Why an endpoint stopped: it answered 410 Gone, it failed for 5 days, or its agent disabled it. */
 export type WebhookDisabledReason = 'GONE' | 'FAILING' | 'MANUAL';
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'abandoned';
+
+/** A frame an agent published onto a market's surface (migration 0021; docs/market-data.md). */
+export interface MarketFramesTable {
+  id: ColumnType<string, never, never>;
+  chain_id: number;
+  market: string;
+  agent_id: string;
+  /** The publishing agent's bound wallet when it published (lowercase), for attribution. */
+  publisher_wallet: string | null;
+  kind: 'forecast' | 'datapoint' | 'evidence';
+  data: Json<Record<string, unknown>>;
+  /** The outbox event (market.frame) that carried it; set in the transaction that inserts the frame. */
+  event_seq: ColumnType<string | null, string | bigint | null | undefined, string | bigint>;
+  created_at: Timestamp;
+}
 
 /** An agent's webhook endpoint (migration 0020; docs/events.md "Webhooks"). */
 export interface WebhookEndpointsTable {

@@ -68,6 +68,8 @@ import { createMailer } from '../services/mail/mailer.ts';
 import { createLinkingService } from '../services/identity/linking.ts';
 import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
 import { createWebhookService } from '../services/webhooks/webhooks.ts';
+import { createMarketDataService } from '../services/market-data/market-data.ts';
+import { DATA_PLANE_LIMITS } from '../services/rate-limit/limits.ts';
 import { createWebhookDispatcher } from '../services/webhooks/dispatcher.ts';
 import { createSecretBox, deriveSecretBoxKey } from '../core/webhooks/secret-box.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -447,6 +449,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       payoutKeeper: createPayoutKeeper({ claims, log, intervalMs: config.markets.schedulerMs, chainLive: () => liveness.state().up }),
       webhooks: createWebhookService({ ...webhookDeps, nudge: () => webhookDispatcher.kick() }),
       webhookDispatcher,
+      marketData: createMarketDataService({ db: database.db, clock, rateLimits, limits: DATA_PLANE_LIMITS }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

@@ -36,6 +36,7 @@ import type { LinkingService } from './identity/linking.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import type { WebhookService } from './webhooks/webhooks.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import type { MarketDataService } from './market-data/market-data.ts';
 
 export interface Services {
   keys: KeyService;
@@ -91,4 +92,6 @@ export interface Services {
   webhooks: WebhookService;
   /** Schedules outbox events into webhook deliveries and makes the due attempts, every WEBHOOK_DISPATCH_INTERVAL_MS. */
   webhookDispatcher: WebhookDispatcher;
+  /** Frames agents publish onto market surfaces, with their budgets (docs/market-data.md). */
+  marketData: MarketDataService;
 }

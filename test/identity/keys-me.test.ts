@@ -278,6 +278,20 @@ describe('GET /me', () => {
     );
   });
 
+  it('every link resolves: each discovery document and doc answers 200, rotateKey is a POST route for this key', async () => {
+    const wallet = await registerWallet(server);
+    const { links } = (await me(wallet.key)).body as { links: Record<string, string> };
+    for (const [name, url] of Object.entries(links)) {
+      if (name === 'rotateKey') continue;
+      const res = await server.call('GET', url, { key: wallet.key });
+      expect(res.status, `${name} → ${url}: ${res.text.slice(0, 200)}`).toBe(200);
+      expect(res.text.length, name).toBeGreaterThan(100);
+    }
+    expect(links.rotateKey).toBe(`${V1}/keys/${wallet.keyId}/rotate`);
+    const rotated = await server.call('POST', links.rotateKey!, { key: wallet.key, idempotencyKey: idemKey('links') });
+    expect(rotated.status, rotated.text).toBe(201);
+  });
+
   it('lists the capabilities the key\'s tier reaches: an execute-tier one only for execute keys', async () => {
     const wallet = await registerWallet(server);
     const anon = await registerAnonymous();

@@ -123,7 +123,7 @@ describe('release reads', () => {
     const renderers = res.body.renderers as { id: string; kind: string; appliesTo: { pricingModel: string[] }; dataSource: string; version: number }[];
     expect(new Set(renderers.map((r) => r.kind))).toEqual(new Set(RENDERER_KINDS));
     expect(new Set(renderers.map((r) => r.id)).size).toBe(renderers.length);
-    for (const r of renderers) expect(r.dataSource, r.id).toMatch(/^\/discover\/markets\/\{address\}(\/(chart|depth|trades|holders))?$/);
+    for (const r of renderers) expect(r.dataSource, r.id).toMatch(/^\/discover\/markets\/\{address\}(\/(chart|depth|trades|holders|frames\?kind=(forecast|datapoint|evidence)))?$/);
     // Both pricing models get a depth view: the LMSR buy ladder and the order book.
     const depth = renderers.filter((r) => r.kind === 'depth').flatMap((r) => r.appliesTo.pricingModel);
     expect(depth.sort()).toEqual(['ORDERBOOK', 'automated']);

@@ -46,6 +46,7 @@ import { RESOLUTION_CAPABILITIES } from './resolution/index.ts';
 import { CLAIM_CAPABILITIES } from './claims/claims.ts';
 import { EVENT_CAPABILITIES } from './events/discovery.ts';
 import { WEBHOOK_CAPABILITIES } from './webhooks/index.ts';
+import { MARKET_DATA_CAPABILITIES } from './market-data/index.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -100,6 +101,7 @@ export const CATALOG: readonly Capability[] = [
   ...CLAIM_CAPABILITIES,
   ...EVENT_CAPABILITIES,
   ...WEBHOOK_CAPABILITIES,
+  ...MARKET_DATA_CAPABILITIES,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

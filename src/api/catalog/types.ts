@@ -21,8 +21,11 @@ import { toolNameOf } from '../mcp/tool-names.ts';
 
 export type Surface = 'agent' | 'consumer';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** read for GETs, write for POSTs; uncharged for catalog and liveness reads (spec Limits). */
-export type RateClass = 'read' | 'write' | 'uncharged';
+/**
+ * read for GETs, write for POSTs; uncharged for catalog and liveness reads (spec Limits); data for market-surface
+ * publishing, whose per-market and aggregate budgets the service charges once it knows the market (docs/market-data.md).
+ */
+export type RateClass = 'read' | 'write' | 'data' | 'uncharged';
 /** Consumer permission classes, derived from the minimum tier. */
 export type PermissionClass = 'none' | 'api-key-read' | 'api-key-execute';
 

@@ -15,7 +15,7 @@ export const CatalogEntrySchema = z.object({
   /** null: public, no API key. */
   requiredTier: AgentTierSchema.nullable(),
   scopes: z.array(z.string()),
-  rateClass: z.enum(['read', 'write', 'uncharged']),
+  rateClass: z.enum(['read', 'write', 'data', 'uncharged']),
   idempotent: z.boolean(),
   requiresIdempotencyKey: z.boolean(),
   /** Every problem code the REST route can answer: the capability's own and the pipeline's. */

@@ -189,7 +189,8 @@ export function authorize(cap: Capability, principal: Principal | null): void {
 }
 
 async function chargeRateLimit(base: BaseContext, cap: Capability, principal: Principal | null, ip: string, headers: Record<string, string>): Promise<void> {
-  if (cap.rateClass === 'uncharged') return;
+  // The data plane's budgets are per market: its service charges them once the market is known.
+  if (cap.rateClass === 'uncharged' || cap.rateClass === 'data') return;
   const rateClass = cap.rateClass;
   const limit = RATE_LIMITS[principal?.tier ?? 'anonymous'][rateClass];
   const charged = await chargeBudget(

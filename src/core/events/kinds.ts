@@ -34,6 +34,13 @@ export const EVENT_KINDS: readonly EventKind[] = [
   { type: 'market.voteOpened', private: false, description: 'a human-vote round opened', emittedBy: 'the indexer (VoteOpened)', data: object({ sessionId: str, round: int, voteDeadline: iso }) },
   { type: 'market.voteClosed', private: false, description: 'a vote round closed', emittedBy: 'the indexer (VoteClosed, or a restart replacing round 1)', data: object({ sessionId: str, verdictKind: { enum: ['binding', 'no_quorum', 'deadlock', 'replaced'] }, outcome: nullable(int) }) },
   { type: 'market.councilReview', private: false, description: 'a council review phase', emittedBy: 'the indexer and the council signatures', data: object({ phase: { enum: ['opened', 'decided', 'executed'] } }) },
+  {
+    type: 'market.frame',
+    private: false,
+    description: "an agent published a frame onto the market's surface (GET /market-data/discovery)",
+    emittedBy: 'POST /market-data/frames',
+    data: object({ frameId: str, kind: { enum: ['forecast', 'datapoint', 'evidence'] }, frame: { type: 'object' }, publisher: object({ agentId: str, name: str, walletAddress: nullable(address) }) }),
+  },
   { type: 'negotiation.countered', private: true, description: 'the protocol countered proposed market terms', emittedBy: 'POST /negotiate/propose', data: object({ negotiationId: str, changes: { type: 'array' }, terms: { type: 'object' }, next: { type: 'object' } }, ['negotiationId']) },
   {
     type: 'execution:report',

@@ -4,7 +4,7 @@
  * kind or a newer version should be skipped, not guessed at.
  */
 
-export const RENDERER_KINDS = ['market-card', 'chart', 'depth', 'trades', 'holders'] as const;
+export const RENDERER_KINDS = ['market-card', 'chart', 'depth', 'trades', 'holders', 'frame'] as const;
 export type RendererKind = (typeof RENDERER_KINDS)[number];
 
 export const PRICING_MODELS = ['automated', 'ORDERBOOK'] as const;
@@ -74,4 +74,31 @@ export const RENDERERS: readonly Renderer[] = [
     dataSource: '/discover/markets/{address}/holders',
     version: 1,
   },
+  {
+    id: 'forecast-card',
+    kind: 'frame',
+    description: "A published forecast (market.frame, kind forecast): the publisher's probability per outcome beside the market's price, the rationale, the publisher and when.",
+    appliesTo: ALL_MARKETS,
+    dataSource: '/discover/markets/{address}/frames?kind=forecast',
+    version: 1,
+  },
+  {
+    id: 'datapoint-tile',
+    kind: 'frame',
+    description: 'A published datapoint (kind datapoint): label, value with unit, observation time and a link to its source; successive datapoints of one label draw as a series.',
+    appliesTo: ALL_MARKETS,
+    dataSource: '/discover/markets/{address}/frames?kind=datapoint',
+    version: 1,
+  },
+  {
+    id: 'evidence-link',
+    kind: 'frame',
+    description: 'A published piece of evidence (kind evidence): a link card with title and summary, tagged supports or contradicts with the outcome label, or context.',
+    appliesTo: ALL_MARKETS,
+    dataSource: '/discover/markets/{address}/frames?kind=evidence',
+    version: 1,
+  },
 ];
+
+/** The renderer that draws each frame kind (GET /market-data/discovery). */
+export const FRAME_RENDERERS = { forecast: 'forecast-card', datapoint: 'datapoint-tile', evidence: 'evidence-link' } as const;

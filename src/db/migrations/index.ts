@@ -21,6 +21,7 @@ import { m0017_council_and_restarts } from './0017_council_and_restarts.ts';
 import { m0018_vote_tallies } from './0018_vote_tallies.ts';
 import { m0019_market_payouts } from './0019_market_payouts.ts';
 import { m0020_webhooks } from './0020_webhooks.ts';
+import { m0021_market_frames } from './0021_market_frames.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0018_vote_tallies': m0018_vote_tallies,
   '0019_market_payouts': m0019_market_payouts,
   '0020_webhooks': m0020_webhooks,
+  '0021_market_frames': m0021_market_frames,
 };
