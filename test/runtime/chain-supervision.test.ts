@@ -113,8 +113,9 @@ describe('the embedded anvil under supervision', () => {
       throw new Error(`${(err as Error).message}; chain and records: ${JSON.stringify(await state(), (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}; sent nonces ${sent.map((t) => t.nonce)}`);
     }
     expect(await relayer.send(transfer(3))).toMatchObject({ state: 'confirmed' });
-    const health = await server.call('GET', '/api/agent/v1/health');
-    expect(health.status).toBe(200);
+    // Health follows the liveness probe, which may still be reconciling the restarted node: it must come back to 200.
+    let health = await server.call('GET', '/api/agent/v1/health');
+    await waitFor(async () => (health = await server.call('GET', '/api/agent/v1/health')).status === 200, { timeoutMs: 30_000, what: `health to be 200 again (last: ${health.text})` });
   });
 
   it('a deliberate stop is not restarted', async () => {
