@@ -164,10 +164,11 @@ describe('GET /api/v1/transactions/{hash}', () => {
       expectProblem(res, 400, 'INVALID_PAYLOAD');
       expect(res.body.errors).toEqual([expect.objectContaining({ path: 'params.hash', message: expect.any(String) })]);
     }
+    // The agent twin is a GET with query parameters: INVALID_QUERY, as on every agent GET.
     const agent = await server.call('GET', '/api/agent/v1/transactions/status?hash=0x1234');
-    expectProblem(agent, 400, 'INVALID_PAYLOAD');
+    expectProblem(agent, 400, 'INVALID_QUERY');
     expect(agent.body.errors).toEqual([expect.objectContaining({ path: 'query.hash' })]);
-    expectProblem(await server.call('GET', '/api/agent/v1/transactions/status'), 400, 'INVALID_PAYLOAD');
+    expectProblem(await server.call('GET', '/api/agent/v1/transactions/status'), 400, 'INVALID_QUERY');
   });
 
   it('bounds operationId and idempotencyKey at 1..200 characters', async () => {
@@ -181,7 +182,7 @@ describe('GET /api/v1/transactions/{hash}', () => {
       expect(long.body.errors).toEqual([expect.objectContaining({ path: `query.${field}` })]);
       expectProblem(await server.call('GET', `/api/v1/transactions/${tx.txHash}?${field}=`), 400, 'INVALID_PAYLOAD');
       const agentLong = await server.call('GET', `/api/agent/v1/transactions/status?hash=${tx.txHash}&${field}=${'a'.repeat(201)}`);
-      expectProblem(agentLong, 400, 'INVALID_PAYLOAD');
+      expectProblem(agentLong, 400, 'INVALID_QUERY');
     }
   });
 
@@ -195,7 +196,7 @@ describe('GET /api/v1/transactions/{hash}', () => {
     const extra = await server.call('GET', `/api/v1/transactions/${tx.txHash}?foo=bar`);
     expectProblem(extra, 400, 'INVALID_PAYLOAD');
     expect(extra.body.errors).toEqual([expect.objectContaining({ path: expect.stringMatching(/^query/) })]);
-    expectProblem(await server.call('GET', `/api/agent/v1/transactions/status?hash=${tx.txHash}&foo=bar`), 400, 'INVALID_PAYLOAD');
+    expectProblem(await server.call('GET', `/api/agent/v1/transactions/status?hash=${tx.txHash}&foo=bar`), 400, 'INVALID_QUERY');
 
     const abc = await server.call('GET', `/api/v1/transactions/${tx.txHash}?chainId=abc`);
     expectProblem(abc, 400, 'INVALID_PAYLOAD');
@@ -209,9 +210,17 @@ describe('GET /api/v1/transactions/{hash}', () => {
     expect((await server.call('GET', `/api/v1/transactions/${tx.txHash}?chainId=8453`)).status).toBe(200);
   });
 
-  it('answers an unknown hash with 404 NOT_FOUND', async () => {
+  it('answers an unknown hash with 404 NOT_FOUND on both paths, or by submittedAt PENDING (recent) or DROPPED (old), echoing the labels', async () => {
     expectProblem(await server.call('GET', `/api/v1/transactions/${UNKNOWN_HASH}`), 404, 'NOT_FOUND');
     expectProblem(await server.call('GET', `/api/agent/v1/transactions/status?hash=${UNKNOWN_HASH}`), 404, 'NOT_FOUND');
+    const now = Date.now();
+    const recent = new Date(now - 60_000).toISOString();
+    const old = new Date(now - 11 * 60_000).toISOString();
+    const pending = await server.call('GET', `/api/v1/transactions/${UNKNOWN_HASH}?submittedAt=${recent}&operationId=op-7&idempotencyKey=k-7`);
+    expect(pending.status, pending.text).toBe(200);
+    expect(pending.body).toMatchObject({ state: 'PENDING', txHash: UNKNOWN_HASH, operationId: 'op-7', idempotencyKey: 'k-7', receipt: null, blockNumber: null });
+    const dropped = await server.call('GET', `/api/agent/v1/transactions/status?hash=${UNKNOWN_HASH}&submittedAt=${old}`);
+    expect([dropped.status, dropped.body.state]).toEqual([200, 'DROPPED']);
   });
 });
 

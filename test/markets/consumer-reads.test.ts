@@ -230,6 +230,20 @@ describe('GET /api/v1/markets/{market_id}/chart', () => {
     expect((await get(`/markets/${m.address}/chart?${q({ chainId, window: '1D', address: m.address.toUpperCase().replace('0X', '0x') })}`)).status).toBe(200);
   });
 
+  it('takes the externalId its creator gave the market as market_id; one two creators share is INVALID_ID', async () => {
+    const [m, twin, other] = [await seedMarket(server), await seedMarket(server), await seedMarket(server)];
+    const db = server.runtime.database.db;
+    await db.updateTable('markets').set({ external_id: 'chart-ext-1' }).where('address', '=', m.address).execute();
+    const byAddress = await get(`/markets/${m.address}/chart?chainId=${chainId}`);
+    const byExternalId = await get(`/markets/chart-ext-1/chart?chainId=${chainId}&address=${m.address}`);
+    expect(byExternalId.status, byExternalId.text).toBe(200);
+    expect(byExternalId.body).toEqual(byAddress.body);
+    expect((await get(`/markets/chart-ext-1/chart?chainId=${chainId}&address=${other.address}`)).body.code).toBe('INVALID_QUERY');
+    await db.updateTable('markets').set({ external_id: 'chart-ext-1' }).where('address', '=', twin.address).execute();
+    const shared = await get(`/markets/chart-ext-1/chart?chainId=${chainId}`);
+    expect([shared.status, shared.body.code]).toEqual([400, 'INVALID_ID']);
+  });
+
   it('answers MISSING_FIELDS, INVALID_QUERY, INVALID_ID and MARKET_NOT_FOUND as the spec lists', async () => {
     const m = await seedMarket(server);
     const cases: [string, number, string][] = [
@@ -240,7 +254,7 @@ describe('GET /api/v1/markets/{market_id}/chart', () => {
       [`/markets/${m.address}/chart?chainId=${chainId}&address=0x12`, 400, 'INVALID_QUERY'],
       [`/markets/${m.address}/chart?chainId=${chainId}&address=${randomAddress()}`, 400, 'INVALID_QUERY'],
       [`/markets/${m.address}/chart?chainId=${chainId}&extra=1`, 400, 'INVALID_QUERY'],
-      [`/markets/not-a-market/chart?chainId=${chainId}`, 400, 'INVALID_ID'],
+      [`/markets/not-a-market/chart?chainId=${chainId}`, 404, 'MARKET_NOT_FOUND'],
       [`/markets/${randomAddress()}/chart?chainId=${chainId}`, 404, 'MARKET_NOT_FOUND'],
       [`/markets/${m.address}/chart?chainId=${chainId + 1}`, 400, 'UNSUPPORTED_CHAIN'],
     ];
@@ -297,7 +311,8 @@ describe('consumer OpenAPI', () => {
     }
     const chart = doc.paths['/api/v1/markets/{market_id}/chart'].get;
     expect(chart.parameters.find((p: { name: string }) => p.name === 'chainId')).toMatchObject({ in: 'query', required: true });
-    expect(chart.parameters.find((p: { name: string }) => p.name === 'market_id').schema.pattern).toBe('^0x[a-fA-F0-9]{40}$');
+    // The spec's market_id is a string of length ≥ 1: an address or the market's externalId.
+    expect(chart.parameters.find((p: { name: string }) => p.name === 'market_id').schema).toMatchObject({ type: 'string', minLength: 1 });
     expect(chart.responses['400'].description).toEqual(expect.stringContaining('MISSING_FIELDS'));
     expect(chart.responses['404'].description).toEqual(expect.stringContaining('MARKET_NOT_FOUND'));
     const listing = doc.paths['/api/v1/markets'].get;

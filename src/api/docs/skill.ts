@@ -66,7 +66,7 @@ const LOOPS: LoopPlan[] = [
     name: 'Trade',
     description: 'Quote a buy or sell from the market contract, then get the transaction to sign and send from your own wallet.',
     tags: ['prediction-markets', 'trading'],
-    examples: ['Buy 10 USDC of YES on market 0x….', 'What would selling my NO shares pay?'],
+    examples: ['Buy 10 YES shares on market 0x… (10000000 base units of a USDC market).', 'What would selling my NO shares pay?'],
     steps: [
       { capability: 'POST /trade/quote', note: 'Exact cost or proceeds at the latest block, with the slippage bound; short-lived.' },
       { capability: 'POST /trade/prepare', note: 'Returns the transaction {chainId, to, data, value} and any approvals needed; you sign and send it.' },
@@ -232,7 +232,7 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
         title: 'short title of the code',
         status: 'HTTP status',
         detail: 'what went wrong and what to do next',
-        code: 'stable machine-readable code (the table below)',
+        code: 'stable machine-readable code (the Errors table lists them all)',
         errors: 'optional: [{path, message}] for each invalid field (body.x, query.y, params.z)',
         requestId: 'equals the X-Request-Id response header',
       },
@@ -258,7 +258,7 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
       {
         id: 'errors',
         title: 'Errors are problem+json with stable codes',
-        text: `Every failure, including unknown routes, bad JSON, validation, auth and rate limits, answers application/problem+json {type, title, status, detail, code}. Codes are stable strings (${Object.keys(ERROR_CODES).length} today, listed below); branch on code, not on detail text. MCP tool errors carry the same body with isError: true.`,
+        text: `Every failure, including unknown routes, bad JSON, validation, auth and rate limits, answers application/problem+json {type, title, status, detail, code}. Codes are stable strings (${Object.keys(ERROR_CODES).length} today, all in the Errors table); branch on code, not on detail text. MCP tool errors carry the same body with isError: true.`,
       },
       {
         id: 'money',

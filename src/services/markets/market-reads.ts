@@ -14,6 +14,17 @@ import type { LmsrDepthT, MarketChartT, MarketCommentT, MarketHoldersT, MarketTr
 import { openInterestOf, type MarketRow } from './records.ts';
 
 /** The projected market at `address` (any market, listed or not), or 404 MARKET_NOT_FOUND. */
+/**
+ * A market by its externalId on one chain (the creator's own id, unique per creator): the consumer chart's market_id
+ * may be one. Two creators' markets sharing it are 400 INVALID_ID (ask by address).
+ */
+export async function findMarketByExternalId(db: Kysely<DB>, p: { externalId: string; chainId: number }): Promise<MarketRow> {
+  const rows = await db.selectFrom('markets').selectAll().where('chain_id', '=', p.chainId).where('external_id', '=', p.externalId).limit(2).execute();
+  if (rows.length > 1) throw problem('INVALID_ID', `externalId '${p.externalId}' names markets of several creators on chain ${p.chainId}: ask by market address`);
+  if (rows.length === 0) throw problem('MARKET_NOT_FOUND', `no market with address or externalId '${p.externalId}' on chain ${p.chainId}`);
+  return rows[0]!;
+}
+
 export async function findMarket(db: Kysely<DB>, p: { address: string; chainId?: number }): Promise<MarketRow> {
   let qb = db.selectFrom('markets').selectAll().where('address', '=', p.address.toLowerCase());
   if (p.chainId !== undefined) qb = qb.where('chain_id', '=', p.chainId);

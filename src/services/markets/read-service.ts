@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { countLiveMarkets, countMarkets, listMarkets, listSitemap, volume24hOf, type ListingFilter, type ListingRequest } from './listing.ts';
-import { findMarket, marketChart, marketComments, marketDepth, marketHolders, marketTrades, relatedMarkets, type ChartWindow } from './market-reads.ts';
+import { findMarket, findMarketByExternalId, marketChart, marketComments, marketDepth, marketHolders, marketTrades, relatedMarkets, type ChartWindow } from './market-reads.ts';
 import type { MarketRow } from './records.ts';
 import { readCreatorFunds, type CreatorFunds } from './creator-funds.ts';
 import { requireAgent } from '../identity/agents.ts';
@@ -20,6 +20,8 @@ export interface MarketReadService {
   sitemap(): ReturnType<typeof listSitemap>;
   liveCount(p: { chainId: number; creator: string; excludeMarket?: string }): Promise<number>;
   find(p: { address: string; chainId?: number }): Promise<MarketRow>;
+  /** The market whose creator gave it this externalId on the chain (400 INVALID_ID when two creators did). */
+  findByExternalId(p: { externalId: string; chainId: number }): Promise<MarketRow>;
   volume24h(rows: readonly MarketRow[], now: Date): Promise<Map<string, string>>;
   chart(m: MarketRow, p: { window: ChartWindow; now: Date }): ReturnType<typeof marketChart>;
   trades(m: MarketRow, p: { limit: number }): Promise<(MarketTradeT | OrderbookTradeT)[]>;
@@ -39,6 +41,7 @@ export function createMarketReadService(deps: { db: Kysely<DB>; chain: ChainServ
     sitemap: () => listSitemap(db),
     liveCount: (p) => countLiveMarkets(db, p),
     find: (p) => findMarket(db, p),
+    findByExternalId: (p) => findMarketByExternalId(db, p),
     volume24h: (rows, now) => volume24hOf(db, rows, now),
     chart: (m, p) => marketChart(db, m, p),
     trades: (m, p) => (m.pricing_model === 'ORDERBOOK' ? orderBookTrades(db, m, p) : marketTrades(db, m, p)),

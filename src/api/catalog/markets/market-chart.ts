@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
 import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
-import { ChartWindowSchema, MarketChart, MarketPathParams, PathAddress } from '../../../wire/market-reads.ts';
-import { marketFor, requireMarketAddress } from './read-context.ts';
+import { ChartWindowSchema, MarketChart, MarketPathParams } from '../../../wire/market-reads.ts';
+import { marketFor } from './read-context.ts';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 const CHART_DOC =
   'points run in ascending time: first the prices in force at the window start (the creation, with equal prices 1/n, for ALL or a market younger than the window), then the prices after each trade in the window, downsampled to the last trade of each of 199 equal time buckets (at most 200 points). latest is the canonical current prices of the market, stamped with the time they took effect (the last trade, or the creation).';
@@ -37,7 +39,7 @@ const ConsumerChartQuery = z
   .strictObject({
     chainId: ChainIdQuery.optional().describe("the market's chain (required)"),
     window: ChartWindowSchema.default('ALL'),
-    address: EvmAddress.optional().describe('the market address again; when given it must equal market_id'),
+    address: EvmAddress.optional().describe('the market address; when given it must be the market market_id names'),
   })
   .meta({ required: ['chainId'] });
 
@@ -47,24 +49,26 @@ export const getMarketChartConsumer = defineCapability({
   path: '/markets/:market_id/chart',
   category: 'markets',
   summary: 'Market price chart',
-  description: `Price history of a market. market_id is the market address (a non-address is 400 INVALID_ID); chainId is required (missing: 400 MISSING_FIELDS; malformed: 400 INVALID_QUERY); address, when given, must equal market_id (else 400 INVALID_QUERY); an unknown market is 404 MARKET_NOT_FOUND. ${CHART_DOC}`,
+  description: `Price history of a market. market_id is the market address or the externalId its creator gave it (unknown: 404 MARKET_NOT_FOUND; an externalId two creators share: 400 INVALID_ID, ask by address); chainId is required (missing: 400 MISSING_FIELDS; malformed: 400 INVALID_QUERY); address, when given, must equal market_id (else 400 INVALID_QUERY); an unknown market is 404 MARKET_NOT_FOUND. ${CHART_DOC}`,
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  input: { params: z.strictObject({ market_id: PathAddress }), query: ConsumerChartQuery },
+  input: { params: z.strictObject({ market_id: z.string().min(1).max(200).describe('market address, or its externalId on chainId') }), query: ConsumerChartQuery },
   output: MarketChart,
   outputName: 'MarketChartResponse',
   errors: ['INVALID_ID', 'INVALID_QUERY', 'MISSING_FIELDS', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'INTERNAL_ERROR'],
   handler: async (ctx, { params, query }) => {
-    const address = requireMarketAddress(params.market_id, 'params.market_id');
     if (query.chainId === undefined) {
       throw problem('MISSING_FIELDS', 'chainId is required', { errors: [{ path: 'query.chainId', message: 'required' }] });
     }
-    if (query.address !== undefined && query.address.toLowerCase() !== address) {
-      throw problem('INVALID_QUERY', 'address must equal market_id', { errors: [{ path: 'query.address', message: 'differs from market_id' }] });
+    const id = params.market_id;
+    const row = ADDRESS.test(id)
+      ? await marketFor(ctx, id, query.chainId, 'params.market_id')
+      : (ctx.services.chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN'), await ctx.services.marketReads.findByExternalId({ externalId: id, chainId: query.chainId }));
+    if (query.address !== undefined && query.address.toLowerCase() !== row.address) {
+      throw problem('INVALID_QUERY', 'address must be the market market_id names', { errors: [{ path: 'query.address', message: 'another market than market_id' }] });
     }
-    const row = await marketFor(ctx, address, query.chainId, 'params.market_id');
     return ctx.services.marketReads.chart(row, { window: query.window, now: ctx.clock.now() });
   },
 });

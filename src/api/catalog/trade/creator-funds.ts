@@ -29,7 +29,7 @@ const Bond = z.object({
 
 const CreatorFundsResponse = z.object({
   walletAddress: EvmAddress,
-  chainId: ChainId.nullable(),
+  chainId: ChainId.nullable().describe('the chainId asked for; null when none was: every active trading chain'),
   creatorFunds: z.object({
     markets: z.array(z.object({ chainId: ChainId, marketAddress: EvmAddress, marketTitle: z.string(), marketBalance: MarketBalance, bond: Bond })),
     summary: z.object({
@@ -52,7 +52,7 @@ export const getCreatorFunds = defineCapability({
   category: 'trading',
   summary: 'Creator funds of a wallet',
   description:
-    'For every market the wallet created: its marketBalance (creator fees the market holds, with a status: too_early while open, pending_resolution or challenge_window while resolving, claimable once resolved, zero when empty) and its creation bond (pending until resolution, then returnable), plus totals per token. REST answers for the key\'s bound wallet; the MCP tool takes a wallet proof (walletAddress may be omitted with a bound wallet). chainId defaults to the served chain.',
+    'For every market the wallet created: its marketBalance (creator fees the market holds, with a status: too_early while open, pending_resolution or challenge_window while resolving, claimable once resolved, zero when empty) and its creation bond (pending until resolution, then returnable), plus totals per token. REST answers for the key\'s bound wallet; the MCP tool takes a wallet proof (walletAddress may be omitted with a bound wallet). chainId narrows to one chain; omitted, every active trading chain (this deployment serves one) is covered and the response says chainId null.',
   tier: 'read-only',
   scopes: ['portfolio:read'],
   rateClass: 'read',

@@ -1,8 +1,10 @@
 // Transaction status, on both interfaces: the chain receipt is authoritative; operationId and
-// idempotencyKey are correlation labels echoed verbatim (null when not given).
+// idempotencyKey are correlation labels echoed verbatim (null when not given). The consumer path answers bad input
+// with the spec's INVALID_PAYLOAD; the agent twin, a GET with query parameters, with INVALID_QUERY like every agent GET.
 import { z } from 'zod';
 import type { Hex } from 'viem';
 import { ChainId, ChainIdQuery, IsoTimestamp, TxHash } from '../../../wire/schemas.ts';
+import { isProblemError } from '../../../core/errors.ts';
 import { defineCapability, type HandlerContext } from '../types.ts';
 
 const Label = z.string().min(1).max(200);
@@ -33,13 +35,20 @@ export const TransactionStatusResponse = z.object({
     .nullable(),
 });
 
-const STATES_DOC =
-  'States: CONFIRMED (mined, receipt status success), REVERTED (mined, receipt status reverted), PENDING (known to the node or to our relayer, not yet mined), DROPPED (sent by our relayer, never mined, its nonce consumed by another transaction). An unknown hash answers 404 NOT_FOUND; an unreachable node 503 SERVICE_UNAVAILABLE.';
+/** A hash neither the node nor our relayer knows, submitted this recently (submittedAt), may still be propagating. */
+export const SUBMITTED_GRACE_MS = 10 * 60_000;
+
+const STATES_DOC = `States: CONFIRMED (mined, receipt status success), REVERTED (mined, receipt status reverted), PENDING (known to the node or to our relayer, not yet mined; or unknown but submitted, by submittedAt, less than ${SUBMITTED_GRACE_MS / 60_000} minutes ago), DROPPED (sent by our relayer, never mined, its nonce consumed by another transaction; or unknown though submitted longer ago than that). An unknown hash without submittedAt answers 404 NOT_FOUND; an unreachable node 503 SERVICE_UNAVAILABLE. operationId and idempotencyKey are correlation labels echoed verbatim from the query (null when not given).`;
 
 async function statusOf(ctx: HandlerContext, hash: string, query: z.output<typeof StatusQuery>) {
   const chain = ctx.services.chain;
   chain.requireServed(query.chainId, 'INVALID_CHAIN');
-  const status = await chain.transactionStatus(hash.toLowerCase() as Hex);
+  const status = await chain.transactionStatus(hash.toLowerCase() as Hex).catch((err: unknown) => {
+    // The client says when it sent the transaction: an unknown hash is then still in flight, or lost.
+    if (query.submittedAt === undefined || !isProblemError(err) || err.code !== 'NOT_FOUND') throw err;
+    const age = ctx.clock.now().getTime() - Date.parse(query.submittedAt);
+    return { state: age < SUBMITTED_GRACE_MS ? ('PENDING' as const) : ('DROPPED' as const), chainId: ctx.documents.site.chainId, txHash: hash.toLowerCase(), blockNumber: null, confirmedAt: null, receipt: null };
+  });
   const params = new URLSearchParams({ hash: status.txHash, chainId: String(status.chainId) });
   if (query.operationId !== undefined) params.set('operationId', query.operationId);
   if (query.idempotencyKey !== undefined) params.set('idempotencyKey', query.idempotencyKey);
@@ -81,10 +90,9 @@ export const getTransactionAgent = defineCapability({
   idempotent: true,
   mcp: { tool: 'svc_get_transactions_status' },
   input: { query: StatusQuery.extend({ hash: TxHash }) },
-  invalidInputCode: 'INVALID_PAYLOAD',
   output: TransactionStatusResponse,
   outputName: 'TransactionStatusResponse',
-  errors: ['INVALID_PAYLOAD', 'INVALID_CHAIN', 'NOT_FOUND', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+  errors: ['INVALID_QUERY', 'INVALID_CHAIN', 'NOT_FOUND', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { query }) => {
     const { hash, ...rest } = query;
     return statusOf(ctx, hash, rest);
