@@ -63,7 +63,7 @@ describe('POST /trade/quote', () => {
 });
 
 describe('buy and sell through the router', () => {
-  it('answers 409 APPROVAL_REQUIRED with the recipe of /discover/contracts, then prepares a transaction that costs exactly the quote', async () => {
+  it('answers 409 APPROVAL_REQUIRED with the recipe of /discover/contracts and its ready transaction, then prepares a transaction that costs exactly the quote', async () => {
     const contracts = (await server.call('GET', `${A}/discover/contracts`, { key: trader.key })).body.chains[0];
     const shares = parseUnits('250', 6).toString();
     const missing = await post(server, trader.key, '/trade/prepare', { market: market.address, outcome: 1, side: 'buy', shares });
@@ -71,7 +71,10 @@ describe('buy and sell through the router', () => {
     expect(missing.body.code).toBe('APPROVAL_REQUIRED');
     expect(missing.body.approvals).toEqual(contracts.approvals.filter((a: { reason: string; token: string }) => a.reason === 'buy_collateral' && a.token === market.collateral.token));
     expect(missing.body.approvals[0].amount).toBe(maxUint256.toString());
-    await sendApprovals(server, trader.account, missing.body.approvals);
+    // The recipe carries its ready transaction: sent as it is, it grants the approval.
+    const approval = missing.body.approvals[0].transaction;
+    expect(approval).toMatchObject({ chainId: 8453, to: market.collateral.token, value: '0' });
+    expect((await sendTx(server, trader.account, approval)).status).toBe('success');
 
     const prepared = await post(server, trader.key, '/trade/prepare', { market: market.address, outcome: 1, side: 'buy', shares });
     expect(prepared.status).toBe(200);

@@ -69,7 +69,7 @@ const LOOPS: LoopPlan[] = [
     examples: ['Buy 10 YES shares on market 0x… (10000000 base units of a USDC market).', 'What would selling my NO shares pay?'],
     steps: [
       { capability: 'POST /trade/quote', note: 'Exact cost or proceeds at the latest block, with the slippage bound; short-lived.' },
-      { capability: 'POST /trade/prepare', note: 'Returns the transaction {chainId, to, data, value} and any approvals needed; you sign and send it.' },
+      { capability: 'POST /trade/prepare', note: 'Returns the router transaction {chainId, to, data, value}; you sign and send it. A missing approval is 409 APPROVAL_REQUIRED whose approvals[] each carry a ready transaction: send it, then prepare again.' },
     ],
   },
   {
@@ -273,7 +273,7 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
       {
         id: 'self-custody',
         title: 'Agents sign their own transactions',
-        text: 'prepare endpoints return {chainId, to, data, value} and the approvals still needed; the agent signs and sends from its own wallet and the service reads the receipt. The operator key pays gas only for what the protocol itself submits (claims, creator-fund collections, sweeps, ledger commits).',
+        text: 'prepare endpoints return {chainId, to, data, value} (trade/prepare answers a missing approval with 409 APPROVAL_REQUIRED carrying the ready approval transaction; prepare-deploy lists the approvals still needed); the agent signs and sends from its own wallet and the service reads the receipt. The operator key pays gas only for what the protocol itself submits (claims, creator-fund collections, sweeps, ledger commits).',
       },
       {
         id: 'surfaces',

@@ -17,6 +17,8 @@ export interface ApprovalRecipe {
   spender: Address;
   /** MAX uint256, only for erc20_approve. */
   amount?: string;
+  /** Ready to sign and send from the wallet that grants it: the call to `token` (approvalCalldata). */
+  transaction: { chainId: number; to: Address; data: Hex; value: '0' };
 }
 
 /** Bumped when the router's external interface changes (a new router deployment). */
@@ -56,12 +58,17 @@ function canonicalType(param: { type: string; components?: readonly { type: stri
 }
 
 export function collateralApproval(chainId: number, token: Address, router: Address): ApprovalRecipe {
-  return { kind: 'erc20_approve', reason: 'buy_collateral', chainId, token, spender: router, amount: maxUint256.toString() };
+  return withTransaction({ kind: 'erc20_approve', reason: 'buy_collateral', chainId, token, spender: router, amount: maxUint256.toString() });
 }
 
 export function outcomeTokenApproval(chainId: number, outcomeToken: Address, router: Address): ApprovalRecipe {
-  return { kind: 'erc1155_set_approval_for_all', reason: 'sell_outcome_token', chainId, token: outcomeToken, spender: router };
+  return withTransaction({ kind: 'erc1155_set_approval_for_all', reason: 'sell_outcome_token', chainId, token: outcomeToken, spender: router });
 }
+
+const withTransaction = (recipe: Omit<ApprovalRecipe, 'transaction'>): ApprovalRecipe => ({
+  ...recipe,
+  transaction: { chainId: recipe.chainId, to: recipe.token, data: approvalCalldata(recipe), value: '0' },
+});
 
 /** Both recipes for every collateral given (trading is enabled for all reviewed collaterals). */
 export function tradingApprovals(chainId: number, lane: MarketsLane, collaterals: readonly { symbol: CollateralSymbol; token: Address }[]): ApprovalRecipe[] {

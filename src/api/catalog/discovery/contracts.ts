@@ -5,7 +5,7 @@ import { defineCapability } from '../types.ts';
 import { routerInterface, tradingApprovals } from '../../../services/markets/approvals.ts';
 import { matchCollateral } from '../../../services/chain/chain-service.ts';
 
-/** The spec's approval recipe; POST /trade/prepare's 409 APPROVAL_REQUIRED carries the same objects. */
+/** The spec's approval recipe plus its ready transaction; POST /trade/prepare's 409 APPROVAL_REQUIRED carries the same objects. */
 export const ApprovalRecipeSchema = z.object({
   kind: z.enum(['erc20_approve', 'erc1155_set_approval_for_all']),
   reason: z.enum(['buy_collateral', 'sell_outcome_token']),
@@ -13,6 +13,9 @@ export const ApprovalRecipeSchema = z.object({
   token: EvmAddress,
   spender: EvmAddress,
   amount: WeiString.optional(),
+  transaction: z
+    .object({ chainId: ChainId, to: EvmAddress, data: z.string().regex(/^0x[0-9a-f]+$/), value: z.literal('0') })
+    .describe('the approval ready to sign and send from the wallet that grants it (to = token); the same for every wallet'),
 });
 
 const Selector = z.object({ signature: z.string(), selector: z.string().regex(/^0x[0-9a-f]{8}$/) });

@@ -78,7 +78,7 @@ export const tradePrepare = defineCapability({
   path: '/trade/prepare',
   category: 'trading',
   summary: 'Prepare a trade transaction',
-  description: `The router transaction (executeTradeIntent) for the agent's bound wallet to sign and send, with a fresh quote. limit defaults to the quote's slippage bound, deadline to ${INTENT_DEADLINE_SECONDS} s from now, recipient to the wallet. Before answering it checks what the router will need: a buy needs an ERC-20 allowance of the collateral to the router of at least limit, a sell needs the outcome token approved for the router. A missing approval answers 409 APPROVAL_REQUIRED whose approvals member holds the recipe exactly as GET /discover/contracts publishes it; a short balance answers INSUFFICIENT_BALANCE. Changes nothing.`,
+  description: `The router transaction (executeTradeIntent) for the agent's bound wallet to sign and send, with a fresh quote. limit defaults to the quote's slippage bound, deadline to ${INTENT_DEADLINE_SECONDS} s from now, recipient to the wallet. Before answering it checks what the router will need: a buy needs an ERC-20 allowance of the collateral to the router of at least limit, a sell needs the outcome token approved for the router. A missing approval answers 409 APPROVAL_REQUIRED (the spec's rule) whose approvals member holds the recipe exactly as GET /discover/contracts publishes it, with its ready transaction {chainId, to, data, value}: send that from the wallet, wait for its receipt, then prepare again. A short balance answers INSUFFICIENT_BALANCE. Changes nothing.`,
   tier: 'execute',
   scopes: ['trade:execute'],
   rateClass: 'read',
