@@ -16,6 +16,7 @@ import { anvilDevAccounts } from '../src/chain/anvil.ts';
 import { chainDefinition } from '../src/chain/clients.ts';
 import { walletProofText } from '../src/core/auth-templates.ts';
 import type { MarketTerms } from '../src/core/markets/terms.ts';
+import { baseUnitsOfShares, priceOfBps } from '../src/core/orderbook/units.ts';
 import { toCount } from '../src/db/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import type { Runtime } from '../src/runtime/runtime.ts';
@@ -60,7 +61,9 @@ export interface PlaceOrderBody {
   market: string;
   outcome: 0 | 1;
   action: 'buy' | 'sell';
-  priceBps: number;
+  /** Decimal price string on the tick (docs/units.md). */
+  price: string;
+  /** Share base units (one share = 1000000). */
   shares: string;
   tif: 'GTC' | 'IOC';
   postOnly: boolean;
@@ -105,8 +108,8 @@ export function placeOrderStream(n: number, markets: readonly string[], agents: 
         market: markets[m]!,
         outcome,
         action: (outcome === 0) === bid ? 'buy' : 'sell',
-        priceBps: outcome === 0 ? axisBps : 10_000 - axisBps,
-        shares: String(shares),
+        price: priceOfBps(outcome === 0 ? axisBps : 10_000 - axisBps),
+        shares: baseUnitsOfShares(shares).toString(),
         tif: next() % 10 === 0 ? 'IOC' : 'GTC',
         postOnly: false,
       },
@@ -176,7 +179,7 @@ async function mintInventory(runtime: Runtime, traders: readonly Trader[], marke
   const t0 = performance.now();
   const { orderbook } = runtime.services;
   const place = async (who: Trader, market: string, outcome: 0 | 1) => {
-    const order = await orderbook.place(who.principal, { market, outcome, action: 'buy', priceBps: 5_000, shares: INVENTORY, tif: 'GTC', postOnly: false });
+    const order = await orderbook.place(who.principal, { market, outcome, action: 'buy', price: '0.5', shares: baseUnitsOfShares(INVENTORY), tif: 'GTC', postOnly: false });
     return order.status;
   };
   for (const market of markets) {
@@ -296,8 +299,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
 
     // Sanity over HTTP, and the anchor's body: a resting bid, then the order that takes it (one MINT fill).
     const [a, b] = [traders[0]!, traders[1]!];
-    await placeOverHttp(base, a.keys[0]!, { market: markets[0]!, outcome: 0, action: 'buy', priceBps: 5_000, shares: '1', tif: 'GTC', postOnly: false }, 'bench-probe-1');
-    const probe = await placeOverHttp(base, b.keys[0]!, { market: markets[0]!, outcome: 1, action: 'buy', priceBps: 5_000, shares: '1', tif: 'IOC', postOnly: false }, 'bench-probe-2');
+    await placeOverHttp(base, a.keys[0]!, { market: markets[0]!, outcome: 0, action: 'buy', price: '0.5', shares: '1000000', tif: 'GTC', postOnly: false }, 'bench-probe-1');
+    const probe = await placeOverHttp(base, b.keys[0]!, { market: markets[0]!, outcome: 1, action: 'buy', price: '0.5', shares: '1000000', tif: 'IOC', postOnly: false }, 'bench-probe-2');
     if (probe.json.status !== 'filled' || probe.json.fills.length !== 1) throw new Error(`bench: the probe order did not fill: ${probe.text.slice(0, 300)}`);
 
     const anchorPort = await listenAnchor({ method: 'POST', path: '/anchor', status: 201, body: probe.text }, host, cleanups);

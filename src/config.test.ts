@@ -130,6 +130,17 @@ describe('loadConfig: switches', () => {
     expect(c.environment).toBe('live');
   });
 
+  it('SVC_ROLE=api joins a deployment: it needs PostgreSQL and an external chain', () => {
+    expect(loadConfig({}).role).toBe('all');
+    const joining: Record<string, string> = { SVC_ROLE: 'api', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc', CHAIN_RPC_URL: 'http://127.0.0.1:8545', OPERATOR_PRIVATE_KEY: KEY, PM_TOKEN_ADDRESS: ADDR_A, USDC_TOKEN_ADDRESS: ADDR_B };
+    expect(loadConfig(joining).role).toBe('api');
+    for (const missing of ['DATABASE_URL', 'CHAIN_RPC_URL']) {
+      const { [missing]: _gone, ...env } = joining;
+      expect(configError(env).message).toMatch(/^config: SVC_ROLE=api needs DATABASE_URL and CHAIN_RPC_URL/);
+    }
+    expect(configError({ SVC_ROLE: 'workers' }).message).toMatch(/^config: SVC_ROLE /);
+  });
+
   it('CHAIN_RPC_URL without OPERATOR_PRIVATE_KEY is refused with one line', () => {
     const err = configError({ CHAIN_RPC_URL: 'https://rpc.example', PM_TOKEN_ADDRESS: ADDR_A, USDC_TOKEN_ADDRESS: ADDR_B });
     expect(err.message).toMatch(/^config: OPERATOR_PRIVATE_KEY .*CHAIN_RPC_URL/);

@@ -83,6 +83,12 @@ const EnvSchema = z.object({
   WEBHOOK_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (32 random bytes)').optional(),
   /** How often the webhook dispatcher schedules new events and sends due attempts (besides at once on a new event). */
   WEBHOOK_DISPATCH_INTERVAL_MS: int(z.number().int().min(50).max(60_000)).default(1000),
+  /**
+   * all: the whole service. api: another API process joining a deployment that an `all` process runs (same
+   * DATABASE_URL, the same chain through CHAIN_RPC_URL): HTTP, MCP, event transports, webhooks and the mail drain,
+   * without the chain writers (docs/architecture.md "Several processes").
+   */
+  SVC_ROLE: z.enum(['all', 'api']).default('all'),
   SEED_DEMO_MARKETS: bool.default(true),
   LEDGER_MODE: z.enum(['journal', 'legacy']).default('journal'),
   LEDGER_BATCH_MAX_OPS: int(z.number().int().min(1).max(10_000)).default(256),
@@ -125,6 +131,8 @@ export type Env = z.infer<typeof EnvSchema>;
 export const ENV_VARS: readonly string[] = Object.keys(EnvSchema.shape);
 
 export interface Config {
+  /** SVC_ROLE: 'api' runs no chain writers (indexer, scheduler, keepers, ledger batcher, relayer reconciliation). */
+  role: 'all' | 'api';
   port: number;
   host: string;
   publicBaseUrl: string;
@@ -210,6 +218,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'config: PM_TOKEN_ADDRESS and USDC_TOKEN_ADDRESS are required when CHAIN_RPC_URL is set (collateral on a real chain comes from config)',
     );
   }
+  if (e.SVC_ROLE === 'api' && (!e.DATABASE_URL || !external)) {
+    throw new ConfigError('config: SVC_ROLE=api needs DATABASE_URL and CHAIN_RPC_URL: it joins the database and the chain of a deployment whose writers run in another svc (SVC_ROLE=all)');
+  }
   if (e.HUMAN_CHECK === 'turnstile' && !e.HUMAN_CHECK_SECRET) {
     throw new ConfigError('config: HUMAN_CHECK_SECRET is required when HUMAN_CHECK=turnstile');
   }
@@ -225,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const confirmations = e.CHAIN_CONFIRMATIONS ?? defaultConfirmations(e.CHAIN_ID, external ? 'external' : 'embedded');
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   return {
+    role: e.SVC_ROLE,
     port: e.PORT,
     host: e.HOST,
     publicBaseUrl,

@@ -117,6 +117,8 @@ export const ERROR_CODES = {
   WEBHOOK_DISABLED: { status: 409, title: 'Webhook endpoint disabled' },
   // Market-surface frames (docs/market-data.md).
   MARKET_SURFACE_CLOSED: { status: 409, title: 'Market surface closed to publishing' },
+  // Operator control edges (docs/markets.md "Controls").
+  MARKET_CONTROL_REFUSED: { status: 409, title: 'Control edge does not apply to the market now' },
   FRAME_NOT_FOUND: { status: 404, title: 'Frame not found' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

@@ -148,9 +148,11 @@ export interface DB {
   council_decisions: CouncilDecisionsTable;
   market_payouts: MarketPayoutsTable;
   claim_requests: ClaimRequestsTable;
+  faucet_grants: FaucetGrantsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   market_frames: MarketFramesTable;
+  reorged_creations: ReorgedCreationsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -529,10 +531,38 @@ export interface ClaimRequestsTable {
   created_at: Timestamp;
 }
 
+/** A test-funds grant (migration 0022): kept before its transfers go out under `faucet:<id>:<asset>`. */
+export interface FaucetGrantsTable {
+  id: string;
+  chain_id: number;
+  wallet: string;
+  /** Null for a grant the operator made with `svc faucet`. */
+  agent_id: string | null;
+  key_id: string | null;
+  /** numeric(78,0) base units of each asset. */
+  eth_wei: Numeric;
+  usdc: Numeric;
+  pm: Numeric;
+  created_at: Timestamp;
+}
+
 export type WebhookEndpointStatus = 'active' | 'disabled';
 /** Why an endpoint stopped: it answered 410 Gone, it failed for 5 days, or its agent disabled it. */
 export type WebhookDisabledReason = 'GONE' | 'FAILING' | 'MANUAL';
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'abandoned';
+
+/** A creation transaction a reorg took away (migration 0023), until it is mined again elsewhere. */
+export interface ReorgedCreationsTable {
+  chain_id: number;
+  /** Lowercase transaction hash of the creation. */
+  created_tx: string;
+  /** Where it had created the market (lowercase). */
+  address: string;
+  question_hash: string;
+  voided_at: Timestamp;
+  /** Set once the transaction is mined again at another address (market.cancelled with relocatedTo was emitted). */
+  relocated_to: string | null;
+}
 
 /** A frame an agent published onto a market's surface (migration 0021; docs/market-data.md). */
 export interface MarketFramesTable {

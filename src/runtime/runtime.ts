@@ -25,11 +25,11 @@ import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relaye
 import { createLedgerService } from '../services/ledger/ledger.ts';
 import { createLedgerBatcher, type LedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
 import { createFillPackService } from '../services/orderbook/fill-packs.ts';
-import { createOrderBookService, MARKET_CLOSED, MARKET_VOID } from '../services/orderbook/orders.ts';
+import { createFaucetService } from '../services/faucet/faucet.ts';
+import { faucetOffReason } from '../core/faucet.ts';
+import { createOrderBookService, MARKET_CLOSED, MARKET_TAKEN_DOWN, MARKET_VOID } from '../services/orderbook/orders.ts';
 import type { Config } from '../config.ts';
-import { CREDIT_REASONS, type Account } from '../core/ledger/types.ts';
-import type { Transaction } from 'kysely';
-import type { DB } from '../db/schema.ts';
+import type { Account } from '../core/ledger/types.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { migrateToLatest, openConfiguredDatabase, type Database } from '../db/index.ts';
 import { createChainService, readCollateral } from '../services/chain/chain-service.ts';
@@ -61,6 +61,7 @@ import { createRegistrationService } from '../services/identity/registration.ts'
 import { createAgentKeyService } from '../services/identity/agent-keys.ts';
 import { createBindingService } from '../services/identity/binding.ts';
 import { createHumanVerificationService } from '../services/identity/human-verification.ts';
+import { signupGrant } from '../services/identity/signup-grant.ts';
 import { createProfileService } from '../services/identity/profile.ts';
 import { createEmailLinkService } from '../services/identity/email-links.ts';
 import { createHumanCheck } from '../services/identity/human-check.ts';
@@ -221,7 +222,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // the operator on the embedded chain, let the relayer settle, rebroadcast and put back what the chain does not
     // hold, then let the ledger compare its batches with the contract (once the batcher exists).
     let ledgerOnChain: LedgerBatcher | null = null;
+    // SVC_ROLE=api (docs/architecture.md "Several processes"): the chain writers (relayer reconciliation, indexer,
+    // scheduler, keepers, ledger batcher) run in the deployment's SVC_ROLE=all process only.
+    const writers = config.role === 'all';
+    if (!writers) progress('role: api (SVC_ROLE=api): no indexer, scheduler, keepers, ledger batcher or relayer reconciliation in this process');
     reconcileSteps = async (say) => {
+      if (!writers) return;
       if (config.chain.mode === 'embedded') {
         const funded = await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
         if (funded > 0n) say(`chain: funded operator ${account.address} from the dev account`);
@@ -295,7 +301,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // Markets that stop trading (voided by the indexer, closed by the lifecycle, stopped by an early resolution proposal)
     // take their resting orders with them:
     // cancelled in the same transaction, books dropped after it. `services` is built below; neither calls this before.
-    const orderBooksEnding = (reason: typeof MARKET_VOID | typeof MARKET_CLOSED): EndedMarketsListener => ({
+    const orderBooksEnding = (reason: typeof MARKET_VOID | typeof MARKET_CLOSED | typeof MARKET_TAKEN_DOWN): EndedMarketsListener => ({
       ending: async (trx, markets) => {
         await services.orderbook.cancelMarketOrders(trx, markets, reason);
       },
@@ -360,11 +366,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       projection: () => indexer.projection(),
     });
     // Play money reaches an agent once, when its first wallet is bound (docs/orderbook.md "Play money").
-    const onWalletBound = async (trx: Transaction<DB>, agentId: string, wallet: string) => {
-      if (config.ledger.signupGrant === 0n) return;
-      const grant = { account: wallet.toLowerCase() as Account, id: 0n, delta: config.ledger.signupGrant, reason: CREDIT_REASONS.SIGNUP_GRANT };
-      await ledger.submit([{ type: 'credit', credit: grant }], { source: `signup-grant:${agentId}`, trx });
-    };
+    const onWalletBound = signupGrant(ledger, config.ledger.signupGrant);
     // Webhook signing secrets are sealed under WEBHOOK_SECRET_KEY, else under a key derived from the operator key.
     const webhookDeps = {
       db: database.db,
@@ -399,6 +401,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         log,
         intervalMs: config.markets.schedulerMs,
         onMarketsClosed: orderBooksEnding(MARKET_CLOSED),
+        onMarketsTakenDown: orderBooksEnding(MARKET_TAKEN_DOWN),
       }),
       health: createHealthService({ db: database.db, dbKind: database.kind, chain: chainService, clock }),
       nonces,
@@ -409,6 +412,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills }),
       fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, fills: config.fills }),
       ledgerBatcher,
+      faucet: createFaucetService({ db: database.db, relayer, chainId: config.chain.id, collateral, rateLimits, clock, guard: chainService.guard, off: faucetOffReason(config.environment, config.chain.mode) }),
       mailer,
       emailLinks,
       humanCheck,
@@ -447,7 +451,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       claims,
       eventStreams: createEventStreamService({ bus: events, db: database.db, settings: config.events }),
       payoutKeeper: createPayoutKeeper({ claims, log, intervalMs: config.markets.schedulerMs, chainLive: () => liveness.state().up }),
-      webhooks: createWebhookService({ ...webhookDeps, nudge: () => webhookDispatcher.kick() }),
+      webhooks: createWebhookService({ ...webhookDeps, nudge: () => webhookDispatcher.endpointsChanged() }),
       webhookDispatcher,
       marketData: createMarketDataService({ db: database.db, clock, rateLimits, limits: DATA_PLANE_LIMITS }),
     };
@@ -471,20 +475,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     mailDrain.unref();
     cleanups.push(async () => clearInterval(mailDrain));
     mailer.kick();
-    indexer.start();
-    cleanups.push(() => indexer.stop());
-    services.lifecycle.start();
-    cleanups.push(() => services.lifecycle.stop());
-    services.resolutionKeeper.start();
-    cleanups.push(() => services.resolutionKeeper.stop());
-    services.payoutKeeper.start();
-    cleanups.push(() => services.payoutKeeper.stop());
+    if (writers) {
+      indexer.start();
+      cleanups.push(() => indexer.stop());
+      services.lifecycle.start();
+      cleanups.push(() => services.lifecycle.stop());
+      services.resolutionKeeper.start();
+      cleanups.push(() => services.resolutionKeeper.stop());
+      services.payoutKeeper.start();
+      cleanups.push(() => services.payoutKeeper.stop());
+    }
     services.webhookDispatcher.start();
     cleanups.push(() => services.webhookDispatcher.stop());
-    progress('ledger: loading committed balances');
-    await ledgerBatcher.start();
-    ledgerOnChain = ledgerBatcher;
-    cleanups.push(() => ledgerBatcher.stop());
+    if (writers) {
+      progress('ledger: loading committed balances');
+      await ledgerBatcher.start();
+      ledgerOnChain = ledgerBatcher;
+      cleanups.push(() => ledgerBatcher.stop());
+    }
     // While running: a probe notices a node that stops answering (503 for chain-dependent writes) and reconciles when
     // it answers again; a timer reconciles now and then even when nothing was noticed (docs/chain.md "Liveness").
     liveness.watch(() => client.getBlockNumber({ cacheTime: 0 }), config.chain.probeIntervalMs, () => reconcileChain((line) => log.warn(line)));

@@ -15,6 +15,7 @@ import type { WalletProofVerifier } from './identity/wallet-proof.ts';
 import type { ElevationService } from './identity/elevation.ts';
 import type { LedgerService } from './ledger/ledger.ts';
 import type { LedgerBatcher } from './ledger/batcher.ts';
+import type { FaucetService } from './faucet/faucet.ts';
 import type { FillPackService } from './orderbook/fill-packs.ts';
 import type { OrderBookService } from './orderbook/orders.ts';
 import type { RegistrationService } from './identity/registration.ts';
@@ -62,6 +63,8 @@ export interface Services {
   fillPacks: FillPackService;
   /** Batches ledger operations onto the chain; the committed root and proofs. */
   ledgerBatcher: LedgerBatcher;
+  /** Test funds (gas, TestUSDC, PM) for bound wallets on the embedded test environment (docs/faucet.md). */
+  faucet: FaucetService;
   /** Wallet-proof elevation of MCP tool calls. */
   elevation: ElevationService;
   mailer: Mailer;

@@ -152,7 +152,7 @@ export const LmsrDepth = z.object({
 });
 export type LmsrDepthT = z.output<typeof LmsrDepth>;
 
-const BookLevel = z.object({ price: PriceString, shares: WeiString });
+const BookLevel = z.object({ price: PriceString.describe('outcome-0 price of the level'), shares: WeiString.describe('shares resting at the level, base units (one share = 1000000)') });
 export const OrderbookDepth = z.object({
   kind: z.literal('orderbook'),
   market: EvmAddress,

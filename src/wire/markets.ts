@@ -7,7 +7,16 @@ import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from './schemas.
 export const MARKET_CATEGORIES = ['CRYPTO', 'SPORTS', 'POLITICS', 'FINANCE', 'TECH', 'DAILY_LIFE', 'LOCAL', 'SOCIAL', 'FUN', 'OTHER'] as const;
 export const MarketCategory = z.enum(MARKET_CATEGORIES);
 export const MarketStateSchema = z.enum(MARKET_STATES);
+/** A market's pricing model as every answer names it: automated (the LMSR lane) or ORDERBOOK (docs/units.md). */
 export const PricingModel = z.enum(['automated', 'ORDERBOOK']);
+/**
+ * A pricing model as a caller may name it: automated, ORDERBOOK, or LMSR — the name of the automated lane's factory
+ * (GET /discover/fees) — read as automated. Answers always say automated.
+ */
+export const PricingModelInput = z
+  .enum(['automated', 'ORDERBOOK', 'LMSR'])
+  .transform((m): z.output<typeof PricingModel> => (m === 'LMSR' ? 'automated' : m))
+  .describe('automated or ORDERBOOK; LMSR is accepted as another name for automated');
 /** An exact decimal in [0, 1], e.g. "0.5". */
 export const PriceString = z.string().regex(/^(0(\.[0-9]{1,18})?|1(\.0{1,18})?)$/, 'must be a decimal price between 0 and 1');
 

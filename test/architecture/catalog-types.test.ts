@@ -45,4 +45,17 @@ describe('capability definitions', () => {
     });
     expect(cap.scopes).toEqual(['market:read']);
   });
+
+  it('derive the effect from the method unless declared, and refuse a declared effect the rest contradicts', () => {
+    const probe = (over: Record<string, unknown>) =>
+      defineCapability({ ...base, path: '/type-probe/effect', mcp: { restOnly: 'type probe' }, tier: null, handler: async () => ({}), ...over } as never);
+    expect(probe({}).effect).toBe('read');
+    expect(probe({ method: 'POST', rateClass: 'write' })).toMatchObject({ effect: 'write', requiresIdempotencyKey: true });
+    expect(probe({ method: 'POST', effect: 'read' })).toMatchObject({ effect: 'read', requiresIdempotencyKey: false });
+    expect(() => probe({ effect: 'write' })).toThrow(/a GET changes nothing/);
+    expect(() => probe({ method: 'POST' })).toThrow(/charged as a read, so it declares effect 'read'/);
+    expect(() => probe({ method: 'POST', effect: 'read', rateClass: 'write' })).toThrow(/a read is charged as a read/);
+    expect(() => probe({ method: 'POST', effect: 'read', idempotencyExempt: 'changes nothing' })).toThrow(/no exemption/);
+    expect(() => probe({ method: 'POST', effect: 'read', destructive: true })).toThrow(/neither destroys/);
+  });
 });

@@ -173,12 +173,12 @@ describe(`relayer crash safety (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
     const account = freshAccount();
     const before = await minedNonce(account.address);
     const req = request();
-    // Automine on: by the time the hook throws, the transaction is already mined.
+    // Automine on: the transaction is mined right after the broadcast (a loaded machine may take a moment: wait for it).
     const crashed = relayerFor(account, crashAt('afterBroadcast'));
     await expect(crashed.send(req)).rejects.toThrow(SimulatedCrash);
     const submitted = await row(req.operationId);
     expect(submitted).toMatchObject({ state: 'submitted', block_number: null, block_hash: null });
-    const receipt = await client.getTransactionReceipt({ hash: submitted.tx_hash as Hex });
+    const receipt = await client.waitForTransactionReceipt({ hash: submitted.tx_hash as Hex, pollingInterval: 50 });
     expect(receipt.status).toBe('success');
 
     const restarted = relayerFor(account);

@@ -152,9 +152,14 @@ describe('claims', () => {
     const message = walletProofMessage({ agentId: holder.agentId, apiKeyId: holder.keyId, tool, scope: 'fees:claim', chainId: 8453, walletAddress: holder.account.address, resourceId: null, payload, nonce, timestamp });
     const proof = { walletSignature: await holder.account.signMessage({ message }), signatureTimestamp: timestamp, proofNonce: nonce };
     type ToolResult = { isError?: boolean; structuredContent?: { claims: { state: string; amount: string }[] }; content: { text: string }[] };
-    const noProof = (await client.callTool({ name: tool, arguments: { ...payload, idempotencyKey: `mcp-${++idem}` } })) as ToolResult;
-    expect(JSON.parse(noProof.content[0]!.text).code).toBe('INVALID_PAYLOAD');
-    const ok = (await client.callTool({ name: tool, arguments: { ...payload, ...proof, idempotencyKey: `mcp-${++idem}` } })) as ToolResult;
+    // Refused proofs, missing or not verifying, are not the key's answer: the retry with a good proof under the same key runs.
+    const idempotencyKey = `mcp-${++idem}`;
+    const noProof = (await client.callTool({ name: tool, arguments: { ...payload, idempotencyKey } })) as ToolResult;
+    expect(JSON.parse(noProof.content[0]!.text)).toMatchObject({ code: 'WALLET_AUTH_REQUIRED', status: 401, reason: 'PROOF_MISSING' });
+    const forged = { ...proof, walletSignature: await holder.account.signMessage({ message: `${message}:forged` }) };
+    const badProof = (await client.callTool({ name: tool, arguments: { ...payload, ...forged, idempotencyKey } })) as ToolResult;
+    expect(JSON.parse(badProof.content[0]!.text)).toMatchObject({ code: 'WALLET_PROOF_INVALID', reason: 'SIGNATURE_MISMATCH' });
+    const ok = (await client.callTool({ name: tool, arguments: { ...payload, ...proof, idempotencyKey } })) as ToolResult;
     expect(ok.isError, ok.content[0]?.text).toBeFalsy();
     expect(ok.structuredContent!.claims).toEqual([expect.objectContaining({ state: 'SETTLED', amount: parseUnits('3', 6).toString() })]);
     await client.close();

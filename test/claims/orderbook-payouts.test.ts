@@ -30,7 +30,7 @@ describe('order-book payouts', () => {
     const [yes, no] = [await registerWallet(server, undefined, 'book-yes'), await registerWallet(server, undefined, 'book-no')];
     const book = await createOrderBookMarket(server, creator, 'Will the order book pay its winners?', new Date(Date.now() + 7 * 86_400_000));
     const place = (agent: typeof yes, outcome: number, priceBps: number) =>
-      server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: `book-${++idem}`, body: { market: book.address, outcome, action: 'buy', priceBps, shares: '10' } });
+      server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: `book-${++idem}`, body: { market: book.address, outcome, action: 'buy', price: String(priceBps / 10_000), shares: '10000000' } });
     expect((await place(yes, 0, 6000)).body.status).toBe('resting');
     expect((await place(no, 1, 4000)).body.status).toBe('filled'); // a complete set minted between them
     const balance = async (who: string, id: bigint) => (await services.ledger.balancesOf(who.toLowerCase() as Account)).find((b) => b.assetId === id)?.balance ?? 0n;
@@ -56,7 +56,7 @@ describe('order-book payouts', () => {
     expect(await balance(no.account.address, noShares)).toBe(0n);
 
     const listed = (await server.call('GET', `${A}/claims/available`, { key: yes.key })).body;
-    expect(listed.payouts).toEqual([expect.objectContaining({ marketAddress: book.address, status: 'claimed', claimed: true, amount: (10n * SHARE_VALUE).toString(), winningShares: '10' })]);
+    expect(listed.payouts).toEqual([expect.objectContaining({ marketAddress: book.address, status: 'claimed', claimed: true, amount: (10n * SHARE_VALUE).toString(), winningShares: (10n * SHARE_VALUE).toString() })]);
     const claimed = await server.call('POST', `${A}/claims/batch`, { key: yes.key, idempotencyKey: `book-${++idem}`, body: { markets: [{ chainId: 8453, marketAddress: book.address }] } });
     expect(claimed.body.claims[0]).toMatchObject({ state: 'SKIPPED', skippedReason: 'ROUTER_UNAVAILABLE' }); // paid by the ledger, nothing to claim
 

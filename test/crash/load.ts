@@ -28,8 +28,8 @@ function nextWrite(journal: Journal, agent: Agent, rnd: Prng, market: string): W
     market,
     outcome: rnd.int(0, 1),
     action: rnd.chance(0.8) ? 'buy' : 'sell',
-    priceBps: rnd.int(40, 60) * 100,
-    shares: String(rnd.int(1, 5)),
+    price: String(rnd.int(40, 60) / 100),
+    shares: String(rnd.int(1, 5) * 1_000_000),
     tif: rnd.chance(0.2) ? 'IOC' : 'GTC',
   });
 }

@@ -62,7 +62,7 @@ describe(`events across a SIGKILL (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     const [alice, bob] = [await registerAgent(folder.base, 1, 'events-alice'), await registerAgent(folder.base, 2, 'events-bob')];
     const market = await createOrderBook(folder.base, `http://127.0.0.1:${folder.anvilPort}`, alice, 'Will the events survive a SIGKILL?');
     const place = (agent: Agent, price: number) =>
-      call(folder.base, 'POST', `${AGENT_API}/orderbook/place-order`, { key: agent.key, idempotencyKey: `ev-${agent.name}-${price}`, body: { market, outcome: 0, action: 'buy', priceBps: price, shares: '1' } });
+      call(folder.base, 'POST', `${AGENT_API}/orderbook/place-order`, { key: agent.key, idempotencyKey: `ev-${agent.name}-${price}`, body: { market, outcome: 0, action: 'buy', price: String(price / 10_000), shares: '1000000' } });
 
     // From the very first event on: the whole outbox so far, then live orders of both agents.
     const first = client(alice.key, '0');

@@ -63,7 +63,7 @@ describe('event transports', () => {
     for (const c of [a, b, anonymous]) await subscribe(c, {});
 
     const book = await createOrderBookMarket(server, alice, 'Will the events reach their subscribers?', new Date(Date.now() + 7 * 86_400_000));
-    const placed = await server.call('POST', `${A}/orderbook/place-order`, { key: alice.key, idempotencyKey: `ev-${++idem}`, body: { market: book.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    const placed = await server.call('POST', `${A}/orderbook/place-order`, { key: alice.key, idempotencyKey: `ev-${++idem}`, body: { market: book.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' } });
     expect(placed.status, placed.text).toBe(201);
     for (const c of [a, b, anonymous]) await waitFor(() => c.events().some((e) => e.type === 'market.live' && e.marketAddress === book.address), { what: 'market.live on every connection' });
     await waitFor(() => a.events().some((e) => e.type === 'execution:report'), { what: "alice's execution:report" });
@@ -86,8 +86,8 @@ describe('event transports', () => {
     // Alice drops; two more orders happen; she resumes from the last sequence she handled and gets exactly those.
     const last = a.events().at(-1)!.sequence;
     a.ws.close();
-    for (const price of [4100, 4200]) {
-      expect((await server.call('POST', `${A}/orderbook/place-order`, { key: alice.key, idempotencyKey: `ev-${++idem}`, body: { market: book.address, outcome: 0, action: 'buy', priceBps: price, shares: '1' } })).status).toBe(201);
+    for (const price of ['0.41', '0.42']) {
+      expect((await server.call('POST', `${A}/orderbook/place-order`, { key: alice.key, idempotencyKey: `ev-${++idem}`, body: { market: book.address, outcome: 0, action: 'buy', price, shares: '1000000' } })).status).toBe(201);
     }
     const again = await connect(alice.key);
     await subscribe(again, { fromSequence: last, kinds: ['execution:report'] });

@@ -24,7 +24,7 @@ const DOCUMENTS = ['/api/agent/v1/skill.md', '/api/agent/v1/mcp-discovery', '/ap
 function pathsIn(text: string): string[] {
   const found = new Set<string>();
   // A path starts a word (or follows the base URL); ~/.cursor/mcp.json and the like are files, not ours.
-  for (const m of text.matchAll(/(?:https?:\/\/svc\.test|(?<![\w.~\/-]))(\/(?:api|\.well-known|mcp)[A-Za-z0-9_./{}:<>…-]*)/g)) {
+  for (const m of text.matchAll(/(?:https?:\/\/svc\.test|(?<![\w.~/-]))(\/(?:api|\.well-known|mcp)[A-Za-z0-9_./{}:<>…-]*)/g)) {
     let path = m[1]!.replace(/[.…]+$/, '');
     // "GET /mcp-discovery" in prose is relative to the agent prefix, as every capability name is.
     if (path.startsWith('/mcp-')) path = `/api/agent/v1${path}`;

@@ -120,7 +120,7 @@ describe('request ids and versions', () => {
 
   it('serves the server time from the injected clock', async () => {
     const res = await server.call('GET', '/api/agent/v1/time');
-    expect(res.body).toEqual({ serverTime: clock.now().getTime() });
+    expect(res.body).toEqual({ serverTime: clock.now().getTime(), unixSeconds: Math.floor(clock.now().getTime() / 1000) });
   });
 });
 

@@ -2,7 +2,7 @@
 // catalog, and the capability list follows the spec's AgentCapability shape.
 import { loadArtifact, runtimeCodeHashOf } from '../../src/chain/artifacts.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createPublicClient, http, keccak256 } from 'viem';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/api/catalog/index.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -132,8 +132,11 @@ describe('discovery reads with real chain data', () => {
     for (const c of chain.collaterals) {
       expect(c.router).toBe(at(`TradeRouter.${c.symbol}`));
       expect(c.capabilities).toEqual({ trading: true, creation: true });
-      expect(chain.approvals).toContainEqual({ kind: 'erc20_approve', reason: 'buy_collateral', chainId: 8453, token: c.token, spender: c.router, amount: max });
-      expect(chain.approvals).toContainEqual({ kind: 'erc1155_set_approval_for_all', reason: 'sell_outcome_token', chainId: 8453, token: chain.outcomeToken, spender: c.router });
+      // Each recipe carries its ready transaction: the approve / setApprovalForAll call to the token.
+      const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [c.router, BigInt(max)] });
+      const setAll = encodeFunctionData({ abi: loadArtifact('OutcomeToken').abi, functionName: 'setApprovalForAll', args: [c.router, true] });
+      expect(chain.approvals).toContainEqual({ kind: 'erc20_approve', reason: 'buy_collateral', chainId: 8453, token: c.token, spender: c.router, amount: max, transaction: { chainId: 8453, to: c.token, data: approve, value: '0' } });
+      expect(chain.approvals).toContainEqual({ kind: 'erc1155_set_approval_for_all', reason: 'sell_outcome_token', chainId: 8453, token: chain.outcomeToken, spender: c.router, transaction: { chainId: 8453, to: chain.outcomeToken, data: setAll, value: '0' } });
     }
     expect(chain.approvals).toHaveLength(4);
     const routerCode = await createPublicClient({ transport: http(server.runtime.rpcUrl) }).getCode({ address: at('TradeRouter.USDC') });

@@ -243,11 +243,11 @@ describe('bind-wallet and bind-email', () => {
 
 describe('GET /me', () => {
   const FIELDS = [
-    'id', 'kind', 'name', 'walletAddress', 'email', 'emailVerified', 'tier', 'scopes', 'capabilities', 'humanIdVerified',
+    'id', 'kind', 'name', 'walletAddress', 'email', 'emailVerified', 'apiKeyId', 'tier', 'scopes', 'capabilities', 'humanIdVerified',
     'chainBindings', 'rateLimits', 'dataPlane', 'reputation', 'fills', 'environment', 'version', 'links',
   ].sort();
 
-  it('answers exactly the spec\'s fields for a wallet agent, with the fill allowance arithmetic', async () => {
+  it('answers the spec\'s fields and the calling key\'s id for a wallet agent, with the fill allowance arithmetic', async () => {
     const agent = await registerWallet(server, undefined, 'me-bot');
     const res = await me(agent.key);
     expect(res.status).toBe(200);
@@ -259,6 +259,7 @@ describe('GET /me', () => {
       walletAddress: agent.account.address.toLowerCase(),
       email: null,
       emailVerified: false,
+      apiKeyId: agent.keyId,
       tier: 'execute',
       humanIdVerified: false,
       chainBindings: [{ chainId: 8453 }],

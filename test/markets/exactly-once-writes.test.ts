@@ -149,7 +149,7 @@ function commitDeploy(lane: 'automated' | 'ORDERBOOK'): () => Promise<KeyedWrite
 async function cancelOrder(): Promise<KeyedWrite> {
   const agent = await creator({ gas: true });
   const market = await createOrderBookMarket(server, agent, `Will the cancel hold exactly once (${idemKey('q')})?`, new Date(clock.now().getTime() + 7 * 86_400_000));
-  const placed = await step(agent, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' });
+  const placed = await step(agent, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' });
   const orderId = placed.body.id as string;
   return {
     send: keyed(agent, '/orderbook/cancel-order', { orderId }),

@@ -11,6 +11,7 @@ import { migratedPGlite } from '../support/pglite-template.ts';
 import { createMarketIndexer } from '../../src/services/markets/indexer.ts';
 import { createEventBus } from '../../src/services/events/bus.ts';
 import { createMarket, fund, gas, post, sendApprovals, sendTx } from '../support/markets.ts';
+import { createOrderBookMarket } from '../support/orderbook.ts';
 
 let server: TestServer;
 let clock: ManualClock;
@@ -89,7 +90,7 @@ describe('indexer', () => {
     await server.runtime.services.indexer.syncNow();
     const cancelled = await row(market.address);
     expect(cancelled).toMatchObject({ state: 'void', cancel_reason: 'CREATION_REORGED' });
-    expect((await events('market.cancelled', market.address)).map((e) => e.payload)).toEqual([{ reason: 'CREATION_REORGED' }]);
+    expect((await events('market.cancelled', market.address)).map((e) => e.payload)).toEqual([{ reason: 'CREATION_REORGED', createdTx: market.creation.txHash.toLowerCase() }]);
     const detail = await server.call('GET', `${A}/discover/markets/${market.address}`, { key: creator.key });
     expect(detail.body.market).toMatchObject({ state: 'void', isTradeable: false, cancelReason: 'CREATION_REORGED' });
   });
@@ -114,6 +115,37 @@ describe('indexer', () => {
     });
     expect((await events('market.created', market.address)).map((e) => (e.payload as { question: string }).question)).toEqual(['Will the first creation survive the reorg?', 'Will the second creation take the address?']);
     expect(await events('market.cancelled', market.address)).toHaveLength(1);
+  });
+
+  it('a reorged creation mined again at another address is announced: market.cancelled with relocatedTo, once', async () => {
+    // Order-book markets are CREATEd at the factory's nonce (automated ones at a per-creator CREATE2 salt, which no
+    // other creator can take): another creator's market takes the address while the first creation is out.
+    const [first, second] = [await funded(), await funded()];
+    const closes = new Date(clock.now().getTime() + 10 * 86_400_000);
+    const gone = await createOrderBookMarket(server, first, 'Will the relocated creation be found again?', closes);
+    const createdTx = (await row(gone.address)).created_tx.toLowerCase();
+    // The creation's signed bytes, to send again once another creation has taken the factory's nonce.
+    const raw = (await rpc(server.runtime.rpcUrl, 'eth_getRawTransactionByHash', [createdTx])) as string;
+    await server.runtime.services.indexer.syncNow();
+    await rpc(server.runtime.rpcUrl, 'anvil_reorg', [1, []]);
+    await server.runtime.services.indexer.syncNow();
+    expect(await row(gone.address)).toMatchObject({ state: 'void', cancel_reason: 'CREATION_REORGED' });
+    // anvil puts a reorged transaction back in its pool: out of it, so that the other creation goes first.
+    await rpc(server.runtime.rpcUrl, 'anvil_dropTransaction', [createdTx]);
+    const taker = await createOrderBookMarket(server, second, 'Will the other creation take the address?', closes);
+    expect(taker.address).toBe(gone.address);
+    expect((await rpc(server.runtime.rpcUrl, 'eth_sendRawTransaction', [raw])) as string).toBe(createdTx);
+    await server.runtime.services.indexer.syncNow();
+    const moved = await db().selectFrom('markets').selectAll().where('created_tx', '=', createdTx).executeTakeFirstOrThrow();
+    expect(moved.address).not.toBe(gone.address);
+    expect(moved.state).toBe('open');
+    expect((await events('market.cancelled', gone.address)).map((e) => e.payload)).toEqual([
+      { reason: 'CREATION_REORGED', createdTx },
+      { reason: 'CREATION_RELOCATED', relocatedTo: moved.address, createdTx, questionHash: moved.question_hash },
+    ]);
+    // Indexing again changes nothing: the relocation is announced once.
+    await server.runtime.services.indexer.syncNow();
+    expect(await events('market.cancelled', gone.address)).toHaveLength(2);
   });
 
   it('a creation registered by commit-deploy that the indexer never sees on chain is cancelled once it reads past it', async () => {
@@ -160,12 +192,12 @@ describe('lifecycle and controls', () => {
     const creator = await funded();
     const { market } = await createMarket(server, creator.key, creator.account, { closeTime: new Date(clock.now().getTime() + 10 * 86_400_000).toISOString() });
     const lifecycle = server.runtime.services.lifecycle;
-    expect(await lifecycle.setControl(8453, market.address, 'halt', 'OPERATOR_REVIEW')).toEqual({ previousState: 'enabled', newState: 'halted', isTradeable: false });
+    expect(await lifecycle.setControl(8453, market.address, 'halt', 'OPERATOR_REVIEW')).toMatchObject({ changes: [{ axis: 'interaction', previousState: 'enabled', newState: 'halted' }], isTradeable: false });
     const quote = await post(server, creator.key, '/trade/quote', { market: market.address, outcome: 0, side: 'buy', shares: '1000000' });
     expect(quote.body.code).toBe('MARKET_NOT_TRADEABLE');
     // Halting again changes nothing and emits nothing.
     await lifecycle.setControl(8453, market.address, 'halt', 'OPERATOR_REVIEW');
-    expect(await lifecycle.setControl(8453, market.address, 'unfreeze', null)).toEqual({ previousState: 'halted', newState: 'enabled', isTradeable: true });
+    expect(await lifecycle.setControl(8453, market.address, 'unfreeze', null)).toMatchObject({ changes: [{ axis: 'interaction', previousState: 'halted', newState: 'enabled' }], isTradeable: true });
     expect((await events('market.controlsChanged', market.address)).map((e) => e.payload)).toEqual([
       { axis: 'interaction', previousState: 'enabled', newState: 'halted', reasonCode: 'OPERATOR_REVIEW', isTradeable: false },
       { axis: 'interaction', previousState: 'halted', newState: 'enabled', reasonCode: null, isTradeable: true },

@@ -1,4 +1,4 @@
-// The operator commands `svc comment add` and `svc market halt|unfreeze`, run as the real command against a data
+// The operator commands `svc comment add` and `svc market <edge>` (halt, unfreeze, takedown…), run as the real command against a data
 // folder (or a fresh PostgreSQL database with DATABASE_URL) that holds one projected market.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,7 +74,7 @@ describe('svc comment add', () => {
   });
 });
 
-describe('svc market halt and unfreeze', () => {
+describe('svc market control edges', () => {
   const controlsEvents = async () => {
     const database = await open();
     try {
@@ -94,6 +94,28 @@ describe('svc market halt and unfreeze', () => {
       { axis: 'interaction', previousState: 'enabled', newState: 'halted', reasonCode: 'OPERATOR_REVIEW', isTradeable: false },
       { axis: 'interaction', previousState: 'halted', newState: 'enabled', reasonCode: null, isTradeable: true },
     ]);
+  });
+
+  it('takes a market down with its cascade, refuses to unfreeze it, and reinstates it', async () => {
+    const before = (await controlsEvents()).length;
+    const down = await runSvc(['market', 'takedown', market, '--reason', 'POLICY_VIOLATION'], vars);
+    expect(down.stderr, down.stderr).toBe('');
+    expect(down.stdout).toContain('policy active -> taken_down, discovery listed -> hidden, mutation unlocked -> locked, interaction enabled -> halted; isTradeable false');
+    const refused = await runSvc(['market', 'unfreeze', market], vars);
+    expect([refused.code, linesOf(refused.stderr).length]).toEqual([1, 1]);
+    expect(refused.stderr).toContain('reinstate it before unfreeze');
+    const back = await runSvc(['market', 'reinstate', market], vars);
+    expect(back.stdout).toContain('policy taken_down -> active, discovery hidden -> listed; isTradeable false');
+    expect((await controlsEvents()).slice(before).map((e) => [(e as { axis: string }).axis, (e as { reasonCode: string | null }).reasonCode])).toEqual([
+      ['policy', 'POLICY_VIOLATION'],
+      ['discovery', 'POLICY_VIOLATION'],
+      ['mutation', 'POLICY_VIOLATION'],
+      ['interaction', 'POLICY_VIOLATION'],
+      ['policy', null],
+      ['discovery', null],
+    ]);
+    expect((await runSvc(['market', 'unfreeze', market], vars)).stdout).toContain('interaction halted -> enabled');
+    expect((await runSvc(['market', 'unlock', market], vars)).stdout).toContain('mutation locked -> unlocked');
   });
 
   it.each([

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY } from '../../src/core/markets/fees.ts';
 import { MARKET_STATES } from '../../src/core/markets/states.ts';
+import { PricingModel } from '../../src/wire/markets.ts';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -47,19 +48,24 @@ describe('protocol reads', () => {
     expect(res.body.controls.axes).toEqual(['policy', 'discovery', 'mutation', 'interaction']);
   });
 
-  it('GET /discover/fees publishes the values the factories enforce', async () => {
+  it('GET /discover/fees publishes the values the factories enforce, one lane per pricingModel', async () => {
     const res = await server.call('GET', `${V1}/discover/fees`, { key });
     expect(res.status).toBe(200);
-    expect(res.body.lanes.LMSR).toMatchObject({
+    // Keyed by the pricingModel market records carry, so lanes[market.pricingModel] always answers; the LMSR lane is automated.
+    expect(Object.keys(res.body.lanes).sort()).toEqual([...PricingModel.options].sort());
+    expect(res.body.lanes.automated.lane).toBe('LMSR');
+    expect(res.body.lanes.automated).toMatchObject({
       protocolFeeBps: LMSR_FEES.protocolFeeBps,
       creatorFeeBps: { default: LMSR_FEES.creatorFeeBpsDefault, min: LMSR_FEES.creatorFeeBpsMin, max: LMSR_FEES.creatorFeeBpsMax },
       creation: { bond: { symbol: 'PM', amountWei: CREATION_BOND_PM.toString() } },
     });
-    expect(res.body.lanes.LMSR.creation.minLiquidity).toEqual([
+    expect(res.body.lanes.automated.creation.minLiquidity).toEqual([
       { symbol: 'USDC', amountWei: MIN_LIQUIDITY.USDC.toString() },
       { symbol: 'PM', amountWei: MIN_LIQUIDITY.PM.toString() },
     ]);
     expect(res.body.lanes.ORDERBOOK.takerFeeBps).toBeGreaterThanOrEqual(res.body.lanes.ORDERBOOK.makerFeeBps);
+    // Prices and shares in the units of every other surface (docs/units.md).
+    expect(res.body.lanes.ORDERBOOK).toMatchObject({ lane: 'ORDERBOOK', tick: '0.01', minShares: '1000000' });
   });
 
   it('GET /discover/rules states the windows, the bond split and the actors', async () => {

@@ -66,6 +66,8 @@ describe('GET /discover/markets: query validation', () => {
     ['pricingModel=automated', 200],
     ['pricingModel=ORDERBOOK', 200],
     ['pricingModel=orderbook', 400],
+    ['pricingModel=LMSR', 200],
+    ['pricingModel=lmsr', 400],
     ['category=crypto', 200],
     ['cursor=%21%21', 400],
     ['cursor=bm90LWEtY3Vyc29y', 400],
@@ -119,6 +121,15 @@ describe('GET /discover/markets: filters', () => {
     expect(addresses((await get(`/discover/markets?${q({ category, creator: creator.toUpperCase().replace('0X', '0x') })}`)).body)).toEqual([a.address]);
     expect(addresses((await get(`/discover/markets?${q({ category, pricingModel: 'ORDERBOOK' })}`)).body)).toEqual([c.address]);
     expect(addresses((await get(`/discover/markets?${q({ category, pricingModel: 'automated' })}`)).body)).toEqual([b.address, a.address]);
+    // LMSR, the automated lane's name in GET /discover/fees, is read as automated; answers always say automated.
+    const lmsr = (await get(`/discover/markets?${q({ category, pricingModel: 'LMSR' })}`)).body;
+    expect(addresses(lmsr)).toEqual([b.address, a.address]);
+    expect(lmsr.markets.map((m: { pricingModel: string }) => m.pricingModel)).toEqual(['automated', 'automated']);
+    const key = await server.key('read-only');
+    const counts = async (pricingModel: string) => (await server.call('GET', `/api/v1/markets/counts?${q({ category, pricingModel })}`, { key })).body.total as number;
+    expect([await counts('LMSR'), await counts('automated'), await counts('ORDERBOOK')]).toEqual([2, 2, 1]);
+    const consumer = await server.call('GET', `/api/v1/markets?${q({ category, pricingModel: 'LMSR' })}`, { key });
+    expect(addresses(consumer.body)).toEqual([b.address, a.address]);
     expect(addresses((await get(`/discover/markets?${q({ address: a.address.toUpperCase().replace('0X', '0x') })}`)).body)).toEqual([a.address]);
     const prefix = b.address.slice(0, 12);
     expect(addresses((await get(`/discover/markets?${q({ category, address: prefix })}`)).body)).toEqual([b.address]);

@@ -131,14 +131,14 @@ describe('resolution through the indexer', () => {
     const creator = await registerWallet(server);
     await gas(server, creator.account.address);
     const book = await createOrderBookMarket(server, creator, 'Will an early proposal end the resting orders?', new Date(Date.now() + 7 * 86_400_000));
-    const placed = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'rest-before-proposal', body: { market: book.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    const placed = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'rest-before-proposal', body: { market: book.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' } });
     expect(placed.body.status).toBe('resting');
     await sendTx(server, creator.account, { to: resolver(), data: call('propose', [book.address, 2]) });
     await sync();
     expect(await state(book.address)).toBe('creator_proposal');
     const order = await db().selectFrom('orders').select(['status']).where('id', '=', placed.body.id).executeTakeFirstOrThrow();
     expect(order.status).toBe('cancelled');
-    const again = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'after-proposal', body: { market: book.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    const again = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: creator.key, idempotencyKey: 'after-proposal', body: { market: book.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' } });
     expect(again.body.code).toBe('MARKET_NOT_TRADEABLE');
 
     // Resolved by the same machine; the outcome sits next to the ledger's id of the book, where the payout reads it.

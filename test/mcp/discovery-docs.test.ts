@@ -175,6 +175,7 @@ describe('GET /catalog.json', () => {
       expect(entry.scopes).toEqual(cap.scopes);
       expect(entry.rateClass).toBe(cap.rateClass);
       expect(entry.requiresIdempotencyKey).toBe(cap.requiresIdempotencyKey);
+      expect(entry.effect).toBe(cap.effect);
       expect(entry.errors).toEqual(expect.arrayContaining([...cap.errors]));
       for (const code of entry.errors) expect(ERROR_CODES).toHaveProperty(code);
       expect(entry.mcp.tool).toBe(cap.mcp && 'tool' in cap.mcp ? cap.mcp.tool : null);

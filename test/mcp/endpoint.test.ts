@@ -1,13 +1,15 @@
 // The MCP endpoint end to end, through the official SDK Client and StreamableHTTPClientTransport over a
-// real socket: keyless discovery, a wallet-registered key, read, mutating (idempotencyKey replay and
-// reuse) and elevated (real wallet proof) tools, and the HTTP-level refusals (401 with RFC 9728
+// real socket: keyless discovery (exactly the documented keyless tools), a wallet-registered key, read,
+// mutating (idempotencyKey replay and reuse, shared with REST) and elevated (real wallet proof) tools,
+// annotations from each capability's declared effect, and the HTTP-level refusals (401 with RFC 9728
 // metadata, 403 insufficient_scope, bad Origin, unknown session).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CATALOG } from '../../src/api/catalog/index.ts';
 import { walletProofMessage } from '../../src/core/wallet-proof.ts';
-import { registerWallet, idemKey, keyless } from '../support/agents.ts';
+import { registerWallet, idemKey, keyless, newClient } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas, terms } from '../support/markets.ts';
 
@@ -22,9 +24,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function connect(key?: string): Promise<Client> {
+async function connect(key?: string, extraHeaders: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'svc-test', version: '1.0.0' });
-  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const headers: Record<string, string> = { ...extraHeaders, ...(key ? { authorization: `Bearer ${key}` } : {}) };
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }));
   return client;
 }
@@ -46,7 +48,7 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 describe('MCP endpoint', () => {
-  it('lists exactly the catalog minus the REST-only capabilities, with 2020-12 schemas and derived annotations', async () => {
+  it('lists exactly the catalog minus the REST-only capabilities, with 2020-12 schemas', async () => {
     const client = await connect();
     expect(client.getServerVersion()?.name).toBe('svc');
     const { tools } = await client.listTools();
@@ -59,11 +61,84 @@ describe('MCP endpoint', () => {
       expect(t.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
-      const cap = CATALOG.find((c) => c.mcp && 'tool' in c.mcp && c.mcp.tool === t.name)!;
-      expect(t.annotations).toMatchObject({ readOnlyHint: cap.method === 'GET', idempotentHint: cap.idempotent, destructiveHint: cap.destructive === true });
-      if (cap.requiresIdempotencyKey) expect((t.inputSchema as { required?: string[] }).required ?? JSON.stringify(t.inputSchema)).toContain('idempotencyKey');
     }
     await client.close();
+  });
+
+  it('derives every annotation from the capability\'s declared effect, not its HTTP method', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      const cap = CATALOG.find((c) => c.mcp && 'tool' in c.mcp && c.mcp.tool === t.name)!;
+      const readOnly = cap.effect === 'read';
+      expect(t.annotations, t.name).toEqual({
+        title: cap.summary,
+        readOnlyHint: readOnly,
+        idempotentHint: cap.idempotent,
+        destructiveHint: !readOnly && cap.destructive === true,
+        openWorldHint: false,
+      });
+      // A read takes no Idempotency-Key anywhere; a write is charged as a write.
+      if (readOnly) expect(cap.requiresIdempotencyKey, t.name).toBe(false);
+      if (readOnly && cap.rateClass !== 'uncharged') expect(cap.rateClass, t.name).toBe('read');
+      if (!readOnly) expect(cap.rateClass, t.name).not.toBe('read');
+    }
+    // POSTs that change nothing say so.
+    for (const name of ['svc_trade_quote', 'svc_negotiate_preflight', 'svc_confirm_order_cancel', 'svc_list_order_events', 'svc_claims_simulate', 'svc_trade_prepare']) {
+      const t = tools.find((x) => x.name === name)!;
+      expect(t.description, name).toContain('REST twin: POST ');
+      expect(t.annotations, name).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    }
+    expect(tools.find((t) => t.name === 'svc_keys_rotate')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(tools.find((t) => t.name === 'svc_orderbook_place_order')?.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    await client.close();
+  });
+
+  it('gives idempotencyKey to every tool whose REST twin takes the header: required exactly where REST requires it', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      const cap = CATALOG.find((c) => c.mcp && 'tool' in c.mcp && c.mcp.tool === t.name)!;
+      const branches = ((t.inputSchema as { oneOf?: unknown[] }).oneOf ?? [t.inputSchema]) as { properties?: Record<string, { pattern?: string; maxLength?: number }>; required?: string[] }[];
+      for (const b of branches) {
+        const arg = b.properties?.idempotencyKey;
+        // A GET takes none (svc_get_transactions_status has a query field of that name: a correlation label it echoes).
+        if (cap.method === 'GET') expect(arg === undefined || Object.hasOwn((cap.input?.query as { shape?: object } | undefined)?.shape ?? {}, 'idempotencyKey'), t.name).toBe(true);
+        else expect(arg, t.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 256, pattern: '^[\\x21-\\x7e]{1,256}$' });
+        expect((b.required ?? []).includes('idempotencyKey'), t.name).toBe(cap.requiresIdempotencyKey);
+      }
+    }
+    await client.close();
+  });
+
+  it('lets a keyless session call exactly the tools the documents list as keyless', async () => {
+    const documented = (await server.call('GET', '/api/agent/v1/mcp-discovery')).body.authentication.keylessTools as string[];
+    const skill = (await server.call('GET', '/api/agent/v1/skill.json')).body as { auth: { publicTools: string[] } };
+    expect(skill.auth.publicTools).toEqual(documented);
+    // docs/mcp.md names them too, between its two markers.
+    const page = readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+    const listed = /<!-- keyless-tools -->([\s\S]*?)<!-- \/keyless-tools -->/.exec(page)?.[1] ?? '';
+    expect([...listed.matchAll(/`(svc_\w+)`/g)].map((m) => m[1]).sort()).toEqual([...documented].sort());
+
+    // What a session without a key can really call: each tool once, with no arguments (a fresh client address, so the
+    // keyless budgets of other tests do not interfere). A tool that needs a key is refused over HTTP (the SDK throws).
+    const client = await connect(undefined, newClient());
+    const { tools } = await client.listTools();
+    const callable: string[] = [];
+    for (const t of tools) {
+      try {
+        const r = await call(client, t.name, {});
+        if (r.isError) expect(problemOf(r).code, t.name).not.toMatch(/^(API_KEY_REQUIRED|INSUFFICIENT_TIER|INSUFFICIENT_SCOPE)$/);
+        callable.push(t.name);
+      } catch (err) {
+        expect(String(err), t.name).toMatch(/401|Unauthorized|API_KEY_REQUIRED/i);
+      }
+    }
+    await client.close();
+    expect(callable.sort()).toEqual([...documented].sort());
+    // The discovery reads that are not keyless need a key with markets:read (docs/http.md), as their REST twins do.
+    expect(documented).toContain('svc_discover_capabilities');
+    expect(documented).not.toContain('svc_discover_markets');
   });
 
   it('answers keyless public tools with structuredContent and the same JSON as text', async () => {
@@ -133,25 +208,50 @@ describe('MCP endpoint', () => {
     const agent = await registerWallet(server);
     const client = await connect(agent.key);
     const me = await call(client, 'svc_get_me');
-    expect(me.structuredContent).toMatchObject({ id: agent.agentId, walletAddress: agent.account.address.toLowerCase() });
+    expect(me.structuredContent).toMatchObject({ id: agent.agentId, apiKeyId: agent.keyId, walletAddress: agent.account.address.toLowerCase() });
 
     const key = idemKey('mcp');
     const proposal = terms();
+    const negotiations = async () =>
+      Number((await server.runtime.database.db.selectFrom('negotiations').select((eb) => eb.fn.countAll().as('n')).where('agent_id', '=', agent.agentId).executeTakeFirstOrThrow()).n);
     const first = await call(client, 'svc_negotiate_propose', { ...proposal, idempotencyKey: key });
     expect(first.isError).toBeFalsy();
     const id = (first.structuredContent as { negotiation: { id: string } }).negotiation.id;
     const again = await call(client, 'svc_negotiate_propose', { ...proposal, idempotencyKey: key });
-    expect((again.structuredContent as { negotiation: { id: string } }).negotiation.id).toBe(id);
+    expect(again.structuredContent).toEqual(first.structuredContent);
     expect(again._meta?.['svc/idempotentReplayed']).toBe(true);
+    expect(await negotiations()).toBe(1); // the retry made no second negotiation
     const reused = await call(client, 'svc_negotiate_propose', { ...proposal, creatorFeeBps: 50, idempotencyKey: key });
     expect(reused.isError).toBe(true);
-    expect(problemOf(reused).code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(problemOf(reused)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 422 });
+    expect(await negotiations()).toBe(1);
+
+    // One store for both transports: a REST write retried over MCP with the same key replays, and vice versa.
+    const restKey = idemKey('rest-then-mcp');
+    const restProposal = terms({ question: 'Will the REST-then-MCP market resolve to Yes this year?' });
+    const rest = await server.call('POST', '/api/agent/v1/negotiate/propose', { key: agent.key, body: restProposal, idempotencyKey: restKey });
+    expect(rest.status, rest.text).toBe(201);
+    const overMcp = await call(client, 'svc_negotiate_propose', { ...restProposal, idempotencyKey: restKey });
+    expect(overMcp._meta?.['svc/idempotentReplayed']).toBe(true);
+    expect(overMcp.structuredContent).toEqual(rest.body);
+    const restReuse = await server.call('POST', '/api/agent/v1/negotiate/propose', { key: agent.key, body: terms(), idempotencyKey: key });
+    expect(restReuse.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await negotiations()).toBe(2);
+
+    // Where REST exempts the call (or it changes nothing) the argument is accepted and unused, as the header is.
+    const nonceA = await call(client, 'svc_auth_nonce', { idempotencyKey: 'same-key' });
+    const nonceB = await call(client, 'svc_auth_nonce', { idempotencyKey: 'same-key' });
+    expect(nonceA.isError).toBeFalsy();
+    expect(nonceB.structuredContent?.nonce).not.toBe(nonceA.structuredContent?.nonce);
+    const preflight = await call(client, 'svc_negotiate_preflight', { ...terms(), idempotencyKey: idemKey('preflight') });
+    expect(preflight.isError, preflight.content[0]?.text).toBeFalsy();
+    expect(problemOf(await call(client, 'svc_auth_nonce', { idempotencyKey: 'has space' })).code).toBe('INVALID_IDEMPOTENCY_KEY');
 
     const read = await call(client, 'svc_get_negotiate_by_id', { id });
     expect((read.structuredContent as { negotiation: { id: string } }).negotiation.id).toBe(id);
 
     const missingKey = await call(client, 'svc_negotiate_propose', terms());
-    expect(problemOf(missingKey).code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+    expect(problemOf(missingKey)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED', status: 400, detail: expect.stringContaining('idempotencyKey argument') });
     const invalid = await call(client, 'svc_negotiate_propose', { ...terms({ question: 'short' }), idempotencyKey: idemKey() });
     expect(invalid.isError).toBe(true);
     expect(problemOf(invalid).code).toBe('INVALID_PAYLOAD');
@@ -228,13 +328,16 @@ describe('MCP wallet-proof elevation (svc_get_trade_creator_funds)', () => {
     const client = await connect(agent.key);
     const tool = 'svc_get_trade_creator_funds';
     const chainId = server.config.chain.id;
+    // Every field of the message from where the documents say it comes from: agentId and apiKeyId from GET /me.
+    const me = (await call(client, 'svc_get_me')).structuredContent as { id: string; apiKeyId: string };
+    expect(me).toMatchObject({ id: agent.agentId, apiKeyId: agent.keyId });
 
     const proofFor = async (payload: Record<string, unknown>, over: { tool?: string; scope?: string } = {}) => {
       const { nonce } = (await keyless(server, '/api/auth/nonce')).body as { nonce: string };
       const timestamp = Math.floor(Date.now() / 1000);
       const message = walletProofMessage({
-        agentId: agent.agentId,
-        apiKeyId: agent.keyId,
+        agentId: me.id,
+        apiKeyId: me.apiKeyId,
         tool: over.tool ?? tool,
         scope: over.scope ?? 'portfolio:read',
         chainId,
@@ -270,7 +373,44 @@ describe('MCP wallet-proof elevation (svc_get_trade_creator_funds)', () => {
     const stranger = await call(client, tool, { ...(await proofFor({ chainId })), chainId, walletAddress: '0x000000000000000000000000000000000000dEaD' });
     expect(problemOf(stranger).reason).toBe('SIGNATURE_MISMATCH');
     const noProof = await call(client, tool, { chainId });
-    expect(problemOf(noProof).code).toBe('INVALID_QUERY');
+    expect(noProof.isError).toBe(true);
+    expect(problemOf(noProof)).toMatchObject({ code: 'WALLET_AUTH_REQUIRED', status: 401, reason: 'PROOF_MISSING' });
+    const partial = await call(client, tool, { chainId, walletSignature: '0x00' });
+    expect(problemOf(partial).code).toBe('INVALID_QUERY');
+    await client.close();
+  });
+
+  it('publishes where every field of the signed message comes from', async () => {
+    const doc = (await server.call('GET', '/api/agent/v1/mcp-discovery')).body.toolElevation.walletProof;
+    expect(doc.placeholders.map((p: { placeholder: string }) => `{${p.placeholder}}`).join(':')).toBe(doc.template.split(':').slice(1).join(':'));
+    const source = (name: string) => doc.placeholders.find((p: { placeholder: string }) => p.placeholder === name).source as string;
+    expect(source('apiKeyId')).toContain('GET /me');
+    expect(source('agentId')).toContain('GET /me');
+    expect(source('nonce')).toContain('POST /api/auth/nonce');
+    expect(source('timestamp')).toContain('Unix seconds');
+    expect(doc.elevatedTools).toContainEqual({ tool: 'svc_get_trade_creator_funds', scope: 'portfolio:read', resourceId: '-', walletRequired: false });
+    expect(doc.elevatedTools).toContainEqual(expect.objectContaining({ tool: 'svc_resolution_votes_ballots', walletRequired: true }));
+  });
+});
+
+describe('MCP svc_discover_market_states', () => {
+  it("takes the spec's marketAddress and chainId and marks the market's state in the graph, as REST does", async () => {
+    const creator = await registerWallet(server);
+    await gas(server, creator.account.address);
+    await fund(server, creator.account.address);
+    const { market } = await createMarket(server, creator.key, creator.account);
+    const client = await connect(creator.key);
+    const chainId = server.config.chain.id;
+    const r = await call(client, 'svc_discover_market_states', { marketAddress: market.address, chainId });
+    expect(r.isError, r.content[0]?.text).toBeFalsy();
+    const graph = r.structuredContent as { market: { address: string; chainId: number; state: string }; states: { state: string; current: boolean }[] };
+    expect(graph.market).toMatchObject({ address: market.address.toLowerCase(), chainId, state: 'open' });
+    expect(graph.states.filter((s) => s.current).map((s) => s.state)).toEqual(['open']);
+    const rest = await server.call('GET', `/api/agent/v1/discover/market-states?marketAddress=${market.address}&chainId=${chainId}`, { key: creator.key });
+    expect(rest.status).toBe(200);
+    expect(rest.body).toEqual(r.structuredContent);
+    expect(problemOf(await call(client, 'svc_discover_market_states', { chainId })).code).toBe('INVALID_QUERY'); // marketAddress is required
+    expect(problemOf(await call(client, 'svc_discover_market_states', { marketAddress: market.address, chainId: 1 })).code).toBe('UNSUPPORTED_CHAIN');
     await client.close();
   });
 });

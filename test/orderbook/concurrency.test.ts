@@ -41,9 +41,9 @@ describe('concurrent placements', () => {
     for (let round = 0; round < 25; round++) {
       // x rests on m2, y on m1; then each takes the other's order at the same moment: both transactions
       // write events for both agents and settle in the ledger.
-      expect((await place(x, m2, { outcome: 0, action: 'buy', priceBps: 5000, shares: '1' })).status).toBe(201);
-      expect((await place(y, m1, { outcome: 0, action: 'buy', priceBps: 5000, shares: '1' })).status).toBe(201);
-      const both = await Promise.all([place(x, m1, { outcome: 1, action: 'buy', priceBps: 5000, shares: '1', tif: 'IOC' }), place(y, m2, { outcome: 1, action: 'buy', priceBps: 5000, shares: '1', tif: 'IOC' })]);
+      expect((await place(x, m2, { outcome: 0, action: 'buy', price: '0.5', shares: '1000000' })).status).toBe(201);
+      expect((await place(y, m1, { outcome: 0, action: 'buy', price: '0.5', shares: '1000000' })).status).toBe(201);
+      const both = await Promise.all([place(x, m1, { outcome: 1, action: 'buy', price: '0.5', shares: '1000000', tif: 'IOC' }), place(y, m2, { outcome: 1, action: 'buy', price: '0.5', shares: '1000000', tif: 'IOC' })]);
       for (const r of both) {
         statuses.push(r.status);
         if (r.status === 201) expect(r.body.status).toBe('filled');
@@ -63,7 +63,7 @@ describe('concurrent placements', () => {
     const z = await registerWallet(server, undefined, 'cc-z');
     const [m1, m2] = markets as [string, string];
     // Each bid reserves 60 of the 100 play dollars (120 shares at 50 %, plus the most fee): only one fits.
-    const bid = { outcome: 0, action: 'buy', priceBps: 5000, shares: '120' };
+    const bid = { outcome: 0, action: 'buy', price: '0.5', shares: '120000000' };
     for (let round = 0; round < 10; round++) {
       const both = await Promise.all([place(z, m1, bid), place(z, m2, bid)]);
       expect(both.map((r) => r.status).sort()).toEqual([201, 409]);

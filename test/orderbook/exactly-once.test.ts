@@ -39,7 +39,7 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
       server.call('POST', `${A}/orderbook/place-order`, {
         key: agent.key,
         idempotencyKey: 'place-once',
-        body: { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' },
+        body: { market: market.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' },
         unchecked: true,
       });
     const orders = () => server.runtime.database.db.selectFrom('orders').select('id').where('agent_id', '=', agent.agentId).execute();
@@ -54,7 +54,7 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
     const retry = await place();
     expect(retry.status, retry.text).toBe(201);
     expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body).toMatchObject({ id: placed!.id, status: 'resting', remaining: '10' });
+    expect(retry.body).toMatchObject({ id: placed!.id, status: 'resting', remaining: '10000000' });
 
     clock.advance(61_000); // past the lease a crashed claim used to be taken over after
     const late = await place();
@@ -68,7 +68,7 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
 
   it('an order that fails inside its transaction leaves no effect: the retry runs once', async () => {
     const agent = await registerWallet(server, undefined, 'exactly-once-refused');
-    const body = { market: '0x00000000000000000000000000000000000000aa', outcome: 0, action: 'buy', priceBps: 4000, shares: '10' };
+    const body = { market: '0x00000000000000000000000000000000000000aa', outcome: 0, action: 'buy', price: '0.4', shares: '10000000' };
     const first = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'no-market', body, unchecked: true });
     expect(first.status).toBe(404);
     const again = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'no-market', body, unchecked: true });

@@ -62,10 +62,10 @@ describe('fill packs', () => {
     await gas(server, buyer.account.address);
     await fund(server, buyer.account.address, { usdc: parseUnits('100', 6), pm: 0n });
     const market = await createOrderBookMarket(server, maker, 'Will the fill-pack market resolve Yes?', new Date(clock.now().getTime() + 30 * 86_400_000));
-    const order = (agent: typeof buyer) => post(agent.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', priceBps: 5000, shares: '1', tif: 'IOC' });
+    const order = (agent: typeof buyer) => post(agent.key, '/orderbook/place-order', { market: market.address, outcome: 1, action: 'buy', price: '0.5', shares: '1000000', tif: 'IOC' });
 
     // The maker's bid (maker has its one free fill); the buyer takes one share and has no fills left.
-    expect((await post(maker.key, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', priceBps: 5000, shares: '10' })).status).toBe(201);
+    expect((await post(maker.key, '/orderbook/place-order', { market: market.address, outcome: 0, action: 'buy', price: '0.5', shares: '10000000' })).status).toBe(201);
     expect((await order(buyer)).body.status).toBe('filled');
     const exhausted = await order(buyer);
     expect(exhausted.status).toBe(402);

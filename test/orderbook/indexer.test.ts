@@ -118,7 +118,7 @@ describe('order-book markets in the indexer', () => {
     await sync();
     expect(await eventsOf('market.created', created.address)).toHaveLength(1);
     // It trades: the book takes orders.
-    expect((await order(alice, created.address, { outcome: 0, action: 'buy', priceBps: 5000, shares: '2' })).status).toBe(201);
+    expect((await order(alice, created.address, { outcome: 0, action: 'buy', price: '0.5', shares: '2000000' })).status).toBe(201);
 
     // Without any negotiation the market has no text: readable by address, never listed (as automated markets).
     const bob = await agent('bob');
@@ -139,7 +139,7 @@ describe('order-book markets in the indexer', () => {
     await sync();
     const before = await marketRow(created.address);
     expect(before).toMatchObject({ state: 'open', confirmed: true });
-    const bid = await order(dave, created.address, { outcome: 0, action: 'buy', priceBps: 6000, shares: '10' });
+    const bid = await order(dave, created.address, { outcome: 0, action: 'buy', price: '0.6', shares: '10000000' });
     expect(bid.body.status).toBe('resting');
 
     // The creation's block and the one after it are replaced; the same signed transaction lands one block later.
@@ -156,9 +156,9 @@ describe('order-book markets in the indexer', () => {
     expect(await eventsOf('market.cancelled', created.address)).toEqual([]);
     expect(await eventsOf('market.live', created.address)).toHaveLength(1);
     expect((await db().selectFrom('orders').select(['status', 'reserved']).where('id', '=', bid.body.id).executeTakeFirstOrThrow()).status).toBe('resting');
-    const take = await order(carol, created.address, { outcome: 1, action: 'buy', priceBps: 4000, shares: '3', tif: 'IOC' });
+    const take = await order(carol, created.address, { outcome: 1, action: 'buy', price: '0.4', shares: '3000000', tif: 'IOC' });
     expect(take.status).toBe(201);
-    expect(take.body).toMatchObject({ status: 'filled', filled: '3' });
+    expect(take.body).toMatchObject({ status: 'filled', filled: '3000000' });
   });
 
   it('voids a market whose creation a reorg drops: resting orders cancelled with events, new orders refused, fills kept', async () => {
@@ -170,11 +170,11 @@ describe('order-book markets in the indexer', () => {
     expect((await marketRow(created.address)).confirmed).toBe(true);
 
     // Gina bids 10 Yes at 60 %; Hank takes 4 of them (minted), then offers 2 of his No shares.
-    const bid = await order(gina, created.address, { outcome: 0, action: 'buy', priceBps: 6000, shares: '10' });
-    const take = await order(hank, created.address, { outcome: 1, action: 'buy', priceBps: 4000, shares: '4', tif: 'IOC' });
-    expect(take.body).toMatchObject({ status: 'filled', filled: '4' });
-    const ask = await order(hank, created.address, { outcome: 1, action: 'sell', priceBps: 7000, shares: '2' });
-    expect(ask.body).toMatchObject({ status: 'resting', reserved: '2' });
+    const bid = await order(gina, created.address, { outcome: 0, action: 'buy', price: '0.6', shares: '10000000' });
+    const take = await order(hank, created.address, { outcome: 1, action: 'buy', price: '0.4', shares: '4000000', tif: 'IOC' });
+    expect(take.body).toMatchObject({ status: 'filled', filled: '4000000' });
+    const ask = await order(hank, created.address, { outcome: 1, action: 'sell', price: '0.7', shares: '2000000' });
+    expect(ask.body).toMatchObject({ status: 'resting', reserved: '2000000' });
     const operations = await db().selectFrom('ledger_operations').select('seq').execute();
     const hankNo = () =>
       db().selectFrom('ledger_balances').select('balance').where('account', '=', hank.account.address.toLowerCase()).where('asset_id', '=', outcomeAsset(created.marketId, 1).toString()).executeTakeFirstOrThrow();
@@ -188,18 +188,18 @@ describe('order-book markets in the indexer', () => {
     expect(await marketRow(created.address)).toMatchObject({ state: 'void', cancel_reason: 'CREATION_REORGED' });
     const orders = await db().selectFrom('orders').select(['id', 'status', 'reason', 'reserved', 'remaining']).where('market', '=', created.address).orderBy('seq').execute();
     expect(orders.map((o) => [o.id, o.status, o.reason, String(o.reserved), String(o.remaining)])).toEqual([
-      [bid.body.id, 'cancelled', 'MARKET_VOID', '0', '6'],
+      [bid.body.id, 'cancelled', 'MARKET_VOID', '0', '0'],
       [take.body.id, 'filled', null, '0', '0'],
-      [ask.body.id, 'cancelled', 'MARKET_VOID', '0', '2'],
+      [ask.body.id, 'cancelled', 'MARKET_VOID', '0', '0'],
     ]);
-    // Each owner's own sequence stays gap-free and ends with the cancellation; execution:report carries it.
+    // The rows keep whole shares; nothing is left of a cancelled order. Each owner's own sequence stays gap-free and ends with the cancellation; execution:report carries it.
     const ginaEvents = await orderEvents(gina);
     expect(ginaEvents.map((e) => [e.seq, e.type])).toEqual([
       ['1', 'accepted'],
       ['2', 'fill'],
       ['3', 'cancelled'],
     ]);
-    expect(ginaEvents[2]).toMatchObject({ orderId: bid.body.id, reason: 'MARKET_VOID', cancelled: '6' });
+    expect(ginaEvents[2]).toMatchObject({ orderId: bid.body.id, reason: 'MARKET_VOID', cancelled: '6000000', remaining: '0' });
     const hankEvents = await orderEvents(hank);
     expect(hankEvents.map((e) => [e.seq, e.type])).toEqual([
       ['1', 'accepted'],
@@ -207,12 +207,12 @@ describe('order-book markets in the indexer', () => {
       ['3', 'accepted'],
       ['4', 'cancelled'],
     ]);
-    expect(hankEvents[3]).toMatchObject({ orderId: ask.body.id, reason: 'MARKET_VOID', cancelled: '2' });
+    expect(hankEvents[3]).toMatchObject({ orderId: ask.body.id, reason: 'MARKET_VOID', cancelled: '2000000', remaining: '0' });
     const reports = await db().selectFrom('events').select(['payload']).where('type', '=', 'execution:report').where('agent_id', '=', gina.agentId).orderBy('seq').execute();
-    expect(reports.at(-1)!.payload).toMatchObject({ seq: '3', type: 'cancelled', orderId: bid.body.id, reason: 'MARKET_VOID' });
+    expect(reports.at(-1)!.payload).toMatchObject({ seq: '3', type: 'cancelled', orderId: bid.body.id, reason: 'MARKET_VOID', cancelled: '6000000', remaining: '0' });
 
     // The market takes no more orders and its book is empty; the fill stays in the ledger.
-    const refused = await order(gina, created.address, { outcome: 0, action: 'buy', priceBps: 5000, shares: '1' });
+    const refused = await order(gina, created.address, { outcome: 0, action: 'buy', price: '0.5', shares: '1000000' });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('MARKET_NOT_TRADEABLE');
     const depth = await server.call('GET', `${A}/discover/markets/${created.address}/depth`, { key: gina.key });
@@ -221,7 +221,7 @@ describe('order-book markets in the indexer', () => {
     expect(String((await hankNo()).balance)).toBe('4');
     // Cancelling an order the void already cancelled changes nothing.
     const cancel = await post(gina.key, '/orderbook/cancel-order', { orderId: bid.body.id });
-    expect(cancel.body).toMatchObject({ status: 'cancelled', reason: 'MARKET_VOID' });
+    expect(cancel.body).toMatchObject({ status: 'cancelled', reason: 'MARKET_VOID', filled: '4000000', remaining: '0', cancelled: '6000000' });
     expect(await orderEvents(gina)).toHaveLength(3);
   });
 });

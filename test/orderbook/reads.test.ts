@@ -40,16 +40,16 @@ describe('order-book market reads', () => {
 
     // 1. MINT: Alice bids 10 Yes at 60 %; Bob buys 6 No at 40 %.
     clock.advance(60_000);
-    await order(alice, { outcome: 0, action: 'buy', priceBps: 6000, shares: '10' });
-    expect((await order(bob, { outcome: 1, action: 'buy', priceBps: 4000, shares: '6', tif: 'IOC' })).fills).toMatchObject([{ kind: 'MINT' }]);
+    await order(alice, { outcome: 0, action: 'buy', price: '0.6', shares: '10000000' });
+    expect((await order(bob, { outcome: 1, action: 'buy', price: '0.4', shares: '6000000', tif: 'IOC' })).fills).toMatchObject([{ kind: 'MINT' }]);
     // 2. TRANSFER: Bob offers 2 No at 30 %; Carol buys them.
     clock.advance(60_000);
-    await order(bob, { outcome: 1, action: 'sell', priceBps: 3000, shares: '2' });
-    expect((await order(carol, { outcome: 1, action: 'buy', priceBps: 3000, shares: '2' })).fills).toMatchObject([{ kind: 'TRANSFER' }]);
+    await order(bob, { outcome: 1, action: 'sell', price: '0.3', shares: '2000000' });
+    expect((await order(carol, { outcome: 1, action: 'buy', price: '0.3', shares: '2000000' })).fills).toMatchObject([{ kind: 'TRANSFER' }]);
     // 3. MERGE: Alice offers 3 Yes at 65 %; Carol sells 1 No at 35 % into it.
     clock.advance(60_000);
-    await order(alice, { outcome: 0, action: 'sell', priceBps: 6500, shares: '3' });
-    expect((await order(carol, { outcome: 1, action: 'sell', priceBps: 3500, shares: '1' })).fills).toMatchObject([{ kind: 'MERGE' }]);
+    await order(alice, { outcome: 0, action: 'sell', price: '0.65', shares: '3000000' });
+    expect((await order(carol, { outcome: 1, action: 'sell', price: '0.35', shares: '1000000' })).fills).toMatchObject([{ kind: 'MERGE' }]);
     const lastFillAt = clock.now().toISOString();
 
     // The market record: last fill's prices, 5 complete sets outstanding, volume = Σ taker cost.

@@ -235,7 +235,7 @@ describe('resolution actions', () => {
 
     const asOther = await connect(other.key);
     const withoutProof = (await asOther.callTool({ name: tool, arguments: proposal })) as ToolResult;
-    expect(JSON.parse(withoutProof.content[0]!.text).code).toBe('INVALID_PAYLOAD');
+    expect(JSON.parse(withoutProof.content[0]!.text)).toMatchObject({ code: 'WALLET_AUTH_REQUIRED', reason: 'PROOF_MISSING' });
     const notCreator = (await asOther.callTool({ name: tool, arguments: { ...proposal, ...(await proofFor(other, proposal)) } })) as ToolResult;
     expect(JSON.parse(notCreator.content[0]!.text).code).toBe('FORBIDDEN'); // a real proof, of a wallet that is not the creator
     await asOther.close();

@@ -42,7 +42,7 @@ describe('the embedded anvil under supervision', () => {
     await gas(server, agent.account.address);
     const market = await createOrderBookMarket(server, agent, 'Will a supervised chain refuse what it cannot settle?', new Date(Date.now() + 7 * 86_400_000));
     const place = (idempotencyKey: string) =>
-      server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey, body: { market: market.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+      server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey, body: { market: market.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' } });
     expect((await place('before-the-kill')).status).toBe(201);
 
     let release!: () => void;
@@ -77,7 +77,7 @@ describe('the embedded anvil under supervision', () => {
     // Chain-dependent writes are taken again: a new market, a new order.
     await gas(server, agent.account.address);
     const again = await createOrderBookMarket(server, agent, 'Will the chain take orders again once it is back?', new Date(Date.now() + 7 * 86_400_000));
-    const placed = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey: 'after-recovery', body: { market: again.address, outcome: 0, action: 'buy', priceBps: 4000, shares: '10' } });
+    const placed = await server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey: 'after-recovery', body: { market: again.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' } });
     expect(placed.status, placed.text).toBe(201);
   });
 

@@ -45,7 +45,7 @@ async function start(): Promise<{ svc: SvcProcess; readyMs: number }> {
   void svc.exited.then(() => running.delete(svc));
   await svc.waitForLine(/^svc: ready in /, 60_000);
   const readyMs = Date.now() - svc.spawnedAt;
-  await svc.waitForLine(/^svc: {3}database /, 5_000); // the last line of the banner
+  await svc.waitForLine(/^svc: {3}database /, 5_000); // printed with the rest of the banner, after the URLs
   return { svc, readyMs };
 }
 

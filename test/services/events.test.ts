@@ -82,6 +82,28 @@ describe('events outbox', () => {
     await waitFor(() => second.length >= 2, { what: 'the resumed subscriber to receive r2 and r3' });
     expect([...first, ...second]).toEqual([head + 1n, head + 2n, head + 3n]);
   });
+
+  it('fans out to a thousand subscribers without holding the event loop, each receiving every event once, in order', async () => {
+    const head = await bus.head();
+    const n = 1_000;
+    const seen: bigint[][] = Array.from({ length: n }, () => []);
+    // On the first delivery to the first subscriber, a callback queued behind pending I/O (setImmediate) notes how many
+    // subscribers had an event by then: all of them when the fan-out ran in one stretch, fewer when it let the loop turn.
+    let servedBeforeTheLoopTurned: number | null = null;
+    const subs = seen.map((list, i) =>
+      bus.subscribe({ afterSeq: head, filter: (e) => e.type.startsWith('fan') }, (e) => {
+        list.push(e.seq);
+        if (i === 0 && list.length === 1) setImmediate(() => (servedBeforeTheLoopTurned = seen.filter((l) => l.length > 0).length));
+      }),
+    );
+    const written = [await append('fan1'), await append('fan2'), await append('fan3')].map((e) => e.seq);
+    bus.notify();
+    await waitFor(() => seen.every((l) => l.length >= 3), { what: 'every subscriber to receive the three events' });
+    expect(servedBeforeTheLoopTurned).not.toBeNull();
+    expect(servedBeforeTheLoopTurned!).toBeLessThan(n);
+    expect(seen.filter((l) => l.join() !== written.join())).toEqual([]); // once each, in order, for everyone
+    for (const s of subs) s.close();
+  });
 });
 
 describe.skipIf(!onPostgres)('several processes on one PostgreSQL', () => {

@@ -39,7 +39,8 @@ import { getNegotiation, negotiateAccept, negotiateReject } from './negotiate/se
 import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deploy.ts';
 import { tradePrepare, tradeQuote } from './trade/trade.ts';
 import { getCreatorFunds } from './trade/creator-funds.ts';
-import { getLedgerProof } from './ledger/proof.ts';
+import { getAgentLedgerProof, getLedgerProof } from './ledger/proof.ts';
+import { FAUCET_CAPABILITIES } from './faucet/faucet.ts';
 import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
 import { ORDERBOOK_CAPABILITIES } from './orderbook/orders.ts';
 import { RESOLUTION_CAPABILITIES } from './resolution/index.ts';
@@ -95,6 +96,8 @@ export const CATALOG: readonly Capability[] = [
   tradePrepare,
   getCreatorFunds,
   getLedgerProof,
+  getAgentLedgerProof,
+  ...FAUCET_CAPABILITIES,
   ...ORDERBOOK_CAPABILITIES,
   ...FILL_PACK_CAPABILITIES,
   ...RESOLUTION_CAPABILITIES,

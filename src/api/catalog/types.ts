@@ -26,6 +26,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * publishing, whose per-market and aggregate budgets the service charges once it knows the market (docs/market-data.md).
  */
 export type RateClass = 'read' | 'write' | 'data' | 'uncharged';
+/**
+ * What a call does to the service's state: 'read' changes nothing, 'write' changes something. It decides the MCP
+ * annotations (readOnlyHint, destructiveHint) and whether an Idempotency-Key is required, not the HTTP method: a
+ * quote, a preflight or a listing whose input is a body is a POST that reads.
+ */
+export type Effect = 'read' | 'write';
 /** Consumer permission classes, derived from the minimum tier. */
 export type PermissionClass = 'none' | 'api-key-read' | 'api-key-execute';
 
@@ -108,7 +114,12 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   rateClass: RateClass;
   /** AgentCapability.idempotent: repeating the call has no further effect. */
   idempotent: boolean;
-  /** Mutating writes require Idempotency-Key unless exempt (a documented reason). */
+  /**
+   * Default: read for GET, write otherwise. A POST that changes nothing declares 'read': it needs no Idempotency-Key,
+   * is charged to the read budget (rateClass 'read') and its tool says readOnlyHint.
+   */
+  effect?: Effect;
+  /** Writes require Idempotency-Key unless exempt (a documented reason). A read needs no exemption. */
   idempotencyExempt?: string;
   /**
    * The write accepts something only the chain can settle (a fill committed in a later ledger batch, a payment read
@@ -126,11 +137,21 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
    * signatureTimestamp and proofNonce; the proof is bound to this scope and resource, and the
    * proven wallet reaches the handler as ctx.provenWallet. REST calls act for the key's own agent.
    */
-  mcpElevation?: { scope: string; resourceId?: (input: HandlerInput<P, Q, B>) => string | null; /** walletAddress is required, not taken from the bound wallet (spec: collect). */ walletRequired?: boolean };
+  mcpElevation?: {
+    scope: string;
+    resourceId?: (input: HandlerInput<P, Q, B>) => string | null;
+    /** Where the signer finds the resourceId (published with the tool's elevation); required with resourceId. */
+    resourceIdSource?: string;
+    /** walletAddress is required, not taken from the bound wallet (spec: collect). */
+    walletRequired?: boolean;
+  };
   /** The call removes or replaces something (MCP destructiveHint), e.g. rotating a key revokes the old one. */
   destructive?: boolean;
   input?: CapabilityInputSchemas<P, Q, B>;
-  /** Problem code for a request that fails input validation. Default: INVALID_QUERY for GET, INVALID_PAYLOAD otherwise. */
+  /**
+   * One problem code for every input part that fails validation (a code the spec pins for the operation). Default: by
+   * part — a path parameter INVALID_ID, a query parameter INVALID_QUERY, the body INVALID_PAYLOAD (docs/http.md).
+   */
   invalidInputCode?: ErrorCode;
   output: O;
   /** Named response schema in the OpenAPI components (e.g. 'MarketListingsResponse'). */
@@ -155,9 +176,15 @@ export interface Capability extends CapabilityDef<z.ZodType | undefined, z.ZodTy
   fullPath: string;
   permission: PermissionClass;
   scopes: readonly Scope[];
+  effect: Effect;
+  /** The code of input errors not tied to one part (an unknown MCP argument): INVALID_QUERY for a GET, else INVALID_PAYLOAD, unless pinned. */
   invalidInputCode: ErrorCode;
+  /** The code of a validation error in each part. */
+  inputCodes: Record<InputPart, ErrorCode>;
   requiresIdempotencyKey: boolean;
 }
+
+export type InputPart = 'params' | 'query' | 'body';
 
 export const SURFACE_PREFIX: Record<Surface, string> = { agent: '/api/agent/v1', consumer: '/api/v1' };
 
@@ -179,14 +206,35 @@ export function defineCapability<
     throw new Error(`capability ${def.method} ${def.path}: its tool is named ${toolNameOf(def.method, def.path)} (docs/mcp.md "Tool names"), not ${def.mcp.tool}`);
   }
   const absolute = def.path.startsWith('/api/') || def.path.startsWith('/.well-known/');
-  const mutating = def.method !== 'GET';
+  const effect = def.effect ?? (def.method === 'GET' ? 'read' : 'write');
+  checkEffect(def, effect);
+  if (def.mcpElevation && (def.mcpElevation.resourceId === undefined) !== (def.mcpElevation.resourceIdSource === undefined)) {
+    throw new Error(`capability ${def.method} ${def.path}: mcpElevation declares resourceId and resourceIdSource together`);
+  }
   return {
     ...(def as unknown as CapabilityDef<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType>),
     name: `${def.method} ${def.path}`,
     fullPath: absolute ? def.path : `${SURFACE_PREFIX[def.surface]}${def.path}`,
     permission: permissionOf(def.tier),
     scopes: def.scopes ?? [],
+    effect,
     invalidInputCode: def.invalidInputCode ?? (def.method === 'GET' ? 'INVALID_QUERY' : 'INVALID_PAYLOAD'),
-    requiresIdempotencyKey: mutating && def.idempotencyExempt === undefined,
+    inputCodes: def.invalidInputCode
+      ? { params: def.invalidInputCode, query: def.invalidInputCode, body: def.invalidInputCode }
+      : { params: 'INVALID_ID', query: 'INVALID_QUERY', body: 'INVALID_PAYLOAD' },
+    requiresIdempotencyKey: effect === 'write' && def.idempotencyExempt === undefined,
   };
+}
+
+/** The declared effect agrees with the rest of the definition: a read is charged as a read and has nothing to replay. */
+function checkEffect(def: { method: HttpMethod; path: string; rateClass: RateClass; idempotencyExempt?: string; destructive?: boolean; replayEffect?: unknown }, effect: Effect): void {
+  const where = `capability ${def.method} ${def.path}`;
+  if (effect === 'write') {
+    if (def.method === 'GET') throw new Error(`${where}: a GET changes nothing (effect 'read')`);
+    if (def.rateClass === 'read') throw new Error(`${where}: charged as a read, so it declares effect 'read' (or is charged as a write)`);
+    return;
+  }
+  if (def.rateClass !== 'read' && def.rateClass !== 'uncharged') throw new Error(`${where}: a read is charged as a read, not ${def.rateClass}`);
+  if (def.idempotencyExempt !== undefined) throw new Error(`${where}: a read needs no Idempotency-Key, so no exemption`);
+  if (def.destructive || def.replayEffect) throw new Error(`${where}: a read neither destroys nor has an effect to replay`);
 }

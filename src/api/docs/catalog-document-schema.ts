@@ -17,6 +17,8 @@ export const CatalogEntrySchema = z.object({
   scopes: z.array(z.string()),
   rateClass: z.enum(['read', 'write', 'data', 'uncharged']),
   idempotent: z.boolean(),
+  /** read: changes nothing (the tool's readOnlyHint), whatever the method; write: changes something. */
+  effect: z.enum(['read', 'write']),
   requiresIdempotencyKey: z.boolean(),
   /** Every problem code the REST route can answer: the capability's own and the pipeline's. */
   errors: z.array(z.string()),

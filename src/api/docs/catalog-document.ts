@@ -45,6 +45,7 @@ function entryOf(cap: Capability): CatalogDocument['capabilities'][number] {
     scopes: [...cap.scopes],
     rateClass: cap.rateClass,
     idempotent: cap.idempotent,
+    effect: cap.effect,
     requiresIdempotencyKey: cap.requiresIdempotencyKey,
     errors: [...new Set([...cap.errors, ...pipelineErrors(cap)])],
     mcp: {

@@ -163,6 +163,7 @@ export function pipelineErrors(cap: Capability): ErrorCode[] {
   if (cap.rateClass !== 'uncharged') codes.push('RATE_LIMITED');
   // Every capability refuses unknown query parameters and text the database cannot store (src/api/pipeline/execute.ts).
   codes.push(cap.invalidInputCode);
+  for (const part of ['params', 'query', 'body'] as const) if (cap.input?.[part]) codes.push(cap.inputCodes[part]);
   if (cap.input?.body) codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (cap.requiresIdempotencyKey) codes.push('IDEMPOTENCY_KEY_REQUIRED', 'INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
   if (cap.needsChain) codes.push('SERVICE_UNAVAILABLE');

@@ -23,6 +23,35 @@ function loopSection(loop: SkillLoop): string[] {
   return out;
 }
 
+function testFundsSection(t: NonNullable<Skill['testFunds']>): string[] {
+  return [
+    '## Test funds (faucet)',
+    '',
+    `One grant pays ${t.amounts.map((a) => `${a.whole} ${a.asset}`).join(', ')} to the wallet bound to your agent; at most ${t.limits.perWallet} per wallet and ${t.limits.perKey} per API key every ${t.limits.windowSeconds / 3600} h.`,
+    '',
+    ...table(
+      ['REST', 'MCP tool', 'tier', 'note'],
+      [t.terms, t.request].map((s) => [code(s.rest), s.tool ? code(s.tool) : 'REST-only', s.requiredTier ?? 'public', s.note]),
+    ),
+    '',
+    `${t.note} The operator funds any address with ${code(t.cli)}.`,
+    '',
+  ];
+}
+
+function ledgerProofSection(p: NonNullable<Skill['ledgerProof']>): string[] {
+  return [
+    '## Verify your ledger balance',
+    '',
+    `${code(p.read.rest)} (MCP ${p.read.tool ? code(p.read.tool) : 'REST-only'}; also ${code(`GET ${p.consumerPath}`)}): ${p.read.note} Check it against the chain, trusting nothing svc says:`,
+    '',
+    ...p.steps.map((s, i) => `${i + 1}. ${s}`),
+    '',
+    `Leaf encoding: ${code(p.leafEncoding)}. Root: ${p.contractView}.`,
+    '',
+  ];
+}
+
 export function renderSkillMarkdown(skill: Skill): string {
   const l = skill.links;
   const out: string[] = [
@@ -56,11 +85,14 @@ export function renderSkillMarkdown(skill: Skill): string {
     'Each step names its REST call and its MCP tool; both run the same capability.',
     '',
     ...skill.loops.flatMap(loopSection),
+    ...(skill.testFunds ? testFundsSection(skill.testFunds) : []),
+    ...(skill.ledgerProof ? ledgerProofSection(skill.ledgerProof) : []),
     '## Authentication',
     '',
     `- ${code(skill.auth.header)} (alias ${code(skill.auth.alias)}), on REST and on MCP.`,
     `- Tiers: ${skill.auth.tiers.map((t) => `${code(t.tier)}${t.includes.length ? ` (includes ${t.includes.join(', ')})` : ''}`).join(', ')}. Each capability names its minimum tier and scopes.`,
     `- Public, no key: ${skill.auth.publicCapabilities.map(code).join(', ')}.`,
+    `- Over MCP a session without a key may call exactly these tools (besides initialize, ping and tools/list): ${skill.auth.publicTools.map(code).join(', ')}. Every other tool needs a key (401 with resource_metadata).`,
     `- Register: ${code(`POST ${skill.auth.registration.url}`)}. ${skill.auth.registration.note}`,
     '',
     ...table(
@@ -70,11 +102,21 @@ export function renderSkillMarkdown(skill: Skill): string {
     '',
     '### Wallet-proof elevation',
     '',
-    `Elevated tools (${skill.auth.walletProof.elevatedTools.map((t) => `${code(t.tool)} scope ${code(t.scope)}`).join(', ') || 'none yet'}) add ${skill.auth.walletProof.fields.map(code).join(', ')} to their arguments.`,
+    `Elevated tools add ${skill.auth.walletProof.fields.map(code).join(', ')} to their arguments; called without a proof they answer 401 ${code('WALLET_AUTH_REQUIRED')} (reason ${code('PROOF_MISSING')}).`,
+    '',
+    ...table(
+      ['tool', 'scope', 'resourceId', 'walletAddress'],
+      skill.auth.walletProof.elevatedTools.map((t) => [code(t.tool), code(t.scope), t.resourceId, t.walletRequired ? 'required' : 'optional with a bound wallet']),
+    ),
     '',
     '```',
     skill.auth.walletProof.template,
     '```',
+    '',
+    ...table(
+      ['placeholder', 'where it comes from'],
+      skill.auth.walletProof.placeholders.map((p) => [code(`{${p.placeholder}}`), p.source]),
+    ),
     '',
     `- ${skill.auth.walletProof.signing}`,
     `- payloadHash: ${skill.auth.walletProof.payloadHash}`,

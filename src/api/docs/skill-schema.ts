@@ -70,6 +70,8 @@ export const SkillSchema = z.object({
     header: z.string(),
     alias: z.string(),
     publicCapabilities: z.array(z.string()),
+    /** The MCP tools a session without a key may call: the tools of the public capabilities. */
+    publicTools: z.array(z.string()),
     tiers: z.array(z.object({ tier: AgentTierSchema, includes: z.array(AgentTierSchema), defaultScopes: z.array(z.string()) })),
     registration: z.object({
       url: z.string(),
@@ -84,7 +86,9 @@ export const SkillSchema = z.object({
       payloadHash: z.string(),
       nonceEndpoint: z.string(),
       windowSeconds: z.number().int(),
-      elevatedTools: z.array(z.object({ tool: z.string(), scope: z.string() })),
+      /** Where each placeholder of the template comes from, in template order. */
+      placeholders: z.array(z.object({ placeholder: z.string(), source: z.string() })),
+      elevatedTools: z.array(z.object({ tool: z.string(), scope: z.string(), resourceId: z.string(), walletRequired: z.boolean() })),
     }),
     idempotency: z.object({ header: z.literal('Idempotency-Key'), toolArgument: z.literal('idempotencyKey'), ...Bounds.shape, semantics: z.string() }),
   }),
@@ -110,6 +114,29 @@ export const SkillSchema = z.object({
   }),
   versioning: z.object({ header: z.literal('Svc-Version'), current: z.string(), supported: z.array(z.string()), whenOmitted: z.string(), mcpSpecVersion: z.string(), agentCardVersion: z.string() }),
   guarantees: z.array(z.object({ id: z.string(), title: z.string(), text: z.string() })),
+  /** The test-funds faucet (docs/faucet.md); null on a live environment, or when the catalog has none. */
+  testFunds: z
+    .object({
+      terms: StepSchema,
+      request: StepSchema,
+      cli: z.string(),
+      /** What one grant pays, in whole tokens (GET /faucet has the base units and token addresses). */
+      amounts: z.array(z.object({ asset: z.string(), whole: z.string() })),
+      limits: z.object({ windowSeconds: z.number().int(), perWallet: z.number().int(), perKey: z.number().int() }),
+      note: z.string(),
+    })
+    .nullable(),
+  /** How to check a ledger balance against the chain without trusting svc; null when the catalog has no proof read. */
+  ledgerProof: z
+    .object({
+      read: StepSchema,
+      /** The same read on the consumer surface. */
+      consumerPath: z.string(),
+      contractView: z.string(),
+      leafEncoding: z.string(),
+      steps: z.array(z.string()),
+    })
+    .nullable(),
 });
 
 export type Skill = z.output<typeof SkillSchema>;

@@ -9,6 +9,8 @@ import { ERROR_CODES } from '../../core/error-codes.ts';
 import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../core/entitlement.ts';
 import { TIER_DEFAULT_SCOPES } from '../../core/scopes.ts';
 import { TRADE_DEFAULTS } from '../../core/trade-defaults.ts';
+import { FAUCET_ASSETS, FAUCET_GRANT_WHOLE, FAUCET_LIMITS, FAUCET_WINDOW_MS } from '../../core/faucet.ts';
+import { LEAF_ENCODING } from '../../core/ledger/merkle.ts';
 import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_SECONDS } from '../../core/wallet-proof.ts';
 import { WalletProofArgumentsSchema } from '../../services/identity/elevation.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../services/idempotency/idempotency.ts';
@@ -17,7 +19,8 @@ import { type Capability } from '../catalog/types.ts';
 import { AGENT_TIERS } from '../../core/tiers.ts';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../http/versions.ts';
 import { MCP_PROTOCOL_REVISION } from '../mcp/protocol.ts';
-import { isTool } from '../mcp/tools.ts';
+import { isTool, toolNameOfCapability } from '../mcp/tools.ts';
+import { elevatedTools, walletProofPlaceholders } from './wallet-proof-guide.ts';
 import { installSnippets } from './install-snippets.ts';
 import { type Skill, type SkillLoop, type SkillStep } from './skill-schema.ts';
 import { documentLinks, type Site } from './links.ts';
@@ -91,10 +94,11 @@ const LOOPS: LoopPlan[] = [
     examples: ['Place a limit order for YES at 0.42 on market 0x….'],
     steps: [
       { capability: 'GET /discover/markets', note: 'With pricingModel=ORDERBOOK.' },
-      { capability: 'POST /orderbook/place-order', note: 'Places an order.' },
+      { capability: 'POST /orderbook/place-order', note: 'Places an order: price a decimal string on the 0.01 tick ("0.42"), shares in base units (one share = 1000000).' },
       { capability: 'POST /orderbook/cancel-order', note: 'Starts a cancellation.' },
       { capability: 'POST /orderbook/confirm-cancel', note: 'Completes the cancellation from its receipt.' },
       { capability: 'POST /orderbook/events', note: 'Lists order events; close every gap in pushed execution reports from here.' },
+      { capability: 'GET /orderbook/orders', note: 'Your open and recent orders, newest first, by market and status, each with filled, remaining and cancelled.' },
     ],
   },
 ];
@@ -135,6 +139,41 @@ function loopsOf(agent: readonly Capability[]): SkillLoop[] {
     const description = status === 'available' ? plan.description : `${plan.description} Not yet available on this server: ${pending.join(', ')}.`;
     return { id: plan.id, name: plan.name, description, status, steps, pending, tags: plan.tags, examples: plan.examples };
   });
+}
+
+/** The faucet's two capabilities and its numbers; none on a live environment (there are no test funds there). */
+function testFundsOf(agent: readonly Capability[], site: Site): Skill['testFunds'] {
+  const terms = agent.find((c) => c.name === 'GET /faucet');
+  const request = agent.find((c) => c.name === 'POST /faucet');
+  if (!terms || !request || site.environment === 'live') return null;
+  return {
+    terms: stepOf(terms, 'Whether this service has a faucet (enabled), what a grant pays in base units and the limits.'),
+    request: stepOf(request, 'Body {}; pays the wallet bound to your agent, every transfer confirmed before the answer.'),
+    cli: 'svc faucet <address>',
+    amounts: FAUCET_ASSETS.map((asset) => ({ asset, whole: FAUCET_GRANT_WHOLE[asset].toString() })),
+    limits: { windowSeconds: FAUCET_WINDOW_MS / 1000, ...FAUCET_LIMITS },
+    note: 'Only the embedded test environment has a faucet (GET /faucet enabled: true); elsewhere POST /faucet answers 403 FEATURE_DISABLED. A new wallet starts with 0 ETH, 0 USDC and 0 PM: bind it (wallet registration does), then ask once. Sooner than the limits allow is 429 RATE_LIMITED with Retry-After.',
+  };
+}
+
+/** The proof read and how to check its answer against the chain (docs/ledger.md "Proofs"). */
+function ledgerProofOf(agent: readonly Capability[], all: readonly Capability[]): Skill['ledgerProof'] {
+  const read = agent.find((c) => c.name === 'GET /ledger/proof/:account');
+  if (!read) return null;
+  const consumer = all.find((c) => c.surface === 'consumer' && c.path === read.path);
+  return {
+    read: stepOf(read, 'Public. Your committed play-money balances, each with its leaf and Merkle proof against the last committed root.'),
+    consumerPath: consumer?.fullPath ?? read.fullPath,
+    contractView: 'ledgerRoot() returns (bytes32) on the LedgerCommitment contract at `contract`, chain `chainId`',
+    leafEncoding: LEAF_ENCODING,
+    steps: [
+      'GET the proof for your account (lowercase or checksummed address); note root, contract, chainId and batchNonce.',
+      'For each balance, recompute the leaf: leaf = keccak256(keccak256(abi.encodePacked(address account, uint256 assetId, int256 balance))) — 20 + 32 + 32 bytes, balance as a two\'s-complement int256; it must equal `leaf`.',
+      'Fold the path bottom-up: node = leaf; for each sibling in `proof`, node = keccak256(min(node, sibling) ‖ max(node, sibling)) (the pair sorted as 32-byte big-endian numbers). The final node must equal `root`. This is OpenZeppelin MerkleProof.verify(proof, root, leaf).',
+      'Read ledgerRoot() from `contract` on chain `chainId` (any RPC node): it must equal `root`. If batchNonce() is already higher, a newer batch was committed after the answer: fetch the proof again.',
+      'Asset 0 is play-money collateral (6 decimals); asset (marketId << 8) | side is an outcome share. An account with nothing committed has no balances; operations not yet in a committed batch are not in the proof.',
+    ],
+  };
 }
 
 /** Page-size and limit parameters of every agent capability, read from their query schemas. */
@@ -184,6 +223,7 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
       header: 'Authorization: Bearer <API_KEY>',
       alias: 'X-API-Key: <API_KEY>',
       publicCapabilities: agent.filter((c) => c.tier === null).map((c) => c.name),
+      publicTools: agent.filter((c) => c.tier === null && isTool(c)).map(toolNameOfCapability),
       tiers: AGENT_TIERS.map((tier, i) => ({ tier, includes: AGENT_TIERS.slice(0, i).reverse(), defaultScopes: [...TIER_DEFAULT_SCOPES[tier]] })),
       registration: {
         url: `${links.apiBase}/register`,
@@ -203,14 +243,15 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
         payloadHash: 'SHA-256 (0x-hex) of the canonical JSON of the tool arguments without the proof fields and idempotencyKey (keys sorted recursively; absent payload hashes as {}).',
         nonceEndpoint: `${base}/api/auth/nonce`,
         windowSeconds: WALLET_PROOF_WINDOW_SECONDS,
-        elevatedTools: agent.flatMap((c) => (c.mcpElevation && c.mcp && 'tool' in c.mcp ? [{ tool: c.mcp.tool, scope: c.mcpElevation.scope }] : [])),
+        placeholders: walletProofPlaceholders(site.chainId),
+        elevatedTools: elevatedTools(agent),
       },
       idempotency: {
         header: 'Idempotency-Key',
         toolArgument: 'idempotencyKey',
         ...idempotencyKey,
         semantics:
-          'Mutating REST writes require the Idempotency-Key header unless documented exempt; mutating MCP tools take idempotencyKey. The same key with the same request returns the stored response (Idempotent-Replayed: true); with a different request it is refused (422 IDEMPOTENCY_KEY_REUSED); while the first is still running, 409 IDEMPOTENCY_IN_PROGRESS.',
+          'Mutating REST writes require the Idempotency-Key header unless documented exempt. Over MCP every tool whose REST twin is not a GET takes the idempotencyKey argument, which is that header: required (400 IDEMPOTENCY_KEY_REQUIRED without it) exactly where REST requires the header, optional and unused where REST exempts the call or the call changes nothing (readOnlyHint). REST and MCP share one store per API key. The same key with the same request returns the stored response (Idempotent-Replayed: true; over MCP _meta svc/idempotentReplayed) and changes nothing more; with a different request it is refused (422 IDEMPOTENCY_KEY_REUSED); while the first is still running, 409 IDEMPOTENCY_IN_PROGRESS.',
       },
     },
     limits: {
@@ -249,6 +290,8 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
       mcpSpecVersion: MCP_PROTOCOL_REVISION,
       agentCardVersion: AGENT_CARD_VERSION,
     },
+    testFunds: testFundsOf(agent, site),
+    ledgerProof: ledgerProofOf(agent, catalog),
     guarantees: [
       {
         id: 'idempotency',
@@ -263,7 +306,7 @@ export function buildSkill(catalog: readonly Capability[], site: Site): Skill {
       {
         id: 'money',
         title: 'Money is exact',
-        text: 'Amounts are decimal strings of non-negative integers in the token\'s smallest unit (WeiString, e.g. 6 decimals for USDC). No balance, cost, fee or payout passes through floating point; only displayed probabilities may be floats.',
+        text: 'One unit system on every surface: amounts are decimal strings of non-negative integers in the token\'s smallest unit (WeiString, e.g. 6 decimals for USDC); shares are base units of their collateral too (a share that pays 1 USDC or 1 play dollar is 1000000), in orders, depth, trades, holders and fills alike; prices are exact decimal strings in [0, 1] ("0.57"); fee rates are integer basis points. pricingModel is automated or ORDERBOOK everywhere (LMSR is accepted on input as another name for automated). No balance, cost, fee or payout passes through floating point; only displayed probabilities may be floats.',
       },
       {
         id: 'wallet-proof',

@@ -1,13 +1,14 @@
 /**
  * MCP tools, generated from the capability catalog: every agent capability that the spec does not
  * keep REST-only is one tool, with one flat argument object (path parameters, query fields and body
- * fields side by side, plus idempotencyKey for a mutating capability and the wallet-proof fields for
- * an elevated one), JSON Schema 2020-12 input and output schemas, and annotations derived from the
- * capability. Nothing here is written per tool.
+ * fields side by side, plus idempotencyKey wherever the REST twin takes the Idempotency-Key header and
+ * the wallet-proof fields for an elevated one), JSON Schema 2020-12 input and output schemas, and
+ * annotations derived from the capability's declared effect. Nothing here is written per tool.
  */
 import type { z } from 'zod';
 import { problem } from '../../core/error-codes.ts';
 import { WALLET_PROOF_INPUT_FIELDS } from '../../core/wallet-proof.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../services/idempotency/idempotency.ts';
 import { jsonSchema } from '../docs/openapi.ts';
 import type { Capability } from '../catalog/types.ts';
 import type { WalletProofArguments } from '../../services/identity/elevation.ts';
@@ -50,12 +51,26 @@ export interface SplitArguments {
   intent: Record<string, unknown>;
 }
 
-const IDEMPOTENCY_SCHEMA: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 256,
-  description: 'Stable retry key: a retry with the same key and the same arguments returns the stored result; other arguments with a used key are refused (IDEMPOTENCY_KEY_REUSED).',
-};
+/**
+ * The idempotencyKey argument of a tool whose REST twin takes the Idempotency-Key header (every method but GET), with
+ * the header's rules: required, and honoured in the same replay store, exactly where REST requires the header; accepted
+ * and unused where REST exempts the call, as the header is (docs/mcp.md "Idempotency").
+ */
+function idempotencySchema(cap: Capability): JsonSchema {
+  const base = { type: 'string', minLength: 1, maxLength: 256, pattern: IDEMPOTENCY_KEY_PATTERN.source };
+  if (cap.requiresIdempotencyKey) {
+    return {
+      ...base,
+      description:
+        'Required stable retry key (the REST Idempotency-Key, same store): a retry with the same key and the same arguments returns the stored result and changes nothing more; other arguments with a used key are refused (IDEMPOTENCY_KEY_REUSED).',
+    };
+  }
+  const why = cap.effect === 'read' ? 'this tool changes nothing' : `this tool is exempt: ${cap.idempotencyExempt ?? ''}`;
+  return { ...base, description: `Optional and unused, like the Idempotency-Key header on its REST twin: ${why}, so repeating the call is already safe.` };
+}
+
+/** Tools whose REST twin takes an Idempotency-Key header (required or not) take the idempotencyKey argument. */
+const takesIdempotencyKey = (cap: Capability): boolean => cap.method !== 'GET';
 
 const PROOF_SCHEMAS: Record<string, JsonSchema> = {
   walletAddress: { type: 'string', pattern: '^0x[a-fA-F0-9]{40}$', description: 'The wallet that signs the proof; may be omitted when the agent has a bound wallet (that wallet is used).' },
@@ -80,10 +95,8 @@ function buildTool(cap: Capability): McpTool {
   const query = objectParts(cap.input?.query, name, 'query');
   const extra: JsonSchema = {};
   const extraRequired: string[] = [];
-  if (cap.requiresIdempotencyKey) {
-    extra[IDEMPOTENCY_ARGUMENT] = IDEMPOTENCY_SCHEMA;
-    extraRequired.push(IDEMPOTENCY_ARGUMENT);
-  }
+  if (takesIdempotencyKey(cap)) extra[IDEMPOTENCY_ARGUMENT] = idempotencySchema(cap);
+  if (cap.requiresIdempotencyKey) extraRequired.push(IDEMPOTENCY_ARGUMENT);
   const bodyKeys = new Set(Object.keys(((cap.input?.body ? jsonSchema(cap.input.body, 'input') : {}) as { properties?: JsonSchema }).properties ?? {}));
   const sharedProofKeys = new Set(cap.mcpElevation ? WALLET_PROOF_INPUT_FIELDS.filter((k) => k === 'walletAddress' && bodyKeys.has(k)) : []);
   if (cap.mcpElevation) {
@@ -105,7 +118,7 @@ function buildTool(cap: Capability): McpTool {
   const output = jsonSchema(cap.output, 'output');
   if (!isObjectSchema(output)) throw new Error(`tool ${name}: the output of ${cap.name} must be a JSON object to be structuredContent`);
 
-  const readOnly = cap.method === 'GET';
+  const readOnly = cap.effect === 'read';
   return {
     capability: cap,
     paramKeys: new Set(Object.keys(params.properties)),
@@ -164,8 +177,10 @@ export function splitArguments(tool: McpTool, args: Record<string, unknown>): Sp
   const body: Record<string, unknown> = {};
   const proof: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {
-    if (key === IDEMPOTENCY_ARGUMENT && cap.requiresIdempotencyKey) {
-      if (typeof value !== 'string') throw problem('INVALID_IDEMPOTENCY_KEY', 'idempotencyKey must be a string of 1..256 visible ASCII characters');
+    if (key === IDEMPOTENCY_ARGUMENT && takesIdempotencyKey(cap)) {
+      if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
+        throw problem('INVALID_IDEMPOTENCY_KEY', 'idempotencyKey must be a string of 1..256 visible ASCII characters');
+      }
       out.idempotencyKey = value;
       continue;
     }

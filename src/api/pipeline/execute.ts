@@ -10,8 +10,8 @@ import { isProblemError } from '../../core/errors.ts';
 import { ClaimTakenOver, IDEMPOTENCY_KEY_PATTERN, isStorable, type EffectRecorder } from '../../services/idempotency/idempotency.ts';
 import { chargeBudget } from '../../services/rate-limit/charge.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
-import { WalletProofArgumentsSchema, type WalletProofArguments } from '../../services/identity/elevation.ts';
-import { Reply, type Capability, type HandlerContext } from '../catalog/types.ts';
+import { WalletProofArgumentsSchema, type ElevationRequest, type WalletProofArguments } from '../../services/identity/elevation.ts';
+import { Reply, type Capability, type HandlerContext, type InputPart } from '../catalog/types.ts';
 import { tierRank } from '../../core/tiers.ts';
 import type { Principal } from '../../core/principal.ts';
 import { unstorableText } from './storable-text.ts';
@@ -57,30 +57,46 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
 
   refuseUnreadableInput(cap, req);
   const input = {
-    params: parseInput(cap.input?.params, req.params ?? {}, 'params', cap.invalidInputCode),
-    query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.invalidInputCode),
-    body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.invalidInputCode),
+    params: parseInput(cap.input?.params, req.params ?? {}, 'params', cap.inputCodes.params),
+    query: parseInput(cap.input?.query, req.query ?? {}, 'query', cap.inputCodes.query),
+    body: parseInput(cap.input?.body, req.body ?? {}, 'body', cap.inputCodes.body),
   };
   // Before any claim: a refused write leaves its key free for the retry Retry-After asks for.
   if (cap.needsChain) base.services.chain.requireLive();
   const ctx: HandlerContext = { ...base, principal, clientIp: req.ip, walletSession, provenWallet: null, recordEffect: null };
-  // The wallet proof is checked after an idempotent replay is answered (a replay repeats the same proof).
-  const call = async (recordEffect: EffectRecorder | null = null) => run({ ...ctx, recordEffect, provenWallet: await proveWallet(ctx, cap, req, input) }, cap, input);
+  // A missing or malformed proof is refused before any claim, like invalid input; the proof itself is verified after
+  // an idempotent replay is answered (a replay repeats the same proof), and a refused one is not kept as the key's
+  // answer: the retry with a fresh proof runs.
+  const pending = pendingProof(ctx, cap, req, input);
+  let proofRefused = false;
+  const call = async (recordEffect: EffectRecorder | null = null) => {
+    let provenWallet: string | null = null;
+    if (pending) {
+      try {
+        provenWallet = await base.services.elevation.prove(pending.request, pending.proof);
+      } catch (err) {
+        proofRefused = true;
+        throw err;
+      }
+    }
+    return run({ ...ctx, recordEffect, provenWallet }, cap, input);
+  };
 
   if (!cap.requiresIdempotencyKey) return withRequestHeaders(await call(), headers);
 
   const key = req.idempotencyKey;
+  const keyName = base.via === 'mcp' ? 'the idempotencyKey argument' : 'an Idempotency-Key header';
   if (key === undefined) {
-    throw problem('IDEMPOTENCY_KEY_REQUIRED', `${cap.name} changes state: send an Idempotency-Key header (1..256 visible ASCII characters)`);
+    throw problem('IDEMPOTENCY_KEY_REQUIRED', `${cap.name} changes state: send ${keyName} (1..256 visible ASCII characters), the same one on every retry`);
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw problem('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1..256 visible ASCII characters');
+    throw problem('INVALID_IDEMPOTENCY_KEY', `${keyName} must be 1..256 visible ASCII characters`);
   }
   // Replays belong to the caller: the key, narrowed to the signed-in wallet when there is one (one
   // server key may act for many wallets), or the wallet alone, or else the client address.
   const wallet = walletSession ? `wallet:${walletSession.walletAddress}` : null;
   const owner = [principal ? `key:${principal.keyId}` : null, wallet].filter(Boolean).join(':') || `ip:${req.ip}`;
-  const fingerprint = canonicalHash({ capability: cap.name, params: req.params ?? {}, query: req.query ?? {}, body: req.body ?? null });
+  const fingerprint = canonicalHash({ capability: cap.name, params: req.params ?? {}, query: queryAsSent(req.query), body: req.body ?? null });
   const idem = base.services.idempotency;
   const claim = await idem.claim(owner, key, fingerprint, { method: cap.method, path: cap.fullPath });
   if (claim.kind === 'replay') {
@@ -106,7 +122,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     // A failure after the effect committed must not become the key's answer: the effect happened, so it is the answer.
     const committed = cap.replayEffect ? await idem.committedEffect(owner, key) : null;
     if (committed !== null) return replayCommitted(committed, false);
-    if (isProblemError(err) && isStorable(err.status)) {
+    if (isProblemError(err) && isStorable(err.status) && !proofRefused) {
       const body = problemBody(err, base.problemTypeBase);
       await idem.complete(owner, key, { status: err.status, body, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } });
     } else {
@@ -121,22 +137,51 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   return withRequestHeaders(result, headers);
 }
 
-/** Elevated MCP tools: verifies the wallet proof (consuming its nonce) and returns the proven wallet. */
-async function proveWallet(ctx: HandlerContext, cap: Capability, req: CallRequest, input: RawInput): Promise<string | null> {
-  if (!cap.mcpElevation || ctx.via !== 'mcp' || !req.elevation || !ctx.principal) return null;
-  const proof = parseInput(WalletProofArgumentsSchema, req.elevation.proof, 'arguments', cap.invalidInputCode);
+/**
+ * The query as a REST client sends it: an MCP argument bound for the query may be a JSON number or boolean where the
+ * URL carries text, and one Idempotency-Key must fingerprint the same request alike on both transports.
+ */
+function queryAsSent(query: unknown): unknown {
+  if (query === null || typeof query !== 'object') return query ?? {};
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'boolean' ? String(v) : v]));
+}
+
+/** The proof arguments every wallet proof needs; walletAddress may be left to the bound wallet. */
+const SIGNED_PROOF_FIELDS = ['walletSignature', 'signatureTimestamp', 'proofNonce'] as const;
+
+/** What an elevated MCP call must prove: the request the proof is checked against, and the proof. */
+interface PendingProof {
+  request: ElevationRequest;
+  proof: WalletProofArguments;
+}
+
+/**
+ * Elevated MCP tools: the wallet-proof arguments, parsed. None of them at all is 401 WALLET_AUTH_REQUIRED (reason
+ * PROOF_MISSING: the call needs a proof it did not bring); some of them, or malformed ones, the invalid-input code.
+ */
+function pendingProof(ctx: HandlerContext, cap: Capability, req: CallRequest, input: RawInput): PendingProof | null {
+  const elevation = cap.mcpElevation;
+  if (!elevation || ctx.via !== 'mcp' || !req.elevation || !ctx.principal) return null;
   const tool = cap.mcp && 'tool' in cap.mcp ? cap.mcp.tool : cap.name;
-  return ctx.services.elevation.prove(
-    {
+  const given = (req.elevation.proof ?? {}) as Record<string, unknown>;
+  if (SIGNED_PROOF_FIELDS.every((field) => given[field] === undefined)) {
+    throw problem(
+      'WALLET_AUTH_REQUIRED',
+      `${tool} needs a wallet proof: sign the svc-mcp-auth message (GET /mcp-discovery toolElevation.walletProof says where each field comes from) and send walletSignature, signatureTimestamp and proofNonce with the call`,
+      { extensions: { reason: 'PROOF_MISSING' } },
+    );
+  }
+  return {
+    proof: parseInput(WalletProofArgumentsSchema, given, 'arguments', cap.invalidInputCode) as WalletProofArguments,
+    request: {
       principal: ctx.principal,
       tool,
-      scope: cap.mcpElevation.scope,
+      scope: elevation.scope,
       chainId: ctx.documents.site.chainId,
-      resourceId: cap.mcpElevation.resourceId?.(input as never) ?? null,
+      resourceId: elevation.resourceId?.(input as never) ?? null,
       payload: req.elevation.intent,
     },
-    proof as WalletProofArguments,
-  );
+  };
 }
 
 /**
@@ -148,7 +193,7 @@ function refuseUnreadableInput(cap: Capability, req: CallRequest): void {
   if (!cap.input?.query && req.query !== null && typeof req.query === 'object') {
     for (const name of Object.keys(req.query)) errors.push({ path: `query.${name}`, message: `unknown parameter: ${cap.name} takes no query parameters` });
   }
-  if (errors.length > 0) throw problem(cap.invalidInputCode, `${errors[0]!.path}: ${errors[0]!.message}`, { errors });
+  if (errors.length > 0) throw problem(cap.inputCodes[errors[0]!.path.split('.')[0] as InputPart] ?? cap.invalidInputCode, `${errors[0]!.path}: ${errors[0]!.message}`, { errors });
 }
 
 /** Runs the handler; `headers` of the result are only the ones the handler set itself. */

@@ -27,8 +27,15 @@ export const EVENT_KINDS: readonly EventKind[] = [
   { type: 'market.challengeWindowOpened', private: false, description: 'the creator proposed an outcome (1-indexed; 0 void)', emittedBy: 'the indexer (ResolutionProposed)', data: object({ outcome: int, isVoid: bool, challengeDeadline: iso, eligibleAt: iso }, ['outcome']) },
   { type: 'market.resolution_due', private: false, description: 'resolveBy approaches', emittedBy: 'the lifecycle scheduler', data: object({ question: str, resolveBy: iso, resolveFrom: nullable(iso), creatorAddress: address }) },
   { type: 'market.resolved', private: false, description: 'the market resolved (0 = void: every share redeems an equal split)', emittedBy: 'the indexer (MarketResolved)', data: object({ outcome: int, isVoid: bool }, ['outcome']) },
-  { type: 'market.cancelled', private: false, description: 'the market ceased to exist without an outcome', emittedBy: 'the indexer (a reorged creation)', data: object({ reason: str, relocatedTo: address }, ['reason']) },
-  { type: 'market.controlsChanged', private: false, description: 'a control-plane edge (halt, unfreeze, takedown…)', emittedBy: 'svc market halt|unfreeze and the operator', data: object({ axis: str, previousState: nullable(str), newState: str, reasonCode: nullable(str), isTradeable: bool }) },
+  {
+    type: 'market.cancelled',
+    private: false,
+    description:
+      'the market ceased to exist without an outcome: reason CREATION_REORGED (its creation left the chain), then CREATION_RELOCATED with relocatedTo once that same creation transaction (createdTx) is mined again at another address — the old address may by then hold another market',
+    emittedBy: 'the indexer (a reorged creation)',
+    data: object({ reason: { enum: ['CREATION_REORGED', 'CREATION_RELOCATED'] }, relocatedTo: address, createdTx: str, questionHash: str }, ['reason']),
+  },
+  { type: 'market.controlsChanged', private: false, description: 'an axis moved by an operator control edge (halt, unfreeze, takedown cascade, reinstate, quarantine, release, graduation, mutation lock)', emittedBy: 'svc market <edge> (one event per axis moved)', data: object({ axis: str, previousState: nullable(str), newState: str, reasonCode: nullable(str), isTradeable: bool }) },
   { type: 'market.disputed', private: false, description: 'a challenge was filed', emittedBy: 'the indexer (ResolutionChallenged)', data: object({ challenger: address, counterOutcome: int }) },
   { type: 'market.disputeFinalized', private: false, description: 'a dispute or escalation settled', emittedBy: 'the indexer (MarketResolved after a dispute or an absent creator)', data: object({ finalOutcome: int, creatorSlashed: bool }) },
   { type: 'market.voteOpened', private: false, description: 'a human-vote round opened', emittedBy: 'the indexer (VoteOpened)', data: object({ sessionId: str, round: int, voteDeadline: iso }) },

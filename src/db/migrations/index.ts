@@ -22,6 +22,8 @@ import { m0018_vote_tallies } from './0018_vote_tallies.ts';
 import { m0019_market_payouts } from './0019_market_payouts.ts';
 import { m0020_webhooks } from './0020_webhooks.ts';
 import { m0021_market_frames } from './0021_market_frames.ts';
+import { m0022_faucet_grants } from './0022_faucet_grants.ts';
+import { m0023_reorged_creations } from './0023_reorged_creations.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -45,4 +47,6 @@ export const migrations: Record<string, Migration> = {
   '0019_market_payouts': m0019_market_payouts,
   '0020_webhooks': m0020_webhooks,
   '0021_market_frames': m0021_market_frames,
+  '0022_faucet_grants': m0022_faucet_grants,
+  '0023_reorged_creations': m0023_reorged_creations,
 };

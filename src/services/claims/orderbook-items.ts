@@ -6,6 +6,7 @@ import { COLLATERAL_ASSET, parseAsset } from '../../core/ledger/types.ts';
 import { rowToOp } from '../ledger/rows.ts';
 import type { ClaimDeps } from './deps.ts';
 import type { PayoutItem } from './payout-items.ts';
+import { baseUnitsOfShares } from '../../core/orderbook/units.ts';
 
 /** At most this many order-book payouts are listed (they are already paid: a history, not a to-do). */
 const LIMIT = 100;
@@ -45,7 +46,8 @@ export async function orderBookPayoutItems(deps: Pick<ClaimDeps, 'db' | 'chainId
       eligibleNow: true,
       eligibleAt: e.at.toISOString(),
       amountSource: 'chain' as const,
-      winningShares: e.retired.toString(),
+      // Base units on the wire, like every share count (docs/units.md); the ledger retired whole shares.
+      winningShares: baseUnitsOfShares(e.retired).toString(),
       isResolved: true,
       claimed: true,
       chainReadAt: e.at.toISOString(),

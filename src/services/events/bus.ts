@@ -34,6 +34,15 @@ export interface EventBus {
 const PAGE = 500;
 /** Latest events kept in memory for subscribers that are caught up. */
 const RING = 10_000;
+/**
+ * Subscribers served per turn of the event loop. A fan-out to thousands would otherwise run in one stretch of
+ * microtasks and hold up every request and commit meanwhile; between two chunks (and between two pages of one
+ * subscriber) the loop turns (setImmediate), so I/O goes on.
+ */
+export const FAN_OUT_CHUNK = 100;
+
+/** Resolves on the next turn of the event loop, after pending I/O. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: number }): EventBus {
   const { db, log } = deps;
@@ -96,6 +105,7 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     }
     close(): void {
       subs.delete(this);
+      due.delete(this);
     }
     /** Delivers everything after `position` that the tail has read; re-runs if nudged while running. */
     async pump(): Promise<void> {
@@ -115,6 +125,8 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
               this.position = event.seq;
             }
             if (page.length === 0) break;
+            // A subscriber catching up pages at a time; the others (and I/O) get their turn in between.
+            if (page.length === PAGE) await nextTurn();
           }
         } while (this.again && subs.has(this));
       } catch (err) {
@@ -132,18 +144,58 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     return BigInt(row.last_seq);
   };
 
-  // Each subscriber pumps on its own: a slow one never holds the others back.
-  const pumpAll = (): void => {
+  // Each subscriber pumps on its own: a slow one never holds the others back. Pumps start FAN_OUT_CHUNK at a time with
+  // a turn of the event loop in between; a pump keeps its own order and position, so starting it again (a nudge during
+  // a fan-out) delivers nothing twice. One fan-out runs at a time and takes on whoever becomes due meanwhile.
+  const due = new Set<Sub>();
+  let fanning = false;
+  let fanOutQueued = false;
+  const fanOut = async (): Promise<void> => {
+    if (fanning) return;
+    fanning = true;
+    try {
+      let started = 0;
+      while (due.size > 0 && !closed) {
+        const round = [...due];
+        due.clear();
+        for (const s of round) {
+          if (closed) return;
+          if (!subs.has(s)) continue; // closed since it became due
+          void s.pump();
+          if (++started % FAN_OUT_CHUNK === 0) await nextTurn();
+        }
+      }
+    } finally {
+      fanning = false;
+    }
+  };
+  /** Reads the tail, then pumps `who`: every subscriber (a nudge, the poll) or a new one. */
+  const readThen = (who: 'all' | Sub): void => {
     if (closed) return;
     void readTail()
       .then(() => {
-        for (const s of subs) void s.pump();
+        if (who !== 'all') {
+          // Subscribers arriving together (clients reconnecting after a restart) are started in one fan-out on the
+          // next turn, chunked like any other, rather than each at once.
+          due.add(who);
+          if (!fanOutQueued) {
+            fanOutQueued = true;
+            setImmediate(() => {
+              fanOutQueued = false;
+              void fanOut();
+            });
+          }
+          return;
+        }
+        for (const s of subs) due.add(s);
+        return fanOut();
       })
       .catch((err: unknown) => {
         // A read the closing of the database cut short is not a failure.
         if (!closed) log.error({ err }, 'event bus: reading the outbox failed; retrying on the next poll');
       });
   };
+  const pumpAll = (): void => readThen('all');
   const timer = setInterval(() => !closed && subs.size > 0 && pumpAll(), deps.pollMs ?? 500);
   timer.unref();
 
@@ -151,7 +203,8 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     subscribe(options, onEvent) {
       const sub = new Sub(options, onEvent);
       subs.add(sub);
-      pumpAll();
+      // Only the newcomer: the others are where the last fan-out left them.
+      readThen(sub);
       return sub;
     },
     notify: pumpAll,
@@ -160,6 +213,7 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
       closed = true;
       clearInterval(timer);
       subs.clear();
+      due.clear();
     },
   };
 }

@@ -134,7 +134,7 @@ export function createAgentKeyService(deps: {
         await consume(trx);
         const revokedKeyIds = await revokeAll(trx, agent.id);
         const issued = await issueEntitledKey(keys, trx, agent, clock.now());
-        if (!issued) throw problem('FORBIDDEN', 'operator keys are issued with `svc keys create`, not recovered');
+        if (!issued) throw problem('FORBIDDEN', 'an agent the operator made gets its keys from the operator (`svc keys create --agent <agentId>`), not by recovery');
         await recordReplacement(trx, recordEffect, { keyId: issued.record.id, revokedKeyIds });
         return { ...issued, agentId: agent.id, revokedKeyIds };
       });

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
+import { howToOpen, OPERATOR_AGENT_COMMAND } from '../../core/registration-paths.ts';
 import { isUniqueViolation } from '../../db/index.ts';
 import type { DB, EmailLinkPurpose, RegistrationPath } from '../../db/schema.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
@@ -74,9 +75,13 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
 
   const assertOpen = (path: RegistrationPath): void => {
     if (!deps.openPaths.includes(path)) {
-      throw problem('FEATURE_DISABLED', `the ${path} registration path is closed on this service; read registration.paths[].status in GET /mcp-discovery`, {
-        extensions: { reason: 'AGENT_REGISTRATION_CLOSED' },
-      });
+      // Said to the caller too: an agent developer is often the operator of the svc it tries (a local start).
+      const open = howToOpen(path, deps.openPaths);
+      throw problem(
+        'FEATURE_DISABLED',
+        `the ${path} registration path is closed on this service; the operator opens it with ${open.variable}=${open.value} (e.g. ${open.example}) or makes an agent with \`${OPERATOR_AGENT_COMMAND}\`; GET /mcp-discovery lists every path's status`,
+        { extensions: { reason: 'AGENT_REGISTRATION_CLOSED', howToOpen: open } },
+      );
     }
   };
 

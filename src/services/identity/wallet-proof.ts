@@ -57,7 +57,7 @@ export function createWalletProofVerifier(deps: { nonces: NonceService; clock: C
     const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
     const age = nowSeconds - proof.signatureTimestamp;
     if (age > WALLET_PROOF_WINDOW_SECONDS || age < -FUTURE_SKEW_SECONDS) {
-      throw refuse('TIMESTAMP_OUT_OF_WINDOW', `signatureTimestamp must be within ${WALLET_PROOF_WINDOW_SECONDS} s of the server time (GET /time)`);
+      throw refuse('TIMESTAMP_OUT_OF_WINDOW', `signatureTimestamp must be Unix seconds within ${WALLET_PROOF_WINDOW_SECONDS} s of the server time (GET /time unixSeconds; not milliseconds)`);
     }
     let signer: string;
     try {

@@ -6,6 +6,7 @@
  */
 import { problem } from '../../core/error-codes.ts';
 import { frameId, frameMismatch, FRAMES_CLOSED_STATES, type FrameInput } from '../../core/markets/frames.ts';
+import type { Controls } from '../../core/markets/states.ts';
 import type { AgentTier } from '../../core/tiers.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
@@ -38,6 +39,9 @@ export async function publishFrame(
   // The generated column: registered metadata and a listed, active market (isListed of its controls).
   if (market.listed !== true) {
     throw problem('MARKET_SURFACE_CLOSED', `market ${market.address} is not listed: its surface takes no frames`);
+  }
+  if ((market.controls as unknown as Controls).mutation === 'locked') {
+    throw problem('MARKET_SURFACE_CLOSED', `market ${market.address} is locked by the operator (mutation locked): its surface takes no frames`);
   }
   if (FRAMES_CLOSED_STATES.includes(market.state)) {
     throw problem('MARKET_SURFACE_CLOSED', `market ${market.address} is ${market.state}: its surface takes no more frames`);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
+import type { Controls } from '../../core/markets/states.ts';
 import type { DB } from '../../db/schema.ts';
 import { findMarket } from './market-reads.ts';
 
@@ -43,6 +44,9 @@ export function checkComment(p: AddCommentParams): string {
 export async function addComment(db: Kysely<DB>, clock: Clock, p: AddCommentParams): Promise<AddedComment> {
   const body = checkComment(p);
   const market = await findMarket(db, { address: p.market, chainId: p.chainId });
+  if ((market.controls as unknown as Controls).mutation === 'locked') {
+    throw problem('MARKET_SURFACE_CLOSED', `market ${market.address} is locked by the operator (mutation locked): it takes no comments`);
+  }
   const comment = {
     id: randomUUID(),
     chain_id: market.chain_id,

@@ -1,12 +1,14 @@
 /**
  * Market lifecycle on the service's clock: open → closed at close time (an order book's resting orders are cancelled
  * with it, through onMarketsClosed), market.resolution_due ahead of resolveBy,
- * and the control plane's halt / unfreeze edges (market.controlsChanged with isTradeable recomputed). The
+ * and the operator's control-plane edges on the four axes (src/core/markets/controls.ts: one market.controlsChanged
+ * per axis moved, isTradeable recomputed; a takedown cancels resting orders through onMarketsTakenDown). The
  * scheduler is idempotent: each edge is a conditional UPDATE, so two instances (or a retry) emit once.
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
+import { applyEdge, edgeRefusal, type ControlChange, type ControlEdge } from '../../core/markets/controls.ts';
 import { isTradeable, type Controls, type MarketState } from '../../core/markets/states.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -17,12 +19,20 @@ import type { EndedMarket, EndedMarketsListener } from './ended-markets.ts';
 /** How long before resolveBy market.resolution_due is emitted. */
 export const RESOLUTION_DUE_LEAD_MS = 24 * 60 * 60 * 1000;
 
-export type ControlEdge = 'halt' | 'unfreeze';
+export type { ControlEdge } from '../../core/markets/controls.ts';
+
+export interface ControlResult {
+  /** Each axis the edge moved, in order (empty when the market already stood there). */
+  changes: ControlChange[];
+  controls: Controls;
+  isTradeable: boolean;
+}
 
 export interface MarketLifecycle {
   /** Applies every edge due at the clock's now; returns how many markets changed. */
   tick(): Promise<{ closed: number; resolutionDue: number }>;
-  setControl(chainId: number, address: string, edge: ControlEdge, reasonCode: string | null): Promise<{ previousState: string; newState: string; isTradeable: boolean }>;
+  /** Applies an operator edge: 404 MARKET_NOT_FOUND, 409 MARKET_CONTROL_REFUSED when it does not apply now. */
+  setControl(chainId: number, address: string, edge: ControlEdge, reasonCode: string | null): Promise<ControlResult>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -35,6 +45,8 @@ export function createMarketLifecycle(deps: {
   intervalMs: number;
   /** Told about the markets each tick closes (the runtime wires the order service). */
   onMarketsClosed?: EndedMarketsListener;
+  /** Told about a market the operator takes down (its resting orders go). */
+  onMarketsTakenDown?: EndedMarketsListener;
 }): MarketLifecycle {
   const { db, clock, log } = deps;
   let timer: NodeJS.Timeout | null = null;
@@ -82,27 +94,37 @@ export function createMarketLifecycle(deps: {
   return {
     tick,
     async setControl(chainId, address, edge, reasonCode) {
-      const axis = 'interaction' as const;
-      const newState = edge === 'halt' ? 'halted' : 'enabled';
+      const market = address.toLowerCase();
+      let taken: EndedMarket[] = [];
       const out = await db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('markets').select(['controls', 'state', 'close_time']).where('chain_id', '=', chainId).where('address', '=', address.toLowerCase()).forUpdate().executeTakeFirst();
+        const row = await trx
+          .selectFrom('markets')
+          .select(['controls', 'state', 'close_time', 'ledger_market_id'])
+          .where('chain_id', '=', chainId)
+          .where('address', '=', market)
+          .forUpdate()
+          .executeTakeFirst();
         if (!row) throw problem('MARKET_NOT_FOUND', `market ${address} is not known on chain ${chainId}`);
         const controls = row.controls as unknown as Controls;
-        const previousState = controls[axis];
-        const next: Controls = { ...controls, [axis]: newState };
+        const refused = edgeRefusal(controls, edge);
+        if (refused !== null) throw problem('MARKET_CONTROL_REFUSED', `${edge} on ${market}: ${refused}`, { extensions: { edge, controls } });
+        const { next, changes } = applyEdge(controls, edge);
         const tradeable = isTradeable(row.state as MarketState, next, row.close_time, clock.now());
-        if (previousState === newState) return { previousState, newState, isTradeable: tradeable, changed: false };
-        await trx
-          .updateTable('markets')
-          .set({ controls: JSON.stringify(next), updated_at: clock.now() })
-          .where('chain_id', '=', chainId)
-          .where('address', '=', address.toLowerCase())
-          .execute();
-        await appendEvent(trx, clock, { type: 'market.controlsChanged', chainId, marketAddress: address.toLowerCase(), payload: { axis, previousState, newState, reasonCode, isTradeable: tradeable } });
-        return { previousState, newState, isTradeable: tradeable, changed: true };
+        if (changes.length === 0) return { changes, controls: next, isTradeable: tradeable };
+        await trx.updateTable('markets').set({ controls: JSON.stringify(next), updated_at: clock.now() }).where('chain_id', '=', chainId).where('address', '=', market).execute();
+        // The cascade's writes (resting orders cancelled with their events) come before the outbox's counter lock.
+        if (edge === 'takedown') {
+          taken = [{ address: market, ledgerMarketId: row.ledger_market_id === null ? null : BigInt(row.ledger_market_id) }];
+          await deps.onMarketsTakenDown?.ending(trx, taken);
+        }
+        for (const c of changes) {
+          await appendEvent(trx, clock, { type: 'market.controlsChanged', chainId, marketAddress: market, payload: { ...c, reasonCode, isTradeable: tradeable } });
+        }
+        return { changes, controls: next, isTradeable: tradeable };
       });
-      if (out.changed) deps.events.notify();
-      return { previousState: out.previousState, newState: out.newState, isTradeable: out.isTradeable };
+      if (taken.length > 0) deps.onMarketsTakenDown?.ended(taken);
+      if (out.changes.length > 0) deps.events.notify();
+      return out;
     },
     start() {
       const loop = () => {

@@ -37,6 +37,37 @@ export interface RegisterResult {
  * confirms it. A creation at the address of a market voided by a reorg registers that market afresh.
  */
 export async function registerMarket(trx: Transaction<DB>, clock: Clock, m: MarketCreation, opts: RegisterOptions): Promise<RegisterResult> {
+  const result = await registerAt(trx, clock, m, opts);
+  await announceRelocation(trx, clock, m);
+  return result;
+}
+
+/**
+ * A creation a reorg took away, mined again at another address (another creation took the factory's nonce first, so
+ * the old address may hold that other market now): market.cancelled on the old address, once, with relocatedTo and the
+ * creation's transaction, so a client tells it from the market that took the address.
+ */
+async function announceRelocation(trx: Transaction<DB>, clock: Clock, m: MarketCreation): Promise<void> {
+  const address = m.address.toLowerCase();
+  const moved = await trx
+    .updateTable('reorged_creations')
+    .set({ relocated_to: address })
+    .where('chain_id', '=', m.chainId)
+    .where('created_tx', '=', m.txHash.toLowerCase())
+    .where('address', '<>', address)
+    .where('relocated_to', 'is', null)
+    .returning(['address', 'question_hash'])
+    .executeTakeFirst();
+  if (!moved) return;
+  await appendEvent(trx, clock, {
+    type: 'market.cancelled',
+    chainId: m.chainId,
+    marketAddress: moved.address,
+    payload: { reason: 'CREATION_RELOCATED', relocatedTo: address, createdTx: m.txHash.toLowerCase(), questionHash: moved.question_hash },
+  });
+}
+
+async function registerAt(trx: Transaction<DB>, clock: Clock, m: MarketCreation, opts: RegisterOptions): Promise<RegisterResult> {
   // The receipt (commit-deploy) and the indexer (logs) may register the same market at once: the
   // loser of the insert race waits for the winner's commit and then takes the update path.
   const existing = await trx.selectFrom('markets').select(['address', 'cancel_reason']).where('chain_id', '=', m.chainId).where('address', '=', m.address.toLowerCase()).forUpdate().executeTakeFirst();

@@ -23,6 +23,7 @@ import type { MarketTerms } from '../../core/markets/terms.ts';
 import { CREDIT_REASONS, type Account } from '../../core/ledger/types.ts';
 import type { LedgerService } from '../ledger/ledger.ts';
 import type { OrderBookService } from '../orderbook/orders.ts';
+import { baseUnitsOfShares, priceOfBps } from '../../core/orderbook/units.ts';
 
 const SEED_FLAG = 'seed:demo-markets';
 const DAY = 86_400_000;
@@ -185,8 +186,9 @@ async function seedOrderBooks(
     const hash = await send(creatorAccounts[demo.creator]!, prepared.transaction.to, prepared.transaction.data);
     const { market } = await deps.negotiations.commitDeploy(principal, negotiation.id, hash);
     created++;
+    // Prices in bps and whole shares here, for brevity; the order loop takes the wire's units (docs/units.md).
     const order = (who: Principal, outcome: 0 | 1, action: 'buy' | 'sell', priceBps: number, shares: bigint, tif: 'GTC' | 'IOC' = 'GTC') =>
-      deps.orderbook.place(who, { market: market.address, outcome, action, priceBps, shares, tif, postOnly: false });
+      deps.orderbook.place(who, { market: market.address, outcome, action, price: priceOfBps(priceBps), shares: baseUnitsOfShares(shares), tif, postOnly: false });
     // Complete sets minted between two traders, so both hold shares.
     await order(a, 0, 'buy', 5500, 40n);
     await order(b, 1, 'buy', 4500, 40n, 'IOC');

@@ -1,6 +1,6 @@
 /**
  * The order loop of play-money ORDERBOOK markets (docs/orderbook.md): place, cancel, confirm a cancellation, list
- * order events, read a book's depth, and cancel the orders of markets that end. Each operation is a function of
+ * order events and the caller's orders, read a book's depth, and cancel the orders of markets that end. Each operation is a function of
  * its own under ./orders/; this builds the shared state once (the per-market books and their queues) and binds
  * every operation to it. One in-memory OrderBook per market does the matching; every fill becomes one ledger match
  * operation in the same database transaction as the order rows, the fills, the per-agent order events, the
@@ -19,13 +19,14 @@ import { cancelOrder } from './orders/cancel-order.ts';
 import { confirmCancel, type ConfirmCancelResult } from './orders/confirm-cancel.ts';
 import { forgetBooks } from './orders/forget-books.ts';
 import { listOrderEvents, type ListOrderEventsResult } from './orders/list-order-events.ts';
+import { listOrders, type ListOrdersParams, type ListOrdersResult } from './orders/list-orders.ts';
 import { placeOrder } from './orders/place-order.ts';
 import { readView } from './orders/order-view.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { readDepth, type ReadDepthResult } from './orders/read-depth.ts';
 import type { MarketEndReason, OrderBookDeps, OrderView, PlaceOrderInput } from './orders/types.ts';
 
-export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_VOID } from './orders/types.ts';
+export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_TAKEN_DOWN, MARKET_VOID } from './orders/types.ts';
 
 export interface OrderBookService {
   /** `recordEffect`, under an Idempotency-Key, is called inside the placement's transaction with the order id. */
@@ -37,6 +38,8 @@ export interface OrderBookService {
   /** The cancelled order once it is final (every fill committed on chain); ORDER_CANCEL_PENDING before. */
   confirmCancel(principal: Principal, orderId: string): Promise<ConfirmCancelResult>;
   events(principal: Principal, after: bigint, limit: number): Promise<ListOrderEventsResult>;
+  /** The caller's orders, newest first, by market and status, a page at a time. */
+  list(principal: Principal, filter: Omit<ListOrdersParams, 'principal'>): Promise<ListOrdersResult>;
   /** The live book of a market (levels on the outcome-0 axis). */
   depth(marketId: bigint, levels: number): Promise<ReadDepthResult>;
   /**
@@ -57,6 +60,7 @@ export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
     cancel: (principal, orderId, recordEffect) => cancelOrder(ctx, { principal, orderId, recordEffect }),
     confirmCancel: (principal, orderId) => confirmCancel(ctx, { principal, orderId }),
     events: (principal, after, limit) => listOrderEvents(ctx, { principal, after, limit }),
+    list: (principal, filter) => listOrders(ctx, { principal, ...filter }),
     depth: (marketId, levels) => readDepth(ctx, { marketId, levels }),
     cancelMarketOrders: (trx, markets, reason) => cancelMarketOrders(ctx, { trx, markets, reason }),
     forgetBooks: (markets) => forgetBooks(ctx, { markets }),

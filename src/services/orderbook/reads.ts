@@ -1,14 +1,15 @@
 /**
  * Market reads of an ORDERBOOK market that differ from an LMSR market's (docs/orderbook.md "Market reads"):
  * its trades are its fills, told from the taker's side, and its holders are the ledger's live balances of its
- * two outcome assets. Shares are reported in collateral base units like every market read (a whole share is
- * SHARE_VALUE = 1_000_000); the chart and the volume read the market_trade_events view, which covers fills.
+ * two outcome assets. Shares are reported in collateral base units like every market read (docs/units.md: a whole
+ * share is SHARE_VALUE = 1_000_000); the chart and the volume read the market_trade_events view, which covers fills.
  */
 import { getAddress } from 'viem';
 import { sql, type Kysely } from 'kysely';
 import { fillCostOf, takerPriceOf } from '../../core/orderbook/engine.ts';
-import { BPS, MATCH_KIND_NAMES, outcomeAsset, SHARE_VALUE, SUPPLY_ACCOUNT, type MatchKind } from '../../core/ledger/types.ts';
-import { WAD, wadToDecimal } from '../../core/markets/price.ts';
+import { BPS, MATCH_KIND_NAMES, outcomeAsset, SUPPLY_ACCOUNT, type MatchKind } from '../../core/ledger/types.ts';
+import { wadToDecimal } from '../../core/markets/price.ts';
+import { baseUnitsOfShares, priceOfBps } from '../../core/orderbook/units.ts';
 import { toCount, type DB } from '../../db/index.ts';
 import type { MarketHoldersT, OrderbookTradeT } from '../../wire/market-reads.ts';
 import { openInterestOf, type MarketRow } from '../markets/records.ts';
@@ -46,8 +47,8 @@ export async function orderBookTrades(db: Kysely<DB>, m: MarketRow, p: { limit: 
       outcome: Number(f.outcome),
       side: f.action as 'buy' | 'sell',
       match: MATCH_KIND_NAMES[kind],
-      price: wadToDecimal((WAD * BigInt(takerPriceOf(kind, f.price_bps))) / BPS),
-      shares: (shares * SHARE_VALUE).toString(),
+      price: priceOfBps(takerPriceOf(kind, f.price_bps)),
+      shares: baseUnitsOfShares(shares).toString(),
       cost: fillCostOf(kind, f.price_bps, shares).toString(),
       takerFee: f.taker_fee,
       pricesAfter: orderBookPrices(outcome0).map((w) => wadToDecimal(w)),
@@ -73,7 +74,7 @@ export async function orderBookHolders(db: Kysely<DB>, m: MarketRow): Promise<Ma
   const totals = await sql<{ asset_id: string; holders: string; shares: string }>`
     SELECT asset_id::text AS asset_id, count(*) AS holders, sum(balance)::text AS shares FROM ledger_balances WHERE ${held} GROUP BY asset_id`.execute(db);
   const distinct = await sql<{ n: string }>`SELECT count(DISTINCT account) AS n FROM ledger_balances WHERE ${held}`.execute(db);
-  const outstanding = assets.map((a) => (BigInt(totals.rows.find((r) => r.asset_id === a)?.shares ?? '0') * SHARE_VALUE).toString());
+  const outstanding = assets.map((a) => baseUnitsOfShares(totals.rows.find((r) => r.asset_id === a)?.shares ?? '0').toString());
   return {
     market: getAddress(m.address),
     chainId: m.chain_id,
@@ -82,7 +83,7 @@ export async function orderBookHolders(db: Kysely<DB>, m: MarketRow): Promise<Ma
       label: m.outcomes[i] ?? `Outcome ${i + 1}`,
       outstandingShares: outstanding[i]!,
       holderCount: toCount(totals.rows.find((r) => r.asset_id === asset)?.holders ?? 0),
-      top: top.rows.filter((r) => r.asset_id === asset).map((r) => ({ address: getAddress(r.account), shares: (BigInt(r.balance) * SHARE_VALUE).toString() })),
+      top: top.rows.filter((r) => r.asset_id === asset).map((r) => ({ address: getAddress(r.account), shares: baseUnitsOfShares(r.balance).toString() })),
     })),
     holderCount: toCount(distinct.rows[0]?.n ?? 0),
     openInterest: openInterestOf(outstanding, m.prices).toString(),

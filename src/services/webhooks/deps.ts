@@ -19,7 +19,10 @@ export interface WebhookDeps {
   secrets: SecretBox;
   /** Which target URLs are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS, the service's own origins). */
   targets: TargetPolicy;
-  /** Called when something became due now (a replay): the dispatcher sends it without waiting for its timer. */
+  /**
+   * Called after an endpoint was registered or changed, or a delivery replayed: the dispatcher looks at the endpoints
+   * again (it skips its passes while none is active) and sends what became due without waiting for its timer.
+   */
   nudge?: () => void;
 }
 

@@ -63,5 +63,6 @@ export async function registerEndpoint(deps: WebhookDeps, agentId: string | null
     await recordEffect?.(trx, id);
     return inserted;
   });
+  deps.nudge?.();
   return { endpoint: endpointView(row, now), secret };
 }

@@ -13,14 +13,21 @@ import type { WebhookDeps } from './deps.ts';
 /** Events read per page of the outbox. */
 const PAGE = 500;
 
-/** One pass over the outbox; returns the deliveries it created. */
-export async function scheduleDeliveries(deps: Pick<WebhookDeps, 'db' | 'clock'>): Promise<number> {
+export interface ScheduleResult {
+  /** Deliveries created. */
+  created: number;
+  /** Active endpoints seen (0: nothing to dispatch until one is registered or enabled). */
+  activeEndpoints: number;
+}
+
+/** One pass over the outbox. */
+export async function scheduleDeliveries(deps: Pick<WebhookDeps, 'db' | 'clock'>): Promise<ScheduleResult> {
   const { db } = deps;
   const endpoints = (await db.selectFrom('webhook_endpoints').select(['id', 'agent_id', 'filter', 'cursor_seq']).where('status', '=', 'active').execute()).map((e) => ({
     ...e,
     cursor: BigInt(e.cursor_seq),
   }));
-  if (endpoints.length === 0) return 0;
+  if (endpoints.length === 0) return { created: 0, activeEndpoints: 0 };
   let created = 0;
   let from = endpoints.reduce((min, e) => (e.cursor < min ? e.cursor : min), endpoints[0]!.cursor);
   for (;;) {
@@ -56,5 +63,5 @@ export async function scheduleDeliveries(deps: Pick<WebhookDeps, 'db' | 'clock'>
     from = last;
     if (page.length < PAGE) break;
   }
-  return created;
+  return { created, activeEndpoints: endpoints.length };
 }

@@ -2,7 +2,7 @@
  * The sender: claims due attempts and makes them. Claiming locks due deliveries of active endpoints with
  * FOR UPDATE SKIP LOCKED and leases them (counts the attempt and moves next_attempt_at past the lease) before any HTTP
  * is sent, so of several processes on one PostgreSQL exactly one makes each attempt, and an attempt a dead process
- * held is made again once its lease ends. Each attempt POSTs the envelope signed per Standard Webhooks with every live
+ * held is made again once its lease ends. A claim takes per endpoint only what its in-flight limit leaves room for. Each attempt POSTs the envelope signed per Standard Webhooks with every live
  * secret, then records its outcome: 2xx delivered; 410 Gone disables the endpoint at once (reason GONE); anything else
  * is retried on the schedule (src/core/webhooks/policy.ts) until the last attempt fails the delivery, and an endpoint
  * whose attempts have all failed for 5 days is disabled (reason FAILING). Disabling abandons the pending deliveries.
@@ -15,7 +15,7 @@ import type { WebhookDisabledReason } from '../../db/schema.ts';
 import { abandonPending, type WebhookDeps } from './deps.ts';
 import { postWebhook } from './post.ts';
 
-interface ClaimedAttempt {
+export interface ClaimedAttempt {
   id: string;
   endpointId: string;
   eventSeq: string;
@@ -29,41 +29,46 @@ interface Outcome {
   retryAfterSeconds: number | null;
 }
 
-/**
- * Claims up to `limit` due attempts and makes them all at once (a pass takes at most one attempt's timeout); the order
- * in which a receiver gets them is not guaranteed (Standard Webhooks): the envelope's sequence orders them. Returns how
- * many were made.
- */
-export async function sendDueDeliveries(deps: WebhookDeps, limit: number): Promise<number> {
-  const claimed = await claimDue(deps, limit);
-  await Promise.all(claimed.map((c) => attempt(deps, c).catch((err: unknown) => deps.log.error({ err, delivery: c.id }, 'webhooks: recording an attempt failed; its lease ends and it is made again'))));
-  return claimed.length;
+export interface ClaimLimits {
+  /** Attempts claimed at most. */
+  limit: number;
+  /** Attempts one endpoint may have in flight in this process. */
+  perEndpoint: number;
+  /** Attempts in flight in this process, by endpoint id: an endpoint gets only what it has room for. */
+  inFlight: ReadonlyMap<string, number>;
 }
 
-async function claimDue(deps: WebhookDeps, limit: number): Promise<ClaimedAttempt[]> {
+/**
+ * Claims due attempts of active endpoints, oldest due first, at most `perEndpoint` minus what the endpoint has in flight
+ * each (so a slow endpoint holds up only itself), and leases them. The receiver gets them in no guaranteed order
+ * (Standard Webhooks): the envelope's sequence orders them.
+ */
+export async function claimDue(deps: Pick<WebhookDeps, 'db' | 'clock'>, limits: ClaimLimits): Promise<ClaimedAttempt[]> {
+  if (limits.limit <= 0) return [];
   const now = deps.clock.now();
+  const busy = JSON.stringify(Object.fromEntries(limits.inFlight));
   return deps.db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select('d.id')
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where('e.status', '=', 'active')
-      .orderBy('d.next_attempt_at')
-      .orderBy('d.event_seq')
-      .limit(limit)
-      .forUpdate('d')
-      .skipLocked()
-      .execute();
-    if (due.length === 0) return [];
+    // Per endpoint, its oldest due deliveries up to its room, locked (SKIP LOCKED: another process's claim is left to it).
+    const due = await sql<{ id: string }>`
+      SELECT d.id FROM webhook_endpoints e
+      CROSS JOIN LATERAL (
+        SELECT id, next_attempt_at, event_seq FROM webhook_deliveries
+        WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= ${now}
+        ORDER BY next_attempt_at, event_seq
+        LIMIT greatest(0, ${limits.perEndpoint}::int - coalesce((${busy}::jsonb ->> e.id::text)::int, 0))
+        FOR UPDATE SKIP LOCKED
+      ) d
+      WHERE e.status = 'active'
+      ORDER BY d.next_attempt_at, d.event_seq
+      LIMIT ${limits.limit}::int`.execute(trx);
+    if (due.rows.length === 0) return [];
     const leased = await trx
       .updateTable('webhook_deliveries')
       .set({ attempts: sql<number>`attempts + 1`, last_attempt_at: now, next_attempt_at: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
       .where(
         'id',
         'in',
-        due.map((d) => d.id),
+        due.rows.map((d) => d.id),
       )
       .returning(['id', 'endpoint_id', 'event_seq', 'attempts'])
       .execute();
@@ -71,7 +76,8 @@ async function claimDue(deps: WebhookDeps, limit: number): Promise<ClaimedAttemp
   });
 }
 
-async function attempt(deps: WebhookDeps, claimed: ClaimedAttempt): Promise<void> {
+/** Makes one claimed attempt and records its outcome (within DELIVERY_TIMEOUT_MS plus two short writes). */
+export async function makeAttempt(deps: WebhookDeps, claimed: ClaimedAttempt): Promise<void> {
   const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', claimed.endpointId).executeTakeFirst();
   const event = await deps.db.selectFrom('events').selectAll().where('seq', '=', claimed.eventSeq).executeTakeFirst();
   // Deleted meanwhile (its deliveries went with it), or disabled since the claim (they were abandoned): nothing to send.

@@ -42,5 +42,6 @@ export async function updateEndpoint(deps: WebhookDeps, agentId: string | null, 
     await recordEffect?.(trx, id);
     return updated;
   });
+  deps.nudge?.();
   return endpointView(row, now);
 }

@@ -79,7 +79,7 @@ export const claimsSimulate = defineCapability({
   scopes: ['portfolio:read'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'a dry run changes nothing',
+  effect: 'read',
   mcp: { tool: 'svc_claims_simulate' },
   input: { body: ClaimBody },
   output: z.object({

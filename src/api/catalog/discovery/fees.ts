@@ -1,6 +1,9 @@
-// GET /discover/fees: the two-lane fee schedule (LMSR and ORDERBOOK factory defaults).
+// GET /discover/fees: the two-lane fee schedule (LMSR and ORDERBOOK factory defaults), keyed by the pricingModel
+// every market record carries (automated is the LMSR lane), so a client reads lanes[market.pricingModel].
 import { z } from 'zod';
 import { CREATION_BOND_PM, LMSR_FEES, MIN_LIQUIDITY, ORDERBOOK_FEES } from '../../../core/markets/fees.ts';
+import { PriceString } from '../../../wire/markets.ts';
+import { ORDERBOOK_MIN_SHARES, ORDERBOOK_TICK } from '../../../wire/orders.ts';
 import { WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 
@@ -13,7 +16,7 @@ export const discoverFees = defineCapability({
   category: 'discovery',
   summary: 'Fee schedule',
   description:
-    'The two-lane fee schedule. LMSR (automated markets): protocol fee and the creator fee range the factories enforce, charged on top of a buy and out of a sell; the creation bond (PM) and the liquidity floor per collateral. ORDERBOOK (play-money order books): taker and maker fees, tick and minimum size. Rates in basis points; amounts in base units.',
+    'The two-lane fee schedule, keyed by pricingModel as market records name it. automated (the LMSR lane, automated markets): protocol fee and the creator fee range the factories enforce, charged on top of a buy and out of a sell; the creation bond (PM) and the liquidity floor per collateral. ORDERBOOK (play-money order books): taker and maker fees, the price tick and the minimum order. Rates in basis points; amounts and shares in base units; prices as exact decimal strings.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -21,7 +24,8 @@ export const discoverFees = defineCapability({
   mcp: { tool: 'svc_discover_fees' },
   output: z.object({
     lanes: z.object({
-      LMSR: z.object({
+      automated: z.object({
+        lane: z.literal('LMSR').describe('the factory lane: LMSR market makers'),
         protocolFeeBps: Bps,
         creatorFeeBps: z.object({ default: Bps, min: Bps, max: Bps }),
         appliesTo: z.string(),
@@ -31,14 +35,22 @@ export const discoverFees = defineCapability({
           subsidy: z.string(),
         }),
       }),
-      ORDERBOOK: z.object({ takerFeeBps: Bps, makerFeeBps: Bps, tickBps: Bps, minShares: z.number().int().positive(), appliesTo: z.string() }),
+      ORDERBOOK: z.object({
+        lane: z.literal('ORDERBOOK').describe('the factory lane: play-money limit order books'),
+        takerFeeBps: Bps,
+        makerFeeBps: Bps,
+        tick: PriceString.describe('order prices are multiples of it'),
+        minShares: WeiString.describe('the smallest order, share base units (one share = 1000000)'),
+        appliesTo: z.string(),
+      }),
     }),
   }),
   outputName: 'FeeSchedule',
   errors: [],
   handler: async () => ({
     lanes: {
-      LMSR: {
+      automated: {
+        lane: 'LMSR' as const,
         protocolFeeBps: LMSR_FEES.protocolFeeBps,
         creatorFeeBps: { default: LMSR_FEES.creatorFeeBpsDefault, min: LMSR_FEES.creatorFeeBpsMin, max: LMSR_FEES.creatorFeeBpsMax },
         appliesTo: 'the cost of a buy (added) and the proceeds of a sell (deducted); the creator share accrues in the market as marketBalance',
@@ -48,7 +60,14 @@ export const discoverFees = defineCapability({
           subsidy: 'b·ln(n) of the collateral (n outcomes), rounded up: the most the market maker can lose, paid by the creator at creation',
         },
       },
-      ORDERBOOK: { ...ORDERBOOK_FEES, appliesTo: 'each fill; the taker pays takerFeeBps of the fill notional, the maker makerFeeBps' },
+      ORDERBOOK: {
+        lane: 'ORDERBOOK' as const,
+        takerFeeBps: ORDERBOOK_FEES.takerFeeBps,
+        makerFeeBps: ORDERBOOK_FEES.makerFeeBps,
+        tick: ORDERBOOK_TICK,
+        minShares: ORDERBOOK_MIN_SHARES,
+        appliesTo: 'each fill; the taker pays takerFeeBps of the fill notional (shares × its own price), the maker makerFeeBps',
+      },
     },
   }),
 });

@@ -13,7 +13,7 @@ export const discoverMarketStates = defineCapability({
   category: 'discovery',
   summary: 'Market state graph',
   description:
-    'The canonical market lifecycle used on every surface: the eight states (open, closed, creator_proposal, challenge, human_voting, council_review, resolved, void) with whether each is terminal, tradeable and claimable, every transition with its trigger and the event it emits, and the control axes (halt, unfreeze, takedown…) that decide isTradeable independently of the state; and where the market named by marketAddress stands in it: its state and, once its resolution started on chain, the phase, deadlines and outcomes (docs/resolution.md).',
+    'The canonical market lifecycle used on every surface: the eight states (open, closed, creator_proposal, challenge, human_voting, council_review, resolved, void) with whether each is terminal, tradeable and claimable, every transition with its trigger and the event it emits, and the control axes (halt, unfreeze, takedown…) that decide isTradeable independently of the state; and where the market named by marketAddress stands in it: its state (also marked current: true in states) and, once its resolution started on chain, the phase, deadlines and outcomes (docs/resolution.md).',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -41,7 +41,7 @@ export const discoverMarketStates = defineCapability({
         })
         .nullable(),
     }),
-    states: z.array(z.object({ state: State, description: z.string(), terminal: z.boolean(), tradeable: z.boolean(), claimable: z.boolean() })),
+    states: z.array(z.object({ state: State, description: z.string(), terminal: z.boolean(), tradeable: z.boolean(), claimable: z.boolean(), current: z.boolean().describe("true for the named market's state") })),
     transitions: z.array(z.object({ from: State, to: State, trigger: z.string(), event: z.string().nullable() })),
     controls: z.object({ axes: z.array(z.enum(CONTROL_AXES)), rule: z.string() }),
   }),
@@ -49,13 +49,13 @@ export const discoverMarketStates = defineCapability({
   errors: ['UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND'],
   handler: async (ctx, { query }) => {
     ctx.services.chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
-    return { market: await ctx.services.votes.market(query.marketAddress), ...GRAPH };
+    const market = await ctx.services.votes.market(query.marketAddress);
+    return { market, ...GRAPH, states: STATE_INFO.map((s) => ({ ...s, current: s.state === market.state })) };
   },
 });
 
 /** The graph itself, the same for every market. */
 const GRAPH = {
-  states: [...STATE_INFO],
   transitions: [...TRANSITIONS],
   controls: {
     axes: [...CONTROL_AXES],

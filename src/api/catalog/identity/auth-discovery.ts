@@ -79,7 +79,7 @@ export const authDiscovery = defineCapability({
         lifetime: {
           proofWindowSeconds: WALLET_PROOF_WINDOW_SECONDS,
           nonceTtlSeconds: WALLET_PROOF_WINDOW_SECONDS,
-          description: 'signatureTimestamp (Unix seconds) must be within 300 s of the server time (GET /time); a nonce expires 300 s after issue and is consumed by its first successful verification.',
+          description: 'signatureTimestamp (Unix seconds) must be within 300 s of the server time (GET /time: unixSeconds); a nonce expires 300 s after issue and is consumed by its first successful verification.',
         },
         retry: {
           description: 'A refused proof does not consume its nonce unless the refusal is NONCE_USED; on any refusal, fetch a fresh nonce, take a fresh timestamp and sign again. Never resend a signature that was accepted.',

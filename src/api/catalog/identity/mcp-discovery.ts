@@ -3,6 +3,7 @@ import { EVENT_TRANSPORTS } from '../../events/transports.ts';
 import { z } from 'zod';
 import { ANONYMOUS_KEY_TTL_MS, ANONYMOUS_SCOPES, CLAIM_PENDING_SCOPES, EMAIL_SCOPES, WALLET_SCOPES } from '../../../core/entitlement.ts';
 import { EMAIL_LINK_TTL_MS, OWNER_AGENT_LIMIT } from '../../../services/identity/email-links.ts';
+import { howToOpen, OPERATOR_AGENT_COMMAND } from '../../../core/registration-paths.ts';
 import { WALLET_PROOF_INPUT_FIELDS, WALLET_PROOF_TEMPLATE, WALLET_PROOF_WINDOW_SECONDS } from '../../../core/wallet-proof.ts';
 import { INSTALL_CLIENTS } from '../../docs/install-snippets.ts';
 import { DOC_PATHS } from '../../docs/links.ts';
@@ -10,8 +11,12 @@ import { defineCapability } from '../types.ts';
 import { AGENT_LINKS } from './keys-shared.ts';
 
 const V1 = '/api/agent/v1';
+const PATH_KINDS = ['anonymous', 'email', 'wallet', 'claim'] as const;
+type RegistrationPathKind = (typeof PATH_KINDS)[number];
 const HOURS = (ms: number) => ms / 3_600_000;
 const Status = z.enum(['open', 'closed']);
+/** A closed path's way in: the variable and value the operator starts svc with; null when the path is open. */
+const HowToOpen = z.object({ variable: z.literal('REGISTRATION_PATHS'), value: z.string(), example: z.string() }).nullable();
 
 const PathSchema = z.object({
   kind: z.enum(['email', 'wallet', 'anonymous']),
@@ -20,6 +25,7 @@ const PathSchema = z.object({
   grantsScopes: z.array(z.string()),
   ttlHours: z.number().int().nullable(),
   status: Status,
+  howToOpen: HowToOpen,
 });
 
 export const mcpDiscovery = defineCapability({
@@ -29,7 +35,7 @@ export const mcpDiscovery = defineCapability({
   category: 'discovery',
   summary: 'MCP and registration discovery',
   description:
-    'The MCP surface (specification revision, endpoint, authentication, wallet-proof elevation, install snippets for common MCP clients, the canonical workflows as tool sequences, REST-only capabilities), self-serve registration (each path with what it requires, the scopes it grants, its key lifetime and whether the operator has opened it, the claim path, the human-check site key and the upgrade URLs), and links to every other discovery document.',
+    'The MCP surface (specification revision, endpoint, authentication, wallet-proof elevation, install snippets for common MCP clients, the canonical workflows as tool sequences, REST-only capabilities), self-serve registration (each path with what it requires, the scopes it grants, its key lifetime, whether the operator has opened it and, when closed, the REGISTRATION_PATHS value that opens it; the claim path; the operator command that makes an agent without any path; the human-check site key and the upgrade URLs), and links to every other discovery document.',
   tier: null,
   rateClass: 'uncharged',
   idempotent: true,
@@ -45,8 +51,27 @@ export const mcpDiscovery = defineCapability({
         status: z.literal('live'),
       }),
     }),
-    authentication: z.object({ scheme: z.literal('bearer'), header: z.string(), alias: z.string(), keylessTools: z.string() }),
-    toolElevation: z.object({ walletProof: z.object({ template: z.string(), fields: z.array(z.string()), windowSeconds: z.number().int(), nonceEndpoint: z.string(), authDiscovery: z.string() }) }),
+    authentication: z.object({
+      scheme: z.literal('bearer'),
+      header: z.string(),
+      alias: z.string(),
+      keyless: z.string(),
+      /** The tools a session without a key may call (their REST twins need no credential). */
+      keylessTools: z.array(z.string()),
+    }),
+    toolElevation: z.object({
+      walletProof: z.object({
+        template: z.string(),
+        fields: z.array(z.string()),
+        /** Where each placeholder of the template comes from, in template order. */
+        placeholders: z.array(z.object({ placeholder: z.string(), source: z.string() })),
+        elevatedTools: z.array(z.object({ tool: z.string(), scope: z.string(), resourceId: z.string(), walletRequired: z.boolean() })),
+        missingProof: z.string(),
+        windowSeconds: z.number().int(),
+        nonceEndpoint: z.string(),
+        authDiscovery: z.string(),
+      }),
+    }),
     installSnippets: z.array(z.object({ client: z.enum(INSTALL_CLIENTS), description: z.string(), format: z.enum(['json', 'shell', 'toml']), snippet: z.string() })),
     workflows: z.array(
       z.object({
@@ -59,6 +84,7 @@ export const mcpDiscovery = defineCapability({
     registration: z.object({
       registerUrl: z.string(),
       paths: z.array(PathSchema),
+      operatorIssued: z.object({ command: z.string(), description: z.string() }),
       claim: z.object({
         status: Status,
         description: z.string(),
@@ -67,6 +93,7 @@ export const mcpDiscovery = defineCapability({
         grantsScopesAtClaim: z.array(z.string()),
         claimLinkTtlHours: z.number().int(),
         maxAgentsPerOwner: z.number().int(),
+        howToOpen: HowToOpen,
       }),
       turnstileSiteKey: z.string().nullable(),
       humanCheck: z.object({ kind: z.enum(['pow', 'turnstile']), challengeUrl: z.string() }),
@@ -94,7 +121,9 @@ export const mcpDiscovery = defineCapability({
   handler: async (ctx) => {
     const { registration, humanCheck } = ctx.services;
     const { site } = ctx.documents;
-    const status = (path: 'anonymous' | 'email' | 'wallet' | 'claim') => (registration.isOpen(path) ? ('open' as const) : ('closed' as const));
+    const status = (path: RegistrationPathKind) => (registration.isOpen(path) ? ('open' as const) : ('closed' as const));
+    const openPaths = PATH_KINDS.filter((p) => registration.isOpen(p));
+    const opening = (path: RegistrationPathKind) => (registration.isOpen(path) ? null : howToOpen(path, openPaths));
     const restOnly = ctx.documents.restOnlyCapabilities();
     const skill = ctx.documents.skill();
     return {
@@ -112,12 +141,17 @@ export const mcpDiscovery = defineCapability({
         scheme: 'bearer' as const,
         header: 'Authorization: Bearer <API_KEY>',
         alias: 'X-API-Key: <API_KEY>',
-        keylessTools: 'initialize, ping, tools/list and the tools whose REST twin needs no credential work without a key',
+        keyless:
+          'initialize, ping, tools/list and the tools in keylessTools (their REST twins need no credential) work without a key; any other call without a key answers HTTP 401 with WWW-Authenticate resource_metadata.',
+        keylessTools: skill.auth.publicTools,
       },
       toolElevation: {
         walletProof: {
           template: WALLET_PROOF_TEMPLATE,
           fields: WALLET_PROOF_INPUT_FIELDS,
+          placeholders: skill.auth.walletProof.placeholders,
+          elevatedTools: skill.auth.walletProof.elevatedTools,
+          missingProof: 'An elevated tool called without walletSignature, signatureTimestamp and proofNonce answers isError with 401 WALLET_AUTH_REQUIRED (reason PROOF_MISSING); a proof that does not verify, 401 WALLET_PROOF_INVALID with its reason. Neither is kept as the answer of the idempotencyKey: retry with a fresh proof under the same key.',
           windowSeconds: WALLET_PROOF_WINDOW_SECONDS,
           nonceEndpoint: '/api/auth/nonce',
           authDiscovery: `${V1}/auth-discovery`,
@@ -140,6 +174,7 @@ export const mcpDiscovery = defineCapability({
             grantsScopes: [...ANONYMOUS_SCOPES],
             ttlHours: HOURS(ANONYMOUS_KEY_TTL_MS),
             status: status('anonymous'),
+            howToOpen: opening('anonymous'),
           },
           {
             kind: 'email' as const,
@@ -148,6 +183,7 @@ export const mcpDiscovery = defineCapability({
             grantsScopes: [...EMAIL_SCOPES],
             ttlHours: null,
             status: status('email'),
+            howToOpen: opening('email'),
           },
           {
             kind: 'wallet' as const,
@@ -156,6 +192,7 @@ export const mcpDiscovery = defineCapability({
             grantsScopes: [...WALLET_SCOPES],
             ttlHours: null,
             status: status('wallet'),
+            howToOpen: opening('wallet'),
           },
         ],
         claim: {
@@ -166,6 +203,11 @@ export const mcpDiscovery = defineCapability({
           grantsScopesAtClaim: [...WALLET_SCOPES],
           claimLinkTtlHours: HOURS(EMAIL_LINK_TTL_MS),
           maxAgentsPerOwner: OWNER_AGENT_LIMIT,
+          howToOpen: opening('claim'),
+        },
+        operatorIssued: {
+          command: OPERATOR_AGENT_COMMAND,
+          description: 'The operator of this service makes an agent and its API key (shown once) with this command, whether or not any path is open; while svc runs it reaches the running service over its local operator channel.',
         },
         turnstileSiteKey: humanCheck.siteKey,
         humanCheck: { kind: humanCheck.kind, challengeUrl: `${V1}/human-check/challenge` },

@@ -1,4 +1,4 @@
-// GET /me: the agent identity resource, exactly the spec's fields.
+// GET /me: the agent identity resource: the spec's fields, plus apiKeyId (the calling key, which a wallet proof names).
 import { z } from 'zod';
 import { AgentCapabilitySchema, AgentTierSchema, EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { reachableBy } from '../../../services/identity/profile.ts';
@@ -24,7 +24,7 @@ export const getMe = defineCapability({
   category: 'identity',
   summary: 'Agent identity',
   description:
-    'The calling agent: identity, the calling key\'s tier and scopes, the capabilities that tier reaches, rate limits, data-plane budget, fill allowance (null without a bound wallet), environment, API version and links (rotateKey carries this key\'s id).',
+    'The calling agent: identity, the id of the calling key (apiKeyId: the {apiKeyId} of a wallet proof), the calling key\'s tier and scopes, the capabilities that tier reaches, rate limits, data-plane budget, fill allowance (null without a bound wallet), environment, API version and links (rotateKey carries this key\'s id).',
   tier: 'read-only',
   rateClass: 'read',
   idempotent: true,
@@ -36,6 +36,7 @@ export const getMe = defineCapability({
     walletAddress: EvmAddress.nullable(),
     email: z.string().nullable(),
     emailVerified: z.boolean(),
+    apiKeyId: z.uuid().describe('The id of the API key making this call: {apiKeyId} in a wallet proof (svc-mcp-auth), and the key links.rotateKey rotates'),
     tier: AgentTierSchema,
     scopes: z.array(z.string()),
     capabilities: z.array(AgentCapabilitySchema),
@@ -69,6 +70,7 @@ export const getMe = defineCapability({
     const { keyId, ...me } = await ctx.services.profile.me(ctx.principal);
     return {
       ...me,
+      apiKeyId: keyId,
       capabilities: reachableBy(ctx.documents.agentCapabilities(), me.tier),
       version: ctx.apiVersion,
       links: {

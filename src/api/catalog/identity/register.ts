@@ -7,8 +7,8 @@ import { AGENT_LINKS, ApiKeyIssued, issuedKeyBody } from './keys-shared.ts';
 import { defineCapability, Reply } from '../types.ts';
 
 // Names are shown on profiles and quoted in mail sent to owners: letters, digits, spaces and a few
-// marks only, so no control characters, no line breaks and no URLs.
-const Name = z
+// marks only, so no control characters, no line breaks and no URLs. `svc agents create` applies the same rule.
+export const AgentName = z
   .string()
   .trim()
   .min(1)
@@ -22,10 +22,10 @@ export const WalletProofFields = {
 };
 
 const RegisterBody = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('wallet'), name: Name, ...WalletProofFields }),
-  z.strictObject({ kind: z.literal('claim'), name: Name, ownerEmail: z.email().max(254), ...WalletProofFields }),
-  z.strictObject({ kind: z.literal('email'), name: Name, email: z.email().max(254) }),
-  z.strictObject({ kind: z.literal('anonymous'), name: Name, humanCheckToken: z.string().min(1).max(4096) }),
+  z.strictObject({ kind: z.literal('wallet'), name: AgentName, ...WalletProofFields }),
+  z.strictObject({ kind: z.literal('claim'), name: AgentName, ownerEmail: z.email().max(254), ...WalletProofFields }),
+  z.strictObject({ kind: z.literal('email'), name: AgentName, email: z.email().max(254) }),
+  z.strictObject({ kind: z.literal('anonymous'), name: AgentName, humanCheckToken: z.string().min(1).max(4096) }),
 ]);
 
 const RegisterResponse = z.object({

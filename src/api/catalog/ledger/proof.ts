@@ -1,11 +1,12 @@
-// GET /api/v1/ledger/proof/{account}: an account's committed play-money balances, each with its Merkle proof
-// against the root of the last batch accepted on chain (never an uncommitted one). docs/ledger.md "Proofs".
+// GET /api/v1/ledger/proof/{account} and its agent twin GET /api/agent/v1/ledger/proof/{account} (also the MCP tool
+// svc_get_ledger_proof_by_account): an account's committed play-money balances, each with its Merkle proof against the
+// root of the last batch accepted on chain (never an uncommitted one). docs/ledger.md "Proofs".
 import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
 import { COLLATERAL_DECIMALS, parseAsset, type Account } from '../../../core/ledger/types.ts';
 import { LEAF_ENCODING } from '../../../core/ledger/merkle.ts';
 import { ChainId, EvmAddress, Hash32, IsoTimestamp } from '../../../wire/schemas.ts';
-import { defineCapability } from '../types.ts';
+import { defineCapability, type HandlerContext } from '../types.ts';
 
 const Digits = z.string().regex(/^[0-9]+$/);
 
@@ -33,14 +34,44 @@ const LedgerProofResponse = z.object({
   ),
 });
 
-export const getLedgerProof = defineCapability({
-  surface: 'consumer',
-  method: 'GET',
-  path: '/ledger/proof/:account',
+const DESCRIPTION =
+  'Every non-zero committed play-money balance of the account (collateral and outcome shares), each with its leaf and Merkle proof against the root of the last batch the LedgerCommitment contract accepted, plus that root, its batch nonce, the chain and the contract. Operations not yet in a committed batch are not included. An account with nothing committed answers an empty list.';
+const VERIFY =
+  ' To check it without trusting svc: leaf = keccak256(keccak256(abi.encodePacked(address account, uint256 assetId, int256 balance))); fold proof bottom-up with node = keccak256 of the sorted pair (the smaller hash first); the result must equal root, and root must equal ledgerRoot() read from contract on chainId (OpenZeppelin MerkleProof.verify(proof, root, leaf) does the fold). skill.md "Verify your ledger balance" walks through it.';
+
+/** The proofs of one account against the last committed root; the handler of both surfaces. */
+async function ledgerProof(ctx: HandlerContext, { params }: { params: { account: string } }): Promise<z.output<typeof LedgerProofResponse>> {
+  if (!/^0x[a-fA-F0-9]{40}$/.test(params.account)) throw problem('INVALID_ADDRESS', 'account must be an EVM address (0x + 40 hex digits)');
+  const batcher = ctx.services.ledgerBatcher;
+  const account = params.account.toLowerCase() as Account;
+  const c = batcher.committed();
+  return {
+    account,
+    chainId: batcher.chainId,
+    contract: batcher.contract,
+    batchNonce: Number(c.nonce),
+    root: c.root,
+    committedAt: c.confirmedAt?.toISOString() ?? null,
+    txHash: c.txHash,
+    blockNumber: c.blockNumber?.toString() ?? null,
+    leafEncoding: LEAF_ENCODING,
+    balances: batcher.proof(account).map((p) => {
+      const outcome = parseAsset(p.assetId);
+      return {
+        assetId: p.assetId.toString(),
+        asset: outcome ? { kind: 'outcome' as const, marketId: outcome.marketId.toString(), side: outcome.side } : { kind: 'collateral' as const, decimals: COLLATERAL_DECIMALS },
+        balance: p.balance.toString(),
+        leaf: p.leaf,
+        proof: p.proof,
+      };
+    }),
+  };
+}
+
+/** Everything but the surface: one read, one handler, one schema on both. */
+const PROOF_READ = {
   category: 'ledger',
   summary: 'Ledger balances with Merkle proofs',
-  description:
-    'Every non-zero committed play-money balance of the account (collateral and outcome shares), each with its leaf and Merkle proof against the root of the last batch the LedgerCommitment contract accepted, plus that root, its batch nonce, the chain and the contract. Operations not yet in a committed batch are not included. An account with nothing committed answers an empty list.',
   tier: null,
   rateClass: 'read',
   idempotent: true,
@@ -49,31 +80,23 @@ export const getLedgerProof = defineCapability({
   output: LedgerProofResponse,
   outputName: 'LedgerProofResponse',
   errors: ['INVALID_ADDRESS'],
-  handler: async (ctx, { params }) => {
-    if (!/^0x[a-fA-F0-9]{40}$/.test(params.account)) throw problem('INVALID_ADDRESS', 'account must be an EVM address (0x + 40 hex digits)');
-    const batcher = ctx.services.ledgerBatcher;
-    const account = params.account.toLowerCase() as Account;
-    const c = batcher.committed();
-    return {
-      account,
-      chainId: batcher.chainId,
-      contract: batcher.contract,
-      batchNonce: Number(c.nonce),
-      root: c.root,
-      committedAt: c.confirmedAt?.toISOString() ?? null,
-      txHash: c.txHash,
-      blockNumber: c.blockNumber?.toString() ?? null,
-      leafEncoding: LEAF_ENCODING,
-      balances: batcher.proof(account).map((p) => {
-        const outcome = parseAsset(p.assetId);
-        return {
-          assetId: p.assetId.toString(),
-          asset: outcome ? { kind: 'outcome' as const, marketId: outcome.marketId.toString(), side: outcome.side } : { kind: 'collateral' as const, decimals: COLLATERAL_DECIMALS },
-          balance: p.balance.toString(),
-          leaf: p.leaf,
-          proof: p.proof,
-        };
-      }),
-    };
-  },
+  handler: ledgerProof,
+} as const;
+
+export const getLedgerProof = defineCapability({
+  surface: 'consumer',
+  method: 'GET',
+  path: '/ledger/proof/:account',
+  description: DESCRIPTION,
+  ...PROOF_READ,
+});
+
+/** The same read on the agent surface (REST and MCP), with the verification recipe in its description. */
+export const getAgentLedgerProof = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/ledger/proof/:account',
+  description: DESCRIPTION + VERIFY,
+  mcp: { tool: 'svc_get_ledger_proof_by_account' },
+  ...PROOF_READ,
 });

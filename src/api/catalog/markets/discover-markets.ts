@@ -4,7 +4,7 @@ import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { AddressPrefixQuery, CategoryQuery, CursorQuery, ListingSortSchema, SearchQuery } from '../../../wire/market-reads.ts';
 import { toRecords } from './read-context.ts';
-import { MarketRecord, MarketStateSchema, PricingModel, ProjectionSchema } from '../../../wire/markets.ts';
+import { MarketRecord, MarketStateSchema, PricingModelInput, ProjectionSchema } from '../../../wire/markets.ts';
 
 export const DiscoverMarketsQuery = z.strictObject({
   pageSize: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1).max(100).default(20),
@@ -16,7 +16,7 @@ export const DiscoverMarketsQuery = z.strictObject({
   search: SearchQuery.optional(),
   sort: ListingSortSchema.default('new'),
   cursor: CursorQuery.optional(),
-  pricingModel: PricingModel.optional(),
+  pricingModel: PricingModelInput.optional(),
 });
 
 export const discoverMarkets = defineCapability({

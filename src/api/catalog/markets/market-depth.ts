@@ -1,13 +1,13 @@
 // GET /discover/markets/:address/depth: the 5-level LMSR buy ladder per outcome, quoted on chain, or the live
-// order book of a play-money ORDERBOOK market (5 levels each side, outcome-0 prices).
+// order book of a play-money ORDERBOOK market (5 levels each side, outcome-0 prices). Units: docs/units.md.
 import { problem } from '../../../core/error-codes.ts';
 import { isTradeable, type Controls, type MarketState } from '../../../core/markets/states.ts';
-import { wadToDecimal } from '../../../core/markets/price.ts';
+import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
+import { MarketChainQuery, MarketDepth, MarketPathParams } from '../../../wire/market-reads.ts';
 import { defineCapability } from '../types.ts';
+import { marketFor } from './read-context.ts';
 
 const DEPTH_LEVELS = 5;
-import { MarketChainQuery, MarketDepth, MarketPathParams } from '../../../wire/market-reads.ts';
-import { marketFor } from './read-context.ts';
 
 export const getMarketDepth = defineCapability({
   surface: 'agent',
@@ -16,7 +16,7 @@ export const getMarketDepth = defineCapability({
   category: 'markets',
   summary: 'Market depth',
   description:
-    "Depth of a market, discriminated by kind. kind lmsr (automated markets): for each outcome, buys of 1, 5, 10, 25 and 50 % of the liquidity b (shares in collateral base units), each with the exact quoteBuy of the market contract at blockNumber (amount paid with fees, averagePrice = amount / shares, the outcome's priceAfter). A market past its close time is quoted as of its last tradeable second (basis at_close) and one that no longer quotes has quote null (basis unavailable); either way tradeable is false. kind orderbook (play-money ORDERBOOK markets): the live book, 5 levels per side on the outcome-0 price axis (a resting buy of outcome 1 at q is an ask at 1 − q, a resting sell of outcome 1 a bid), shares in whole shares.",
+    "Depth of a market, discriminated by kind. kind lmsr (automated markets): for each outcome, buys of 1, 5, 10, 25 and 50 % of the liquidity b (shares in collateral base units), each with the exact quoteBuy of the market contract at blockNumber (amount paid with fees, averagePrice = amount / shares, the outcome's priceAfter). A market past its close time is quoted as of its last tradeable second (basis at_close) and one that no longer quotes has quote null (basis unavailable); either way tradeable is false. kind orderbook (play-money ORDERBOOK markets): the live book, 5 levels per side on the outcome-0 price axis (a resting buy of outcome 1 at q is an ask at 1 − q, a resting sell of outcome 1 a bid). Prices are exact decimal strings in [0, 1], shares collateral base units on both kinds.",
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -31,7 +31,7 @@ export const getMarketDepth = defineCapability({
     if (row.pricing_model === 'ORDERBOOK') {
       if (row.ledger_market_id === null) throw problem('NOT_FOUND', 'this order-book market has no ledger market id yet');
       const book = await ctx.services.orderbook.depth(BigInt(row.ledger_market_id), DEPTH_LEVELS);
-      const level = (l: { priceBps: number; shares: bigint }) => ({ price: wadToDecimal((BigInt(l.priceBps) * 10n ** 18n) / 10_000n), shares: l.shares.toString() });
+      const level = (l: { priceBps: number; shares: bigint }) => ({ price: priceOfBps(l.priceBps), shares: baseUnitsOfShares(l.shares).toString() });
       return { kind: 'orderbook' as const, market: row.address, chainId: row.chain_id, tradeable, bids: book.bids.map(level), asks: book.asks.map(level) };
     }
     return ctx.services.marketReads.depth(row, { tradeable });

@@ -16,14 +16,14 @@ import {
   SearchQuery,
 } from '../../../wire/market-reads.ts';
 import { checkProbBand, closesBefore, collateralTokens, toRecords } from './read-context.ts';
-import { MarketStateSchema, PricingModel } from '../../../wire/markets.ts';
+import { MarketStateSchema, PricingModelInput } from '../../../wire/markets.ts';
 
 /** The filters GET /markets and GET /markets/counts share. */
 export const ConsumerFilterFields = {
   category: CategoryQuery.optional(),
   collateral: CollateralQuery.optional(),
   dateRange: DateRangeSchema.optional(),
-  pricingModel: PricingModel.optional(),
+  pricingModel: PricingModelInput.optional(),
   search: SearchQuery.optional(),
   chainId: ChainIdQuery.optional(),
   probMin: ProbPercentQuery.optional().describe("lowest whole percent of the first outcome's price, 0..100 (floor(price · 100))"),

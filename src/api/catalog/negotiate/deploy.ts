@@ -21,7 +21,7 @@ export const negotiatePrepareDeploy = defineCapability({
   scopes: ['markets:create'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'preparing changes nothing; repeating it reads the chain again',
+  effect: 'read', // preparing changes nothing: the wallet sends the transaction
   mcp: { tool: 'svc_negotiate_prepare_deploy' },
   input: { params: NegotiationParams, body: z.strictObject({}).optional() },
   output: z.object({

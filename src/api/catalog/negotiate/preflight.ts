@@ -18,7 +18,7 @@ export const negotiatePreflight = defineCapability({
   scopes: ['markets:propose'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'a preflight changes nothing; repeating it just checks again',
+  effect: 'read',
   mcp: { tool: 'svc_negotiate_preflight' },
   input: { body: TermsBody },
   output: z.object({

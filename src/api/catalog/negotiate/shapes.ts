@@ -5,7 +5,7 @@ import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { MarketTerms } from '../../../core/markets/terms.ts';
 import type { HandlerContext } from '../types.ts';
 import type { NegotiationRow } from '../../../services/markets/negotiation.ts';
-import { MarketCategory } from '../../../wire/markets.ts';
+import { MarketCategory, PricingModelInput } from '../../../wire/markets.ts';
 import { ChainId, EvmAddress, IsoTimestamp, TxHash, WeiString } from '../../../wire/schemas.ts';
 
 const Label = z.string().trim().min(1).max(64);
@@ -21,7 +21,7 @@ export const TermsBody = z.strictObject({
     .refine((labels) => new Set(labels.map((l) => l.toLowerCase())).size === labels.length, 'outcome labels must differ')
     .default(['Yes', 'No'])
     .describe('outcome labels in trade-side order; 2 (binary) or 3 (ternary); default ["Yes", "No"]'),
-  pricingModel: z.enum(['automated', 'ORDERBOOK']).default('automated').describe('automated: an LMSR market with on-chain collateral; ORDERBOOK: a binary play-money order-book market (no collateral, liquidity or creator fee; trades settle in the ledger)'),
+  pricingModel: PricingModelInput.default('automated').describe('default automated (LMSR is accepted as another name for it): an LMSR market with on-chain collateral; ORDERBOOK: a binary play-money order-book market (no collateral, liquidity or creator fee; trades settle in the ledger)'),
   collateral: z.string().min(1).max(64).optional().describe('automated markets (required): collateral symbol (USDC or PM) or token address with creation=true in GET /discover/contracts; ORDERBOOK markets trade play money (omit it)'),
   closeTime: IsoTimestamp.describe('when trading stops; 1 hour to 365 days ahead; fractions of a second are dropped'),
   resolutionSource: z.string().trim().min(3).max(500).describe('where the outcome will be read from (URL or description)'),
@@ -75,6 +75,9 @@ export const CreationApprovalSchema = z.object({
   token: EvmAddress,
   spender: EvmAddress.describe('the factory'),
   amount: WeiString,
+  transaction: z
+    .object({ chainId: ChainId, to: EvmAddress, data: z.string().regex(/^0x[0-9a-f]+$/), value: z.literal('0') })
+    .describe('the approval ready to sign and send from the creator\'s wallet (to = token)'),
 });
 
 export const ChargesSchema = z.object({

@@ -1,17 +1,20 @@
 // The order-book loop of play-money ORDERBOOK markets (docs/orderbook.md): place, cancel, confirm a
-// cancellation, and list order events after a sequence number. Fills settle in the ledger.
+// cancellation, list order events after a sequence number, and list the caller's orders. Fills settle in the ledger.
 import { z } from 'zod';
 import { ORDERBOOK_FEES } from '../../../core/markets/fees.ts';
-import { ChainId, EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
-import { Digits, OrderId, OrderSchema } from '../../../wire/orders.ts';
+import { priceOfBps } from '../../../core/orderbook/units.ts';
+import { PriceString } from '../../../wire/markets.ts';
+import { ChainId, ChainIdQuery, EvmAddress, IsoTimestamp, WeiString } from '../../../wire/schemas.ts';
+import { Digits, ORDERBOOK_MIN_SHARES, ORDERBOOK_TICK, OrderId, OrderSchema, OrderStatusSchema } from '../../../wire/orders.ts';
 import { defineCapability } from '../types.ts';
 
+// Units (docs/units.md): a price is an exact decimal string in (0, 1); shares are base units, one share = 1000000.
 const PlaceBody = z.strictObject({
   market: EvmAddress,
   outcome: z.union([z.literal(0), z.literal(1)]),
   action: z.enum(['buy', 'sell']),
-  priceBps: z.number().int().min(1).max(9999).describe(`the limit price of the outcome in basis points, a multiple of the ${ORDERBOOK_FEES.tickBps}-bps tick`),
-  shares: Digits.max(39).describe(`whole shares, at least ${ORDERBOOK_FEES.minShares}`),
+  price: PriceString.describe(`the limit price of the outcome, an exact decimal string on the ${ORDERBOOK_TICK} tick, from ${ORDERBOOK_TICK} to ${priceOfBps(10_000 - ORDERBOOK_FEES.tickBps)} (e.g. "0.57")`),
+  shares: WeiString.max(45).describe(`shares in base units, a whole number of shares (one share = 1000000), at least ${ORDERBOOK_MIN_SHARES}`),
   tif: z.enum(['GTC', 'IOC', 'FOK']).default('GTC'),
   postOnly: z.boolean().default(false),
   chainId: ChainId.optional(),
@@ -23,7 +26,7 @@ export const placeOrder = defineCapability({
   path: '/orderbook/place-order',
   category: 'orderbook',
   summary: 'Place an order on a play-money order book',
-  description: `Buys or sells shares of one outcome of an ORDERBOOK market at a limit price (basis points, ${ORDERBOOK_FEES.tickBps}-bps tick). Price-time priority; a buy of one outcome also matches a buy of the other at ≥ 10000 − price (the shares are minted), a sell matches a sell of the other (merged back to play money), and a buy matches a sell of the same outcome. GTC rests what does not fill, IOC cancels it, FOK fills completely or not at all; postOnly is refused if it would match. An order that would meet another order of the same wallet stops there (self-trade prevention). The taker pays ${ORDERBOOK_FEES.takerFeeBps} bps of its notional. The order reserves the play money or shares it can spend (ledger balance minus other resting orders). Every fill settles in the ledger at once and is final when its batch is committed on chain. A new order with no fills remaining answers 402 FILL_ALLOWANCE_EXHAUSTED.`,
+  description: `Buys or sells shares of one outcome of an ORDERBOOK market at a limit price (a decimal string on the ${ORDERBOOK_TICK} tick; shares in base units, one share = 1000000). Price-time priority; a buy of one outcome also matches a buy of the other at ≥ 1 − price (the shares are minted), a sell matches a sell of the other (merged back to play money), and a buy matches a sell of the same outcome. GTC rests what does not fill, IOC cancels it, FOK fills completely or not at all; postOnly is refused if it would match. An order that would meet another order of the same wallet stops there (self-trade prevention). The taker pays ${ORDERBOOK_FEES.takerFeeBps} bps of its notional. The order reserves the play money or shares it can spend (ledger balance minus other resting orders). Every fill settles in the ledger at once and is final when its batch is committed on chain. A new order with no fills remaining answers 402 FILL_ALLOWANCE_EXHAUSTED.`,
   tier: 'execute',
   scopes: ['trade:execute'],
   rateClass: 'write',
@@ -79,7 +82,7 @@ export const confirmCancel = defineCapability({
   scopes: [],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'a confirmation reads state and changes nothing',
+  effect: 'read',
   mcp: { tool: 'svc_confirm_order_cancel' },
   input: { body: OrderRef },
   output: OrderSchema.extend({ final: z.literal(true) }),
@@ -100,7 +103,7 @@ export const listOrderEvents = defineCapability({
   scopes: [],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'a listing changes nothing',
+  effect: 'read',
   mcp: { tool: 'svc_list_order_events' },
   input: { body: z.strictObject({ after: Digits.max(19).default('0'), limit: z.number().int().min(1).max(200).default(100) }) },
   output: z.object({ events: z.array(z.looseObject({ seq: Digits, type: z.string(), orderId: z.string(), at: IsoTimestamp })), nextAfter: Digits, hasMore: z.boolean() }),
@@ -109,4 +112,35 @@ export const listOrderEvents = defineCapability({
   handler: async (ctx, { body }) => ctx.services.orderbook.events(ctx.principal, BigInt(body.after), body.limit),
 });
 
-export const ORDERBOOK_CAPABILITIES = [placeOrder, cancelOrder, confirmCancel, listOrderEvents];
+export const listOrders = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/orderbook/orders',
+  category: 'orderbook',
+  summary: "List the caller's orders",
+  description:
+    "The caller's own orders, newest first: resting ones and every one placed before, each as place-order answers it (filled, remaining, cancelled, status, fills). Narrow by `market` and by `status` (resting: open on the book; filled; cancelled: by you, the market's end, IOC or self-trade prevention, with remaining 0; rejected). `limit` per page (1..200, default 50); pass `nextCursor` back as `cursor` for the next page (null on the last). Prices are decimal strings, shares base units (one share = 1000000). Nobody else's orders are ever listed.",
+  tier: 'read-only',
+  scopes: [],
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_get_orderbook_orders' },
+  input: {
+    query: z.strictObject({
+      market: EvmAddress.optional().describe('only this market\'s orders'),
+      status: OrderStatusSchema.optional(),
+      cursor: Digits.max(19).optional().describe('nextCursor of the prior page'),
+      limit: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1).max(200).default(50),
+      chainId: ChainIdQuery.optional().describe('the served chain when omitted'),
+    }),
+  },
+  output: z.object({ orders: z.array(OrderSchema), nextCursor: z.string().nullable() }),
+  outputName: 'OrderList',
+  errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'WALLET_NOT_BOUND', 'FORBIDDEN'],
+  handler: async (ctx, { query }) => {
+    ctx.services.chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
+    return ctx.services.orderbook.list(ctx.principal, { market: query.market, status: query.status, before: query.cursor === undefined ? undefined : BigInt(query.cursor), limit: query.limit });
+  },
+});
+
+export const ORDERBOOK_CAPABILITIES = [placeOrder, cancelOrder, confirmCancel, listOrderEvents, listOrders];

@@ -33,7 +33,7 @@ export const proposeResolution = defineCapability({
   idempotencyExempt: 'the relayed transaction is named by the signed proposal: a repeat answers the same transaction and sends nothing',
   needsChain: 'the proposal is sent to the chain at once',
   mcp: { tool: 'svc_markets_resolution_propose' },
-  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase() },
+  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase(), resourceIdSource: 'the market address (argument address), lowercase' },
   input: {
     params: MarketParams,
     body: z.strictObject({ outcome: Outcome, deadline: z.number().int().positive().max(2 ** 40).describe('unix seconds, signed'), signature: Signature }),
@@ -58,7 +58,7 @@ export const simulateResolution = defineCapability({
   scopes: ['markets:read'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'a preview changes nothing',
+  effect: 'read',
   mcp: { restOnly: 'a non-mutating preview for people and scripts; agents act with svc_markets_resolution_propose, whose refusals carry the same codes' },
   input: { body: z.strictObject({ marketAddress: EvmAddress, chainId: ChainId.optional(), outcome: Outcome }) },
   output: z.object({
@@ -113,9 +113,9 @@ export const prepareChallenge = defineCapability({
   scopes: ['resolution:execute'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'preparing changes nothing; the wallet sends the transactions',
+  effect: 'read', // preparing changes nothing: the wallet sends the transactions
   mcp: { tool: 'svc_markets_resolution_challenge_prepare' },
-  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase() },
+  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase(), resourceIdSource: 'the market address (argument address), lowercase' },
   input: { params: MarketParams, body: z.strictObject({ counterOutcome: Outcome }) },
   output: z.object({
     market: EvmAddress,
@@ -174,7 +174,7 @@ export const signCouncilDecision = defineCapability({
   idempotencyExempt: 'one signature per member and round: a repeat answers the one kept',
   needsChain: 'the council decision is sent to the chain once the threshold is reached',
   mcp: { tool: 'svc_markets_resolution_council_signatures' },
-  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase() },
+  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase(), resourceIdSource: 'the market address (argument address), lowercase' },
   input: { params: MarketParams, body: z.strictObject({ signer: EvmAddress, outcome: Outcome, signature: Signature }) },
   output: z.object({
     market: EvmAddress,

@@ -35,7 +35,7 @@ export const castBallot = defineCapability({
   idempotent: false,
   mcp: { tool: 'svc_resolution_votes_ballots' },
   // Over MCP the voter's wallet proves itself for this session as well (spec: vote actions take wallet-proof elevation).
-  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.sessionId },
+  mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.sessionId, resourceIdSource: 'the vote session id (argument sessionId), as sent' },
   input: {
     params: SessionParams,
     body: z.strictObject({ walletAddress: EvmAddress, outcome: z.number().int().min(0).max(255), signature: Signature }),

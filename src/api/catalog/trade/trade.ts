@@ -49,7 +49,7 @@ export const tradeQuote = defineCapability({
   scopes: ['trade:quote'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'a quote changes nothing',
+  effect: 'read',
   mcp: { tool: 'svc_trade_quote' },
   input: { body: z.strictObject(TradeBody) },
   output: QuoteSchema,
@@ -83,7 +83,7 @@ export const tradePrepare = defineCapability({
   scopes: ['trade:execute'],
   rateClass: 'read',
   idempotent: true,
-  idempotencyExempt: 'preparing changes nothing; the wallet sends the transaction',
+  effect: 'read', // preparing changes nothing: the wallet sends the transaction
   mcp: { tool: 'svc_trade_prepare' },
   input: {
     body: z.strictObject({

@@ -20,10 +20,17 @@ export async function voidReorgedMarkets(trx: Transaction<DB>, deps: VoidDeps, a
       .where('chain_id', '=', chainId)
       .where('address', '=', address)
       .where('state', '<>', 'void')
-      .returning(['address', 'ledger_market_id'])
+      .returning(['address', 'ledger_market_id', 'created_tx', 'question_hash'])
       .executeTakeFirst();
     if (!updated) continue;
-    await appendEvent(trx, clock, { type: 'market.cancelled', chainId, marketAddress: address, payload: { reason: 'CREATION_REORGED' } });
+    // Kept so that the transaction, mined again at another address, says where the market went (register-market.ts).
+    const createdTx = updated.created_tx.toLowerCase();
+    await trx
+      .insertInto('reorged_creations')
+      .values({ chain_id: chainId, created_tx: createdTx, address, question_hash: updated.question_hash, voided_at: clock.now(), relocated_to: null })
+      .onConflict((oc) => oc.columns(['chain_id', 'created_tx']).doUpdateSet({ address, voided_at: clock.now(), relocated_to: null }))
+      .execute();
+    await appendEvent(trx, clock, { type: 'market.cancelled', chainId, marketAddress: address, payload: { reason: 'CREATION_REORGED', createdTx } });
     voided.push({ address, ledgerMarketId: updated.ledger_market_id === null ? null : BigInt(updated.ledger_market_id) });
   }
   if (voided.length > 0) await deps.onMarketsVoided?.ending(trx, voided);

@@ -1,4 +1,5 @@
-import { erc20Abi, type Address } from 'viem';
+import { erc20Abi, type Address, type Hex } from 'viem';
+import { approvalCalldata } from '../approvals.ts';
 import type { ChainService } from '../../chain/chain-service.ts';
 import type { Charges } from './charges.ts';
 
@@ -11,6 +12,8 @@ export interface CreationApproval {
   spender: Address;
   /** The exact amount the factory pulls (subsidy, bond, or both when the collateral is PM). */
   amount: string;
+  /** Ready to sign and send from the creator's wallet: approve(spender, amount) on `token`. */
+  transaction: { chainId: number; to: Address; data: Hex; value: '0' };
 }
 
 export interface BalanceShort {
@@ -48,7 +51,10 @@ export async function readinessOf(chain: ChainService, owner: Address, c: Charge
         chain.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
       ]),
     );
-    if (allowance < need.amount) approvalsMissing.push({ kind: 'erc20_approve', reason: 'create_market', chainId: chain.chainId, token, spender: c.factory, amount: need.amount.toString() });
+    if (allowance < need.amount) {
+      const recipe = { kind: 'erc20_approve' as const, reason: 'create_market' as const, chainId: chain.chainId, token, spender: c.factory, amount: need.amount.toString() };
+      approvalsMissing.push({ ...recipe, transaction: { chainId: chain.chainId, to: token, data: approvalCalldata(recipe), value: '0' } });
+    }
     if (balance < need.amount) balancesShort.push({ token, symbol: need.symbol, required: need.amount.toString(), balance: balance.toString() });
   }
   return { approvalsMissing, balancesShort };

@@ -3,6 +3,7 @@
  * truth that execution:report pushes accelerate. A fill event says whether its ledger batch is committed on chain.
  */
 import type { Principal } from '../../../core/principal.ts';
+import { wireEventOf } from './order-events.ts';
 import { walletOf, type TraderError } from './trader.ts';
 import type { OrderBookDeps, OrderEvent } from './types.ts';
 
@@ -41,8 +42,9 @@ export async function listOrderEvents(deps: ListOrderEventsDeps, { principal, af
   };
 }
 
-/** The stored event body, with its time and, for a fill, whether it is final as of now. */
+/** The stored event body in the wire's units, with its time and, for a fill, whether it is final as of now. */
 function eventOf(r: { payload: unknown; created_at: Date; batch_status: string | null; batch_nonce: string | null }): OrderEvent {
-  const body = (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as { seq: string; type: string; orderId: string; [field: string]: unknown };
+  const stored = (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as Record<string, unknown>;
+  const body = wireEventOf(stored) as OrderEvent;
   return body.type === 'fill' ? { ...body, final: r.batch_status === 'confirmed', batchNonce: r.batch_nonce === null ? null : String(r.batch_nonce), at: r.created_at.toISOString() } : { ...body, at: r.created_at.toISOString() };
 }

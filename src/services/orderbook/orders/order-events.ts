@@ -1,8 +1,11 @@
 /**
  * Order events (docs/orderbook.md "The order loop"): a transaction queues them as it goes and writes them all at
- * its very end, each in its agent's gap-free sequence, with their execution:report outbox events.
+ * its very end, each in its agent's gap-free sequence, with their execution:report outbox events. The stored body
+ * keeps the rows' units (basis points, whole shares); what an agent reads or is pushed is in the wire's
+ * (docs/units.md), rendered by wireEventOf.
  */
 import { sql, type Transaction } from 'kysely';
+import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { DB } from '../../../db/schema.ts';
 import { appendEvents } from '../../events/outbox.ts';
 import type { OrderBookDeps } from './types.ts';
@@ -19,6 +22,24 @@ export interface PendingEvent {
 /** Queues an order event for the agent; the transaction writes its queue at the end (writeEvents). */
 export function emit(queue: PendingEvent[], agentId: string, orderId: string, type: string, payload: Record<string, unknown>, fillId: string | null = null): void {
   queue.push({ agentId, orderId, type, payload, fillId });
+}
+
+/** Fields of a stored event body that count whole shares. */
+const SHARE_FIELDS = new Set(['shares', 'remaining', 'cancelled']);
+
+/**
+ * A stored event body in the wire's units: `priceBps` becomes the decimal `price`, share counts become base units.
+ * A cancelled or rejected order has nothing left on the book, so its event says `remaining: "0"`.
+ */
+export function wireEventOf(body: Record<string, unknown>): Record<string, unknown> {
+  const wire = Object.fromEntries(
+    Object.entries(body).map(([k, v]) => {
+      if (k === 'priceBps') return ['price', priceOfBps(v as number)];
+      if (SHARE_FIELDS.has(k)) return [k, baseUnitsOfShares(v as string).toString()];
+      return [k, v];
+    }),
+  );
+  return body.type === 'cancelled' || body.type === 'rejected' ? { ...wire, remaining: '0' } : wire;
 }
 
 /**
@@ -40,7 +61,7 @@ export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>
     .insertInto('order_events')
     .values(written.map(({ e, seq, body }) => ({ agent_id: e.agentId, seq: seq.toString(), order_id: e.orderId, type: e.type, fill_id: e.fillId, payload: JSON.stringify(body), created_at: now })))
     .execute();
-  await appendEvents(trx, deps.clock, written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: body })));
+  await appendEvents(trx, deps.clock, written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })));
 }
 
 /** Advances each agent's event cursor past its events in the queue, agents in id order; answers each one's first seq. */

@@ -1,7 +1,9 @@
-// The order as the order loop answers it: its row and its fills, each fill from this order's side.
+// The order as the order loop answers it: its row and its fills, each fill from this order's side, in the wire's
+// units (docs/units.md): the rows keep basis points and whole shares, the answer decimal prices and base units.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { MATCH_KIND_NAMES } from '../../../core/ledger/types.ts';
 import type { Outcome } from '../../../core/orderbook/types.ts';
+import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { DB, OrderFillsTable, OrdersTable } from '../../../db/schema.ts';
 import type { OrderView } from './types.ts';
 
@@ -13,21 +15,26 @@ export type ViewFill = Pick<Selectable<OrderFillsTable>, 'id' | 'maker_order' | 
 
 /** The wire order: its row and its fills (oldest first), each from this order's side. */
 export function renderView(o: Selectable<OrdersTable>, fills: readonly ViewFill[]): OrderView {
+  // Only a resting order has anything left on the book (rows cancelled before this rule kept their remainder).
+  const remaining = o.status === 'resting' ? BigInt(o.remaining) : 0n;
+  const cancelled = BigInt(o.shares) - BigInt(o.filled) - remaining;
   return {
     id: o.id,
     market: o.market,
     marketId: String(o.market_id),
     outcome: o.outcome as Outcome,
     action: o.action,
-    priceBps: o.price_bps,
-    shares: String(o.shares),
-    filled: String(o.filled),
-    remaining: String(o.remaining),
+    price: priceOfBps(o.price_bps),
+    shares: baseUnitsOfShares(o.shares).toString(),
+    filled: baseUnitsOfShares(o.filled).toString(),
+    remaining: baseUnitsOfShares(remaining).toString(),
+    cancelled: baseUnitsOfShares(cancelled).toString(),
     tif: o.tif,
     postOnly: o.post_only,
     status: o.status,
     reason: o.reason,
-    reserved: String(o.reserved),
+    // A sell reserves whole shares in the row; a buy, play-money base units already.
+    reserved: (o.action === 'sell' ? baseUnitsOfShares(o.reserved) : BigInt(o.reserved)).toString(),
     createdAt: o.created_at.toISOString(),
     fills: fills.map((f) => renderFill(o.id, f)),
   };
@@ -41,8 +48,8 @@ function renderFill(orderId: string, f: ViewFill): OrderView['fills'][number] {
     counterpartyOrderId: maker ? f.taker_order : f.maker_order,
     kind: MATCH_KIND_NAMES[f.kind as 0 | 1 | 2 | 3],
     outcome: f.side as Outcome,
-    priceBps: f.price_bps,
-    shares: String(f.shares),
+    price: priceOfBps(f.price_bps),
+    shares: baseUnitsOfShares(f.shares).toString(),
     fee: maker ? '0' : String(f.taker_fee),
     ledgerSeq: String(f.ledger_seq),
     final: f.batch_status === 'confirmed',
@@ -54,13 +61,18 @@ function renderFill(orderId: string, f: ViewFill): OrderView['fills'][number] {
 /** The order as it stands in the database, with the batch status of each of its fills. */
 export async function readView(executor: Kysely<DB> | Transaction<DB>, orderId: string): Promise<OrderView> {
   const o = await executor.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
-  const fills = await executor
+  return renderView(o, await readFills(executor, [orderId]));
+}
+
+/** The fills of these orders (as maker or taker), oldest first, each with the status of the ledger batch holding it. */
+export async function readFills(executor: Kysely<DB> | Transaction<DB>, orderIds: readonly string[]): Promise<ViewFill[]> {
+  if (orderIds.length === 0) return [];
+  return executor
     .selectFrom('order_fills as f')
     .innerJoin('ledger_operations as op', 'op.seq', 'f.ledger_seq')
     .leftJoin('ledger_batches as b', 'b.nonce', 'op.batch_nonce')
     .select(['f.id', 'f.maker_order', 'f.taker_order', 'f.kind', 'f.side', 'f.price_bps', 'f.shares', 'f.taker_fee', 'f.ledger_seq', 'f.created_at', 'op.batch_nonce', 'b.status as batch_status'])
-    .where((eb) => eb.or([eb('f.maker_order', '=', orderId), eb('f.taker_order', '=', orderId)]))
+    .where((eb) => eb.or([eb('f.maker_order', 'in', orderIds), eb('f.taker_order', 'in', orderIds)]))
     .orderBy('f.id')
     .execute();
-  return renderView(o, fills);
 }

@@ -8,6 +8,7 @@ import type { Selectable, Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import type { Principal } from '../../../core/principal.ts';
 import type { SubmitResult } from '../../../core/orderbook/types.ts';
+import { baseUnitsOfShares, bpsOfPrice, priceOfBps, sharesOfBaseUnits } from '../../../core/orderbook/units.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { requireFillLeft, type FillAllowanceError } from './allowance.ts';
 import type { BookChanges, MarketBooks } from './books.ts';
@@ -19,7 +20,7 @@ import { settleFills } from './settle-fills.ts';
 import { lockOpenMarket, openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
 import { walletOf, type Trader, type TraderError } from './trader.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
-import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderView, type PlaceOrderInput } from './types.ts';
+import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms, type OrderView, type PlaceOrderInput } from './types.ts';
 
 export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks };
 export interface PlaceOrderParams {
@@ -32,21 +33,21 @@ export interface PlaceOrderParams {
 export type PlaceOrderResult = OrderView;
 export type PlaceOrderError = TraderError | MarketError | OrderLoopError<'INVALID_PAYLOAD'> | FillAllowanceError | InsufficientBalanceError | BusyError;
 
-/** What one attempt places: the order (its id kept across attempts) by the trader on the market. */
+/** What one attempt places: the order (its id kept across attempts, its terms in the engine's units) by the trader on the market. */
 interface Placement {
   orderId: string;
   trader: Trader;
   market: OrderBookMarket;
-  order: PlaceOrderInput;
+  order: OrderTerms;
   recordEffect?: EffectRecorder;
 }
 
 export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recordEffect }: PlaceOrderParams): Promise<PlaceOrderResult> {
+  const terms = termsOf(order);
   const trader = await walletOf(deps, principal);
   const market = await openMarketOf(deps, order.market);
-  checkPriceAndShares(order);
   return deps.books.serial(market.marketId, async () => {
-    const placement: Placement = { orderId: randomUUID(), trader, market, order, recordEffect };
+    const placement: Placement = { orderId: randomUUID(), trader, market, order: terms, recordEffect };
     return retryingDeadlocks(async () => {
       const placed = await deps.books.changing(market.marketId, (book) => deps.db.transaction().execute((trx) => placeInTransaction(deps, trx, book, placement)));
       deps.events.notify();
@@ -56,13 +57,23 @@ export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recor
   });
 }
 
-/** The engine would refuse these with a RangeError; the caller gets a 400 that says what is allowed. */
-function checkPriceAndShares(order: PlaceOrderInput): void {
+/**
+ * The order's terms in the engine's units (basis points, whole shares). A price off the tick or out of range, or a
+ * size that is not a whole number of shares or below the minimum, is a 400 that says what is allowed (the engine
+ * would refuse it with a RangeError).
+ */
+function termsOf(order: PlaceOrderInput): OrderTerms {
   const { tickBps, minShares } = ENGINE_CONFIG;
-  if (order.priceBps % tickBps !== 0 || order.priceBps < tickBps || order.priceBps > 10_000 - tickBps) {
-    throw problem('INVALID_PAYLOAD', `priceBps must be a multiple of the ${tickBps}-bps tick between ${tickBps} and ${10_000 - tickBps}`);
+  const { price, shares } = order;
+  const priceBps = bpsOfPrice(price);
+  if (priceBps === null || priceBps % tickBps !== 0 || priceBps < tickBps || priceBps > 10_000 - tickBps) {
+    throw problem('INVALID_PAYLOAD', `price must be a decimal on the ${priceOfBps(tickBps)} tick between ${priceOfBps(tickBps)} and ${priceOfBps(10_000 - tickBps)}, e.g. "0.57"; got "${price}"`);
   }
-  if (order.shares < minShares) throw problem('INVALID_PAYLOAD', `shares must be at least ${minShares}`);
+  const whole = sharesOfBaseUnits(shares);
+  if (whole === null || whole < minShares) {
+    throw problem('INVALID_PAYLOAD', `shares are base units, a whole number of shares (one share = ${baseUnitsOfShares(1n)}) of at least ${baseUnitsOfShares(minShares)}; got ${shares}`);
+  }
+  return { outcome: order.outcome, action: order.action, priceBps, shares: whole, tif: order.tif, postOnly: order.postOnly };
 }
 
 /** The placement's transaction, its locks in the fixed order: owner, market row, ledger, makers' rows, allowances, events. */

@@ -8,8 +8,9 @@ import { costOf } from '../../../core/ledger/engine.ts';
 import { COLLATERAL_ASSET, outcomeAsset, type Account } from '../../../core/ledger/types.ts';
 import { takerFeeOf } from '../../../core/orderbook/engine.ts';
 import type { OrderAction, Outcome } from '../../../core/orderbook/types.ts';
+import { baseUnitsOfShares } from '../../../core/orderbook/units.ts';
 import type { DB } from '../../../db/schema.ts';
-import { ENGINE_CONFIG, type OrderLoopError, type PlaceOrderInput } from './types.ts';
+import { ENGINE_CONFIG, type OrderLoopError, type OrderTerms } from './types.ts';
 
 /** The owner's available balance is short of what the order would reserve (`assetId`, `required`, `available`). */
 export type InsufficientBalanceError = OrderLoopError<'INSUFFICIENT_BALANCE'>;
@@ -24,13 +25,15 @@ export function reservationOf(action: OrderAction, priceBps: number, remaining: 
 }
 
 /** Refuses the order unless its owner has its reservation available (read under the owner's placement lock). */
-export async function requireAvailable(trx: Transaction<DB>, owner: Account, marketId: bigint, order: PlaceOrderInput): Promise<void> {
+export async function requireAvailable(trx: Transaction<DB>, owner: Account, marketId: bigint, order: OrderTerms): Promise<void> {
   const asset: ReservedAsset = order.action === 'buy' ? { id: COLLATERAL_ASSET } : { id: outcomeAsset(marketId, order.outcome), marketId, outcome: order.outcome };
   const need = reservationOf(order.action, order.priceBps, order.shares);
   const have = await available(trx, owner, asset);
   if (have < need) {
-    throw problem('INSUFFICIENT_BALANCE', `this order needs ${need} of ledger asset ${asset.id} available; you have ${have} (balance minus what your resting orders reserve)`, {
-      extensions: { assetId: asset.id.toString(), required: need.toString(), available: have.toString() },
+    // Told in base units like every amount on the wire (docs/units.md): the ledger counts outcome assets in whole shares.
+    const units = (n: bigint) => (asset.marketId === undefined ? n : baseUnitsOfShares(n)).toString();
+    throw problem('INSUFFICIENT_BALANCE', `this order needs ${units(need)} base units of ledger asset ${asset.id} available; you have ${units(have)} (balance minus what your resting orders reserve)`, {
+      extensions: { assetId: asset.id.toString(), required: units(need), available: units(have) },
     });
   }
 }

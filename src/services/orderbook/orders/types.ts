@@ -20,10 +20,18 @@ export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigIn
 export const MARKET_VOID = 'MARKET_VOID';
 /** The reason of orders cancelled because their market reached its close time. */
 export const MARKET_CLOSED = 'MARKET_CLOSED';
-export type MarketEndReason = typeof MARKET_VOID | typeof MARKET_CLOSED;
+/** The reason of orders cancelled because the operator took their market down (docs/markets.md "Controls"). */
+export const MARKET_TAKEN_DOWN = 'MARKET_TAKEN_DOWN';
+export type MarketEndReason = typeof MARKET_VOID | typeof MARKET_CLOSED | typeof MARKET_TAKEN_DOWN;
 
-/** A new order as the caller names it: the engine's order without what the service assigns, on `market`. */
-export type PlaceOrderInput = Omit<OrderInput, 'id' | 'owner' | 'seq'> & { market: string };
+/**
+ * A new order as the caller names it, in the wire's units (docs/units.md): `price` a decimal string on the tick,
+ * `shares` base units (a whole number of shares, one share = SHARE_VALUE).
+ */
+export type PlaceOrderInput = Omit<OrderTerms, 'priceBps' | 'shares'> & { market: string; price: string; shares: bigint };
+
+/** An order's terms in the engine's units (basis points, whole shares): the engine's order without what the service assigns. */
+export type OrderTerms = Omit<OrderInput, 'id' | 'owner' | 'seq'>;
 
 /** An order as the order loop answers it (the catalog's Order schema). */
 export type OrderView = z.output<typeof OrderSchema>;
