@@ -82,6 +82,17 @@ describe('query parameters a capability does not take', () => {
   });
 });
 
+describe('the invalid-input code follows the part that failed', () => {
+  it('a malformed path id is INVALID_ID, a bad query value INVALID_QUERY, a bad body INVALID_PAYLOAD — on GET and POST alike', async () => {
+    expectProblem(await server.call('GET', '/api/agent/v1/webhooks/not-a-uuid', { key, unchecked: true }), 400, 'INVALID_ID', 'params.id');
+    expectProblem(await server.call('POST', '/api/agent/v1/negotiate/not-a-uuid/accept', { key, idempotencyKey: 'part-1', unchecked: true }), 400, 'INVALID_ID', 'params.id');
+    expectProblem(await server.call('GET', '/api/agent/v1/discover/markets?pageSize=0', { key, unchecked: true }), 400, 'INVALID_QUERY', 'query.pageSize');
+    expectProblem(await server.call('POST', '/api/agent/v1/negotiate/preflight', { key, body: { question: 7 }, unchecked: true }), 400, 'INVALID_PAYLOAD');
+    // A code the spec pins for an operation covers every part: the consumer transaction status answers INVALID_PAYLOAD.
+    expectProblem(await server.call('GET', '/api/v1/transactions/0x12', { unchecked: true }), 400, 'INVALID_PAYLOAD', 'params.hash');
+  });
+});
+
 describe('requests refused before any route runs', () => {
   it('a path parameter over 100 characters: 414 URI_TOO_LONG as problem+json', async () => {
     const res = await server.call('GET', `/api/agent/v1/discover/markets/0x${'a'.repeat(99)}`, { key, unchecked: true });
