@@ -275,13 +275,15 @@ describe('GET /me', () => {
     expect(fills.resetsOn).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString());
     expect(fills.packs).toEqual([{ fills: 1000, usdCents: 500 }, { fills: 5000, usdCents: 2000 }]);
     expect(Object.keys(res.body.links).sort()).toEqual(
-      ['docs', 'openapi', 'rotateKey', 'authDiscovery', 'webhooksDiscovery', 'mcpDiscovery', 'eventsDiscovery', 'marketDataDiscovery'].sort(),
+      ['docs', 'openapi', 'rotateKey', 'authDiscovery', 'webhooksDiscovery', 'mcpDiscovery', 'eventsDiscovery', 'marketDataDiscovery', 'faucet', 'ledgerProof'].sort(),
     );
   });
 
   it('every link resolves: each discovery document and doc answers 200, rotateKey is a POST route for this key', async () => {
     const wallet = await registerWallet(server);
     const { links } = (await me(wallet.key)).body as { links: Record<string, string> };
+    expect(links.faucet).toBe(`${V1}/faucet`);
+    expect(links.ledgerProof).toBe(`${V1}/ledger/proof/${wallet.account.address.toLowerCase()}`);
     for (const [name, url] of Object.entries(links)) {
       if (name === 'rotateKey') continue;
       const res = await server.call('GET', url, { key: wallet.key });

@@ -62,6 +62,8 @@ export const getMe = defineCapability({
       mcpDiscovery: z.string(),
       eventsDiscovery: z.string(),
       marketDataDiscovery: z.string(),
+      faucet: z.string().optional().describe('test funds for the bound wallet (GET for the terms, POST to ask); only where a faucet runs (the embedded test environment)'),
+      ledgerProof: z.string().nullable().describe("the bound wallet's committed play-money balances with Merkle proofs; null without a bound wallet"),
     }),
   }),
   outputName: 'AgentIdentity',
@@ -82,6 +84,8 @@ export const getMe = defineCapability({
         mcpDiscovery: `${V1}/mcp-discovery`,
         eventsDiscovery: `${V1}/events/discovery`,
         marketDataDiscovery: `${V1}/market-data/discovery`,
+        ...(ctx.services.faucet.terms().enabled ? { faucet: `${V1}/faucet` } : {}),
+        ledgerProof: me.walletAddress ? `${V1}/ledger/proof/${me.walletAddress}` : null,
       },
     };
   },
