@@ -16,6 +16,7 @@ import { confirmLink } from '../api/http/confirm-page.ts';
 import { buildHttpServer } from '../api/http/server.ts';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
 import { superviseAnvil } from '../chain/anvil-supervisor.ts';
+import { keepStateBackup, restoreStateBackup } from '../chain/anvil-state-backup.ts';
 import { createChainLiveness } from '../chain/liveness.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
 import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
@@ -76,6 +77,9 @@ import { createSecretBox, deriveSecretBoxKey } from '../core/webhooks/secret-box
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from '../services/services.ts';
 
+/** How often the embedded anvil's state file is copied when it changed and is whole (src/chain/anvil-state-backup.ts). */
+const ANVIL_STATE_BACKUP_MS = 3_000;
+
 /** PM minted to the operator (the protocol treasury) when PM is deployed: 1e9 PM. */
 export const PM_INITIAL_SUPPLY = parseEther('1000000000');
 
@@ -124,7 +128,8 @@ export interface Runtime {
 /**
  * Starts the embedded anvil on its state file. anvil writes that file in place, so a kill during a dump can leave it
  * unreadable, and anvil then refuses to start, on every later start too. The unreadable file is kept aside and anvil
- * starts on an empty chain; the relayer's reconciliation then replays every operator transaction the database holds
+ * starts from the last good copy (src/chain/anvil-state-backup.ts: at most a few seconds old), or else on an empty
+ * chain; the relayer's reconciliation then replays every operator transaction the database holds that the chain lacks
  * (deployments, wiring, ledger batches), so start-up never bricks on it.
  */
 async function startAnvilOnState(opts: Parameters<typeof startAnvil>[0] & { stateFile: string }, log: Logger): Promise<AnvilHandle> {
@@ -134,7 +139,13 @@ async function startAnvilOnState(opts: Parameters<typeof startAnvil>[0] & { stat
     if (!(err instanceof Error) || !/failed to parse json/i.test(err.message)) throw err;
     const aside = `${opts.stateFile}.unreadable-${Date.now()}`;
     await rename(opts.stateFile, aside);
-    log.error({ err, keptAs: aside }, 'chain: the anvil state file is unreadable (killed while it was written); starting on an empty chain and replaying the operator transactions');
+    const restored = await restoreStateBackup(opts.stateFile);
+    log.error(
+      { err, keptAs: aside },
+      restored
+        ? 'chain: the anvil state file is unreadable (killed while it was written); starting from its last good copy and replaying the operator transactions after it'
+        : 'chain: the anvil state file is unreadable (killed while it was written) and has no good copy; starting on an empty chain and replaying the operator transactions',
+    );
     return startAnvil(opts);
   }
 }
@@ -204,6 +215,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       });
       const handle = anvil;
       cleanups.push(() => handle.stop());
+      // A whole copy of the state file every few seconds: a start that finds the file cut short starts from it.
+      const backup = keepStateBackup(config.chain.anvilStateFile, { intervalMs: ANVIL_STATE_BACKUP_MS, log });
+      cleanups.push(async () => backup.stop());
       rpcUrl = anvil.rpcUrl;
     } else {
       rpcUrl = config.chain.rpcUrl!;
