@@ -41,6 +41,8 @@ export async function ensureDeployments(deps: {
   clock: Clock;
   log: Logger;
   specs: readonly ContractSpec[];
+  /** false in a process that must not deploy (SVC_ROLE=api): a contract not recorded yet is an error, not a deployment. */
+  mayDeploy?: boolean;
 }): Promise<Record<string, DeploymentRecord>> {
   const { db, client, relayer, chainId, clock, log } = deps;
   const out: Record<string, DeploymentRecord> = {};
@@ -63,6 +65,11 @@ export async function ensureDeployments(deps: {
       }
       out[spec.name] = toRecord(recorded);
       continue;
+    }
+    if (deps.mayDeploy === false) {
+      throw new DeploymentMismatchError(
+        `deployment ${spec.name} is not recorded in this database yet and this process does not deploy (SVC_ROLE=api): start the deployment's SVC_ROLE=all process first, then this one`,
+      );
     }
     const operationId = `deploy:${chainId}:${spec.name}`;
     log.info({ name: spec.name }, 'deployer: deploying');

@@ -77,7 +77,7 @@ export async function ensureMarketsLane(deps: Omit<Parameters<typeof ensureDeplo
 }): Promise<{ lane: MarketsLane; records: Record<string, DeploymentRecord> }> {
   const { client, relayer, chainId, log, operator, tokens } = deps;
   const progress = deps.progress ?? ((line: string) => log.info(line));
-  const base = { db: deps.db, client, relayer, chainId, clock: deps.clock, log };
+  const base = { db: deps.db, client, relayer, chainId, clock: deps.clock, log, mayDeploy: deps.mayDeploy };
 
   // Each ensureDeployments call can need an address from the one before (constructor arguments).
   const step = async (name: string, contract: ContractName, args: readonly unknown[]) =>

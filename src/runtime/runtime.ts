@@ -252,7 +252,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     };
     await reconcileChain();
 
-    const deployDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log };
+    // An SVC_ROLE=api process only reads the deployments its SVC_ROLE=all process recorded: it never deploys.
+    const deployDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log, mayDeploy: writers };
     let deployments: Record<string, DeploymentRecord> = {};
     let collateralAddresses: { symbol: 'USDC' | 'PM'; address: Address }[];
     if (config.chain.mode === 'embedded') {
