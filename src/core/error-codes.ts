@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: { status: 403, title: 'Origin not allowed' },
   MCP_SESSION_FORBIDDEN: { status: 403, title: 'MCP session belongs to another credential' },
   HUMAN_VERIFICATION_REQUIRED: { status: 403, title: 'Verified human required' },
+  REPUTATION_RESTRICTED: { status: 403, title: 'Reputation tier does not allow this' },
   // 404 / 405 / 409 / 413 / 415 / 422 / 429
   NOT_FOUND: { status: 404, title: 'Not found' },
   MARKET_NOT_FOUND: { status: 404, title: 'Market not found' },

@@ -42,6 +42,8 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 
 const OID_INT8 = 20;
 const OID_NUMERIC = 1700;
+/** date: read as its 'YYYY-MM-DD' text on both back ends (pg would make a Date at local midnight, shifting the day by the zone). */
+const OID_DATE = 1082;
 const POOL_MAX = 10;
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -83,7 +85,7 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
     // Per-pool parsers, so another module's global pg.types.setTypeParser cannot change our types.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-        if (oid === OID_INT8 || oid === OID_NUMERIC) return (value: string) => value;
+        if (oid === OID_INT8 || oid === OID_NUMERIC || oid === OID_DATE) return (value: string) => value;
         return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
       }) as typeof pg.types.getTypeParser,
     },
@@ -181,7 +183,7 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
       extensions: { pg_trgm },
       ...(dump ? { loadDataDir: dump } : {}),
       // PGlite's default int8 parser gives a number, or a bigint past 2^53: make it a string like pg.
-      parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value },
+      parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value, [OID_DATE]: (value: string) => value },
     });
   } catch (err) {
     lock?.release();

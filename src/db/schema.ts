@@ -177,6 +177,21 @@ export interface DB {
   fill_pack_purchases: FillPackPurchasesTable;
   /** A view: LMSR trades and order-book fills, each with its cost and the prices after it (migration 0011). */
   market_trade_events: MarketTradeEventsTable;
+  // Leaderboards (migration 0024; docs/leaderboard.md).
+  leaderboard_legs: LeaderboardLegsTable;
+  leaderboard_positions: LeaderboardPositionsTable;
+  leaderboard_markets: LeaderboardMarketsTable;
+  leaderboard_days: LeaderboardDaysTable;
+  leaderboard_creator_days: LeaderboardCreatorDaysTable;
+  leaderboard_totals: LeaderboardTotalsTable;
+  leaderboard_roles: LeaderboardRolesTable;
+  // Reputation (migration 0025; docs/reputation.md).
+  reputation_wallets: ReputationWalletsTable;
+  reputation_wallet_days: ReputationWalletDaysTable;
+  reputation_wallet_volumes: ReputationWalletVolumesTable;
+  reputation_subjects: ReputationSubjectsTable;
+  reputation_events: ReputationEventsTable;
+  reputation_cursors: ReputationCursorsTable;
 }
 
 export interface AuthNoncesTable {
@@ -328,6 +343,7 @@ export interface WalletSessionsTable {
 /** numeric(78,0) base units: a decimal string on read (both back ends); write a string or a bigint. */
 export type Numeric = ColumnType<string, string | bigint, string | bigint>;
 export type NumericDefault = ColumnType<string, string | bigint | undefined, string | bigint>;
+export type NullableNumeric = ColumnType<string | null, string | bigint | null, string | bigint | null>;
 
 export type NegotiationStatus = 'proposed' | 'countered' | 'accepted' | 'rejected' | 'deployed';
 
@@ -804,4 +820,174 @@ export interface MarketTradeEventsTable {
   cost: string;
   /** 1e18-scaled prices after it, per outcome. */
   prices: string[];
+}
+
+// ---- Reputation (migration 0025; docs/reputation.md) ----
+
+/** The record counts every reputation table keeps (bigint trades, numeric volume at face value in micro-units). */
+export interface ReputationCounters {
+  trades: ColumnType<string, string | bigint | number | undefined, string | bigint | number>;
+  volume_micros: NumericDefault;
+  markets_created: ColumnType<number, number | undefined, number>;
+  resolved_clean: ColumnType<number, number | undefined, number>;
+  disputes_lost: ColumnType<number, number | undefined, number>;
+  creator_absences: ColumnType<number, number | undefined, number>;
+  challenges_upheld: ColumnType<number, number | undefined, number>;
+  challenges_lost: ColumnType<number, number | undefined, number>;
+  ballots_agreed: ColumnType<number, number | undefined, number>;
+  ballots_disagreed: ColumnType<number, number | undefined, number>;
+}
+
+/** A wallet's record, all time; `subject_key` is the subject it is counted under now. */
+export interface ReputationWalletsTable extends ReputationCounters {
+  wallet: string;
+  subject_key: string;
+  updated_at: Timestamp;
+}
+
+/** A wallet's record of one UTC day. */
+export interface ReputationWalletDaysTable extends ReputationCounters {
+  wallet: string;
+  /** 'YYYY-MM-DD'; a Date on read. */
+  day: ColumnType<string, string, string>;
+}
+
+/** A wallet's trades and volume in one collateral, its base units. */
+export interface ReputationWalletVolumesTable {
+  wallet: string;
+  symbol: string;
+  trades: ColumnType<string, string | bigint | number | undefined, string | bigint | number>;
+  volume: NumericDefault;
+}
+
+/** A subject's tier, the record it was computed from, and the hidden standings ranks follow. */
+export interface ReputationSubjectsTable extends ReputationCounters {
+  subject_key: string;
+  tier: 'restricted' | 'new' | 'established' | 'trusted';
+  tier_rank: number;
+  tier_since: Timestamp;
+  human_verified: boolean;
+  creator_standing: Numeric;
+  juror_standing: Numeric;
+  trader_standing: Numeric;
+  overall_standing: Numeric;
+  updated_at: Timestamp;
+}
+
+/** The audit trail: an input that moved a wallet's record, or a tier change of a subject. */
+export interface ReputationEventsTable {
+  id: ColumnType<string, never, never>;
+  subject_key: string;
+  wallet: string | null;
+  kind: 'input' | 'tier';
+  reason: string;
+  change: Json<Record<string, unknown>>;
+  tier_from: string | null;
+  tier_to: string | null;
+  chain_id: number | null;
+  market: string | null;
+  /** The fact it came from: `event:<seq>`, `trade:<tx>:<log>`, `fill:<id>`, `attestation`, `identity`. */
+  source: string | null;
+  occurred_at: Timestamp;
+  recorded_at: Timestamp;
+}
+
+/** How far the fold has read a source. */
+export interface ReputationCursorsTable {
+  source: string;
+  position: string;
+  updated_at: Timestamp;
+}
+
+// Leaderboards (migration 0024; docs/leaderboard.md). Money is USD micro-dollars (signed), days UTC days since 1970-01-01.
+
+export type LeaderboardLegState = 'pending' | 'folded' | 'skipped' | 'reverted';
+
+/** One wallet's side of a trade or fill, appended where the trade is projected and folded by the updater. */
+export interface LeaderboardLegsTable {
+  id: ColumnType<string, never, never>;
+  source: 'trade' | 'fill';
+  role: 'trader' | 'maker' | 'taker';
+  chain_id: number;
+  tx_hash: string | null;
+  log_index: number | null;
+  block_number: NullableInt8;
+  fill_id: NullableInt8;
+  state: ColumnType<LeaderboardLegState, LeaderboardLegState | undefined, LeaderboardLegState>;
+  wallet: string | null;
+  market: string | null;
+  outcome: number | null;
+  day: number | null;
+  category: string | null;
+  realized: NullableNumeric;
+  volume: NullableNumeric;
+  creator: string | null;
+  creator_volume: NullableNumeric;
+  shares_after: NullableNumeric;
+  basis_after: NullableNumeric;
+}
+
+export interface LeaderboardPositionsTable {
+  chain_id: number;
+  market: string;
+  wallet: string;
+  outcome: number;
+  category: string;
+  /** Share base units. */
+  shares: Numeric;
+  /** Collateral base units. */
+  basis: Numeric;
+  /** USD micro: value at the last mark − basis; 0 once settled. */
+  marked: NumericDefault;
+  /** USD micro realized at the market's settlement; null while unsettled. */
+  settled: NullableNumeric;
+}
+
+export interface LeaderboardMarketsTable {
+  chain_id: number;
+  market: string;
+  dirty: ColumnType<boolean, boolean | undefined, boolean>;
+  settled_outcome: number | null;
+  settled_day: number | null;
+}
+
+export interface LeaderboardDaysTable {
+  wallet: string;
+  day: number;
+  category: string;
+  realized: NumericDefault;
+  volume: NumericDefault;
+  trades: ColumnType<number, number | undefined, number>;
+}
+
+export interface LeaderboardCreatorDaysTable {
+  creator: string;
+  day: number;
+  volume: NumericDefault;
+  trades: ColumnType<number, number | undefined, number>;
+}
+
+export interface LeaderboardTotalsTable {
+  wallet: string;
+  period: '7d' | '30d' | 'all';
+  category: string;
+  realized: Numeric;
+  unrealized: Numeric;
+  pnl: Numeric;
+  volume: Numeric;
+  trades: number;
+  drawdown: Numeric;
+  /** RISK_ADJ_PNL × 10^6. */
+  risk_adj: Numeric;
+  last_day: number | null;
+  closed_peak: NumericDefault;
+  closed_drawdown: NumericDefault;
+}
+
+export interface LeaderboardRolesTable {
+  role: 'creator' | 'voter';
+  period: '7d' | '30d' | 'all';
+  wallet: string;
+  value: Numeric;
+  stats: Json<Record<string, unknown>>;
 }

@@ -71,11 +71,17 @@ import { createLinkingService } from '../services/identity/linking.ts';
 import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
 import { createWebhookService } from '../services/webhooks/webhooks.ts';
 import { createMarketDataService } from '../services/market-data/market-data.ts';
+// Reputation (issue 20; docs/reputation.md).
+import { createReputationGates } from '../services/reputation/gates.ts';
+import { createReputationService } from '../services/reputation/reputation.ts';
+import { createThesisService } from '../services/theses/theses.ts';
 import { DATA_PLANE_LIMITS } from '../services/rate-limit/limits.ts';
 import { createWebhookDispatcher } from '../services/webhooks/dispatcher.ts';
 import { createSecretBox, deriveSecretBoxKey } from '../core/webhooks/secret-box.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from '../services/services.ts';
+// Leaderboards (issue 20; docs/leaderboard.md).
+import { createLeaderboardService } from '../services/leaderboard/leaderboard.ts';
 
 /** How often the embedded anvil's state file is copied when it changed and is whole (src/chain/anvil-state-backup.ts). */
 const ANVIL_STATE_BACKUP_MS = 3_000;
@@ -344,7 +350,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => mailer.close());
     const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
     const humans = createHumanVerificationService({ db: database.db, clock });
-    const voteDeps = { db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, quorum: config.resolution.voteQuorum, windows: config.resolution, guard: chainService.guard };
+    // Reputation: the fold and its reads, and the gates the create loop, the order loop, the vote and GET /me enforce.
+    const reputationGates = createReputationGates({ db: database.db, freeFillsPerMonth: config.fills.freePerMonth });
+    const reputation = createReputationService({
+      db: database.db,
+      clock,
+      log,
+      chainId: config.chain.id,
+      humans,
+      freeFillsPerMonth: config.fills.freePerMonth,
+      decimalsOf: (symbol) => collateral.find((c) => c.symbol === symbol)?.decimals ?? 6,
+      intervalMs: config.markets.schedulerMs,
+    });
+    const voteGate = (wallet: string) => reputationGates.ofWallet(wallet);
+    const voteDeps = { db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, voteGate, quorum: config.resolution.voteQuorum, windows: config.resolution, guard: chainService.guard };
     const votes = createVoteService(voteDeps);
     const resolutionActions = createResolutionActionService({ ...voteDeps, relayer, log });
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
@@ -406,6 +425,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         indexer,
         events,
         countLive: (creator) => countLiveMarkets(database.db, { chainId: config.chain.id, creator }),
+        liveMarketCap: async (creator) => (await reputationGates.ofWallet(creator)).maxLiveMarkets,
         settleLinks,
       }),
       trading: createTradingService({ db: database.db, clock, chain: chainService }),
@@ -424,7 +444,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       walletProofs,
       elevation: createElevationService({ db: database.db, walletProofs }),
       ledger,
-      orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills }),
+      orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills, freeFillsOf: (db, agentId) => reputationGates.freeFillsOfAgent(agentId, db) }),
       fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, fills: config.fills }),
       ledgerBatcher,
       faucet: createFaucetService({ db: database.db, relayer, chainId: config.chain.id, collateral, rateLimits, clock, guard: chainService.guard, off: faucetOffReason(config.environment, config.chain.mode) }),
@@ -446,7 +466,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       linking: createLinkingService({ db: database.db, clock }),
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
       binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, onWalletBound }),
-      profile: createProfileService({ db: database.db, clock, chainId: config.chain.id, environment: config.environment, fills: config.fills, humans }),
+      profile: createProfileService({
+        db: database.db,
+        clock,
+        chainId: config.chain.id,
+        environment: config.environment,
+        fills: config.fills,
+        humans,
+        reputation: { of: (wallet) => reputation.wallet(wallet), freeFillsOfAgent: (agentId) => reputationGates.freeFillsOfAgent(agentId) },
+      }),
       humans,
       resolutionKeeper: createResolutionKeeper({
         db: database.db,
@@ -469,6 +497,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       webhooks: createWebhookService({ ...webhookDeps, nudge: () => webhookDispatcher.endpointsChanged() }),
       webhookDispatcher,
       marketData: createMarketDataService({ db: database.db, clock, rateLimits, limits: DATA_PLANE_LIMITS }),
+      reputation,
+      theses: createThesisService({ db: database.db, chain: chainService }),
+      leaderboard: createLeaderboardService({ db: database.db, clock, log, collateral, intervalMs: config.markets.indexerPollMs }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
@@ -499,6 +530,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       cleanups.push(() => services.resolutionKeeper.stop());
       services.payoutKeeper.start();
       cleanups.push(() => services.payoutKeeper.stop());
+      services.reputation.start();
+      cleanups.push(() => services.reputation.stop());
+      services.leaderboard.start();
+      cleanups.push(() => services.leaderboard.stop());
     }
     services.webhookDispatcher.start();
     cleanups.push(() => services.webhookDispatcher.stop());

@@ -38,6 +38,10 @@ import type { RateLimitStore } from './rate-limit/store.ts';
 import type { WebhookService } from './webhooks/webhooks.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import type { MarketDataService } from './market-data/market-data.ts';
+import type { LeaderboardService } from './leaderboard/leaderboard.ts';
+// Reputation (issue 20).
+import type { ReputationService } from './reputation/reputation.ts';
+import type { ThesisService } from './theses/theses.ts';
 
 export interface Services {
   keys: KeyService;
@@ -97,4 +101,10 @@ export interface Services {
   webhookDispatcher: WebhookDispatcher;
   /** Frames agents publish onto market surfaces, with their budgets (docs/market-data.md). */
   marketData: MarketDataService;
+  /** Black-box reputation: the fold of tiers, the reads, leaderboards, audit trails and profiles (docs/reputation.md). */
+  reputation: ReputationService;
+  /** Discovery theses: live markets worth a look and why, in 18 locales (docs/theses.md). */
+  theses: ThesisService;
+  /** Trader, creator and voter leaderboards and P&L history, kept current from the indexer and the ledger (docs/leaderboard.md). */
+  leaderboard: LeaderboardService;
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ChainId, ChainIdQuery, EvmAddress, IsoTimestamp, TxHash, WeiString } from './schemas.ts';
 import { MarketRecord, MarketStateSchema, PriceString } from './markets.ts';
+import { REPUTATION_TIERS } from '../core/reputation/tiers.ts';
 
 /** The orders a market listing can be sorted in (docs/markets.md "Reads"). */
 export const LISTING_SORTS = ['new', 'volume_24h', 'closing_soon', 'resolved_newest'] as const;
@@ -113,7 +114,12 @@ export const MarketComment = z.object({
   body: z.string(),
   createdAt: IsoTimestamp,
   position: z.array(WeiString).describe("the author's current shares per outcome in this market (0-based trade-side order)"),
-  reputation: z.null().describe('reserved: reputation tags arrive with the reputation reads'),
+  reputation: z
+    .object({
+      subjectId: z.string().describe('the author\'s reputation subject (GET /reputation/subjects/:subjectId)'),
+      tier: z.enum(REPUTATION_TIERS).describe('the author\'s reputation tier now (docs/reputation.md "Tiers")'),
+    })
+    .describe("the author's reputation tag: subject and tier (never a score)"),
 });
 export type MarketCommentT = z.output<typeof MarketComment>;
 

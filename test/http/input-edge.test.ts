@@ -94,8 +94,8 @@ describe('the invalid-input code follows the part that failed', () => {
 });
 
 describe('requests refused before any route runs', () => {
-  it('a path parameter over 100 characters: 414 URI_TOO_LONG as problem+json', async () => {
-    const res = await server.call('GET', `/api/agent/v1/discover/markets/0x${'a'.repeat(99)}`, { key, unchecked: true });
+  it('a path parameter over 512 characters: 414 URI_TOO_LONG as problem+json', async () => {
+    const res = await server.call('GET', `/api/agent/v1/discover/markets/0x${'a'.repeat(511)}`, { key, unchecked: true });
     expectProblem(res, 414, 'URI_TOO_LONG');
   });
 

@@ -263,7 +263,8 @@ describe('GET /me', () => {
       tier: 'execute',
       humanIdVerified: false,
       chainBindings: [{ chainId: 8453 }],
-      reputation: null,
+      // A wallet agent without activity yet: its own subject, tier new, the default gates, no rank (docs/reputation.md).
+      reputation: { subjectKind: 'wallet', walletAddress: agent.account.address.toLowerCase(), tier: 'new', rank: null, tierSince: null, gates: { maxLiveMarkets: 20, freeFillsPerMonth: 500, mayVote: true } },
       environment: 'test',
       version: '2026-11-01',
       rateLimits: { windowSeconds: 60, readPerMinute: 600, writePerMinute: 120 },

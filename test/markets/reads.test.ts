@@ -414,7 +414,7 @@ describe('GET /discover/markets/:address/related', () => {
 });
 
 describe('GET /discover/markets/:address/comments', () => {
-  it('pages comments newest first, each with its author position and a null reputation', async () => {
+  it('pages comments newest first, each with its author position and reputation tag', async () => {
     const m = await seedMarket(server);
     const alice = randomAddress();
     const bob = randomAddress();
@@ -426,7 +426,7 @@ describe('GET /discover/markets/:address/comments', () => {
     const first = await get(`/discover/markets/${m.address}/comments?limit=10`);
     expect(first.status).toBe(200);
     expect(first.body.comments).toHaveLength(10);
-    expect(first.body.comments[0]).toMatchObject({ body: 'comment 24', position: ['0', String(42n * USDC)], reputation: null });
+    expect(first.body.comments[0]).toMatchObject({ body: 'comment 24', position: ['0', String(42n * USDC)], reputation: { subjectId: expect.stringMatching(/^rs1_/), tier: 'new' } });
     expect(first.body.comments[0].author.toLowerCase()).toBe(alice);
     expect(first.body.comments.find((c: { author: string }) => c.author.toLowerCase() === bob).position).toEqual(['0', '0']);
     const seen = [...first.body.comments.map((c: { id: string }) => c.id)];

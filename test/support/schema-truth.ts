@@ -29,6 +29,8 @@ const READS_AS: Readonly<Record<string, TypeClass>> = {
   float4: 'number',
   float8: 'number',
   bool: 'boolean',
+  // Our date parser returns the 'YYYY-MM-DD' text on both back ends.
+  date: 'string',
   timestamptz: 'Date',
   timestamp: 'Date',
   bytea: 'bytes',

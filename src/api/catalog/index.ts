@@ -12,6 +12,7 @@ import { discoverRules } from './discovery/rules.ts';
 import { discoverRelease } from './discovery/release.ts';
 import { discoverTokenRelease } from './discovery/token-release.ts';
 import { discoverRenderers } from './discovery/renderers.ts';
+import { discoverTheses } from './discovery/theses.ts';
 import { MARKET_READ_CAPABILITIES } from './markets/reads.ts';
 import { getTransactionAgent, getTransactionConsumer } from './transactions/status.ts';
 import { agentOpenApi, consumerOpenApi } from './docs/openapi.ts';
@@ -48,6 +49,12 @@ import { CLAIM_CAPABILITIES } from './claims/claims.ts';
 import { EVENT_CAPABILITIES } from './events/discovery.ts';
 import { WEBHOOK_CAPABILITIES } from './webhooks/index.ts';
 import { MARKET_DATA_CAPABILITIES } from './market-data/index.ts';
+// Reputation and profiles (issue 20).
+import { REPUTATION_CAPABILITIES } from './reputation/index.ts';
+import { getProfile } from './profile/profile.ts';
+// Leaderboards and P&L history (issue 20).
+import { LEADERBOARD_CAPABILITIES } from './leaderboard/leaderboard.ts';
+import { getProfilePnlHistory } from './profile/pnl-history.ts';
 
 export const CATALOG: readonly Capability[] = [
   getTime,
@@ -63,6 +70,7 @@ export const CATALOG: readonly Capability[] = [
   discoverTokenRelease,
   discoverRenderers,
   ...MARKET_READ_CAPABILITIES,
+  discoverTheses,
   getTransactionAgent,
   getTransactionConsumer,
   agentOpenApi,
@@ -105,6 +113,10 @@ export const CATALOG: readonly Capability[] = [
   ...EVENT_CAPABILITIES,
   ...WEBHOOK_CAPABILITIES,
   ...MARKET_DATA_CAPABILITIES,
+  ...REPUTATION_CAPABILITIES,
+  getProfile,
+  ...LEADERBOARD_CAPABILITIES,
+  getProfilePnlHistory,
 ];
 
 /** AgentCapability objects exactly as the spec shapes them. */

@@ -168,8 +168,11 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   return app;
 }
 
-/** Fastify's default; named so the 414 says it. */
-const MAX_PARAM_LENGTH = 100;
+/**
+ * Longer than any path parameter the specs allow (a reputation subjectId is 1..256 characters, an agentId 1..128), so a
+ * parameter over its own limit is that capability's 400 INVALID_ID and only an absurd one is refused before routing.
+ */
+const MAX_PARAM_LENGTH = 512;
 
 /** Answers a request Node's parser refused with problem+json on the raw socket, then closes it. */
 function clientError(err: NodeJS.ErrnoException, socket: Duplex, problemTypeBase: string): void {

@@ -47,6 +47,8 @@ export interface TermsContext {
   minLiquidity: bigint;
   /** Creator's markets that are open or closed (not yet resolved or void). */
   liveMarkets: number;
+  /** The creator's cap on them (its reputation tier's gate); MAX_LIVE_MARKETS_PER_CREATOR when not given. */
+  maxLiveMarkets?: number;
 }
 
 const SECOND = 1000;
@@ -73,8 +75,9 @@ export function checkTerms(t: MarketTerms, ctx: TermsContext): TermsProblem[] {
   } else if (close > latest) {
     problems.push({ field: 'closeTime', code: 'CLOSE_TIME_TOO_FAR', message: 'closeTime must be at most 365 days ahead', counter: new Date(latest).toISOString() });
   }
-  if (ctx.liveMarkets >= MAX_LIVE_MARKETS_PER_CREATOR) {
-    problems.push({ field: 'creator', code: 'LIVE_MARKET_CAP_REACHED', message: `the creator already has ${ctx.liveMarkets} live markets (at most ${MAX_LIVE_MARKETS_PER_CREATOR})` });
+  const cap = ctx.maxLiveMarkets ?? MAX_LIVE_MARKETS_PER_CREATOR;
+  if (ctx.liveMarkets >= cap) {
+    problems.push({ field: 'creator', code: 'LIVE_MARKET_CAP_REACHED', message: `the creator already has ${ctx.liveMarkets} live markets (at most ${cap} for its reputation tier)` });
   }
   return problems;
 }

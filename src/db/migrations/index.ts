@@ -24,6 +24,10 @@ import { m0020_webhooks } from './0020_webhooks.ts';
 import { m0021_market_frames } from './0021_market_frames.ts';
 import { m0022_faucet_grants } from './0022_faucet_grants.ts';
 import { m0023_reorged_creations } from './0023_reorged_creations.ts';
+// Leaderboards (issue 20).
+import { m0024_leaderboards } from './0024_leaderboards.ts';
+// Reputation (issue 20): its own line, apart from the other migrations of the issue.
+import { m0025_reputation } from './0025_reputation.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -49,4 +53,6 @@ export const migrations: Record<string, Migration> = {
   '0021_market_frames': m0021_market_frames,
   '0022_faucet_grants': m0022_faucet_grants,
   '0023_reorged_creations': m0023_reorged_creations,
+  '0024_leaderboards': m0024_leaderboards,
+  '0025_reputation': m0025_reputation,
 };

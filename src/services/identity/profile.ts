@@ -12,6 +12,7 @@ import type { Principal } from '../../core/principal.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../rate-limit/limits.ts';
 import { requireAgent } from './agents.ts';
 import type { HumanVerificationService } from './human-verification.ts';
+import type { ReputationView } from '../reputation/reads.ts';
 
 export interface AgentIdentity {
   id: string;
@@ -26,7 +27,8 @@ export interface AgentIdentity {
   chainBindings: { chainId: number }[];
   rateLimits: { windowSeconds: number; readPerMinute: number; writePerMinute: number; dataPerMinute: number };
   dataPlane: { framesPerMarketPerMinute: number; dataPerMinute: number };
-  reputation: null;
+  /** The bound wallet's black-box reputation (tier, rank, gates); null without a bound wallet. */
+  reputation: ReputationView | null;
   fills: FillAllowance | null;
   environment: 'live' | 'test';
   /** The calling key (not part of the resource; it builds links.rotateKey). */
@@ -56,10 +58,15 @@ export function createProfileService(deps: {
   fills: { enabled: boolean; freePerMonth: number; packs: FillPack[] };
   /** humanIdVerified: the agent's wallet, or a wallet linked with it, has a live attestation. */
   humans: Pick<HumanVerificationService, 'voterOf'>;
+  /** The bound wallet's reputation, and the free fills of its tier (docs/reputation.md "Gates"). */
+  reputation?: { of(wallet: string): Promise<ReputationView | null>; freeFillsOfAgent(agentId: string): Promise<number> };
 }): ProfileService {
   const { db, clock } = deps;
 
-  const fillsOf = (agentId: string, paidRemaining: number): Promise<FillAllowance> => readFillAllowance({ db, clock, fills: deps.fills }, agentId, paidRemaining);
+  const fillsOf = async (agentId: string, paidRemaining: number): Promise<FillAllowance> => {
+    const freePerMonth = deps.reputation ? await deps.reputation.freeFillsOfAgent(agentId) : deps.fills.freePerMonth;
+    return readFillAllowance({ db, clock, fills: { ...deps.fills, freePerMonth } }, agentId, paidRemaining);
+  };
 
   return {
     async me(principal) {
@@ -79,7 +86,7 @@ export function createProfileService(deps: {
         chainBindings: agent.wallet_address ? [{ chainId: deps.chainId }] : [],
         rateLimits: { windowSeconds: RATE_WINDOW_MS / 1000, readPerMinute: rates.read, writePerMinute: rates.write, dataPerMinute: data.dataPerMinute },
         dataPlane: data,
-        reputation: null,
+        reputation: agent.wallet_address && deps.reputation ? await deps.reputation.of(agent.wallet_address) : null,
         fills: agent.wallet_address ? await fillsOf(agent.id, agent.paid_fills_remaining) : null,
         environment: deps.environment,
         keyId: principal.keyId,

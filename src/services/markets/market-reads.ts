@@ -11,6 +11,8 @@ import { isProblemError } from '../../core/errors.ts';
 import { WAD, wadToDecimal } from '../../core/markets/price.ts';
 import { toCount, type DB } from '../../db/index.ts';
 import type { LmsrDepthT, MarketChartT, MarketCommentT, MarketHoldersT, MarketTradeT } from '../../wire/market-reads.ts';
+import { subjectIdOf } from '../../core/reputation/subject.ts';
+import { tiersOfWallets } from '../reputation/subjects.ts';
 import { openInterestOf, type MarketRow } from './records.ts';
 
 /** The projected market at `address` (any market, listed or not), or 404 MARKET_NOT_FOUND. */
@@ -177,7 +179,7 @@ export async function relatedMarkets(db: Kysely<DB>, m: MarketRow, p: { limit: n
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Human comments on a market, newest first, each tagged with its author's current position. `cursor` is the
+ * Human comments on a market, newest first, each tagged with its author's current position and reputation tier. `cursor` is the
  * id of the last comment of the prior page; an id that is not a comment of this market is 400 INVALID_QUERY.
  */
 export async function marketComments(db: Kysely<DB>, m: MarketRow, p: { limit: number; cursor?: string }): Promise<{ comments: MarketCommentT[]; nextCursor: string | null }> {
@@ -216,6 +218,12 @@ export async function marketComments(db: Kysely<DB>, m: MarketRow, p: { limit: n
           .execute();
   const positionOf = (author: string) =>
     Array.from({ length: m.outcome_count }, (_, i) => positions.find((r) => r.holder === author && Number(r.outcome) === i)?.shares ?? '0');
+  // Each author's reputation tag: the subject and tier as the last reputation fold left them (docs/reputation.md).
+  const tiers = await tiersOfWallets(db, authors);
+  const tagOf = (author: string) => {
+    const t = tiers.get(author.toLowerCase())!;
+    return { subjectId: subjectIdOf(t.key), tier: t.tier };
+  };
   return {
     comments: page.map((c) => ({
       id: c.id,
@@ -223,7 +231,7 @@ export async function marketComments(db: Kysely<DB>, m: MarketRow, p: { limit: n
       body: c.body,
       createdAt: c.created_at.toISOString(),
       position: positionOf(c.author_wallet),
-      reputation: null,
+      reputation: tagOf(c.author_wallet),
     })),
     nextCursor: fetched.length > p.limit ? page[page.length - 1]!.id : null,
   };

@@ -7,6 +7,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import type { DB, MarketPayoutKind } from '../../db/schema.ts';
+// Leaderboards: every projected trade appends its leg, and a reorg takes the legs back (docs/leaderboard.md).
+import { enqueueTradeLegs, revertTradeLegsAbove } from '../leaderboard/inbox.ts';
 
 export { createdMarketOf, type CreatedMarket, type MarketCreatedArgs } from './created-market.ts';
 export { metadataFor, placeholderOutcomes, placeholderQuestion, type Metadata } from './market-metadata.ts';
@@ -35,6 +37,7 @@ export interface TradeLog {
 export async function applyTrade(trx: Transaction<DB>, clock: Clock, t: TradeLog): Promise<boolean> {
   if (!(await insertTrade(trx, t))) return false;
   await foldTrade(trx, clock, t);
+  await enqueueTradeLegs(trx, [t]);
   return true;
 }
 
@@ -195,6 +198,7 @@ export async function applyTransfer(trx: Transaction<DB>, t: TransferLog): Promi
  */
 export async function rollbackAbove(trx: Transaction<DB>, chainId: number, ancestor: bigint): Promise<string[]> {
   const above = ancestor.toString();
+  await revertTradeLegsAbove(trx, chainId, ancestor);
   const tradeMarkets = await trx.deleteFrom('market_trades').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
   const transferMarkets = await trx.deleteFrom('outcome_transfers').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();
   const payoutMarkets = await trx.deleteFrom('market_payouts').where('chain_id', '=', chainId).where('block_number', '>', above).returning('market').execute();

@@ -19,7 +19,7 @@ export interface CastBallotInput {
   signature: string;
 }
 
-export type CastBallotError = 'VOTE_SESSION_NOT_FOUND' | 'VOTE_CLOSED' | 'INVALID_PAYLOAD' | 'BALLOT_SIGNATURE_INVALID' | 'HUMAN_VERIFICATION_REQUIRED' | 'ALREADY_VOTED';
+export type CastBallotError = 'VOTE_SESSION_NOT_FOUND' | 'VOTE_CLOSED' | 'INVALID_PAYLOAD' | 'BALLOT_SIGNATURE_INVALID' | 'HUMAN_VERIFICATION_REQUIRED' | 'REPUTATION_RESTRICTED' | 'ALREADY_VOTED';
 
 export async function castBallot(deps: VoteDeps, input: CastBallotInput, recordEffect?: EffectRecorder): Promise<BallotView & { id: string; sessionId: string }> {
   const { market, round, record } = await sessionRecord(deps, input.sessionId);
@@ -36,6 +36,10 @@ export async function castBallot(deps: VoteDeps, input: CastBallotInput, recordE
   }
   const voter = await deps.humans.voterOf(wallet);
   if (!voter.attestation) throw problem('HUMAN_VERIFICATION_REQUIRED', `wallet ${wallet} is not a verified human, nor linked to one (docs/identity.md "Verified humans")`);
+  const gate = await deps.voteGate?.(wallet);
+  if (gate && !gate.mayVote) {
+    throw problem('REPUTATION_RESTRICTED', `wallet ${wallet} is of reputation tier ${gate.tier}, which may not vote (GET /reputation/wallet/${wallet}; docs/reputation.md "Gates")`);
+  }
   const castAt = deps.clock.now();
   const id = randomUUID();
   const inserted = await deps.db.transaction().execute(async (trx) => {

@@ -15,6 +15,8 @@ export interface VoteDeps {
   chainId: number;
   resolver: Address;
   humans: Pick<HumanVerificationService, 'voterOf'>;
+  /** The reputation gate of a voter's wallet (docs/reputation.md "Gates"): a restricted tier may not vote. */
+  voteGate?: (wallet: string) => Promise<{ tier: string; mayVote: boolean }>;
   /** Counted ballots a binding verdict needs. */
   quorum: number;
   windows: { challengeWindowSeconds: number; voteWindowSeconds: number };

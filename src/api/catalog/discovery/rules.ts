@@ -8,8 +8,10 @@ import {
   MAX_LIVE_MARKETS_PER_CREATOR,
   RESOLUTION_WINDOW_SECONDS,
 } from '../../../core/markets/fees.ts';
+import { REPUTATION_TIERS, tierRuleText } from '../../../core/reputation/tiers.ts';
 import { WeiString } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
+import { ReputationTierSchema, TierGatesSchema } from '../reputation/shapes.ts';
 
 export const discoverRules = defineCapability({
   surface: 'agent',
@@ -18,7 +20,7 @@ export const discoverRules = defineCapability({
   category: 'discovery',
   summary: 'Protocol rules',
   description:
-    'The public protocol rules: close-time bounds, the resolution window and the 2-hour challenge window, the creation bond and how it is returned or slashed (5/20/75 keeper/voter/treasury), how funds flow (subsidy, fees, payouts, residual sweep), the live-market cap per creator, and what each actor may do.',
+    'The public protocol rules: close-time bounds, the resolution window and the 2-hour challenge window, the creation bond and how it is returned or slashed (5/20/75 keeper/voter/treasury), how funds flow (subsidy, fees, payouts, residual sweep), the live-market cap per creator, what each reputation tier allows or limits (live-market cap, free fills, voting) and how a subject enters it, and what each actor may do.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -28,7 +30,7 @@ export const discoverRules = defineCapability({
     markets: z.object({
       outcomeCounts: z.array(z.number().int()),
       closeTime: z.object({ minSecondsAhead: z.number().int(), maxSecondsAhead: z.number().int() }),
-      maxLiveMarketsPerCreator: z.number().int(),
+      maxLiveMarketsPerCreator: z.number().int().describe('the cap of a creator of tier new; each reputation tier sets its own (reputation.tiers[].gates.maxLiveMarkets)'),
     }),
     resolution: z.object({
       resolutionWindowSeconds: z.number().int(),
@@ -48,6 +50,11 @@ export const discoverRules = defineCapability({
     }),
     fundFlows: z.array(z.object({ flow: z.string(), from: z.string(), to: z.string(), when: z.string() })),
     actors: z.array(z.object({ actor: z.string(), actions: z.array(z.string()) })),
+    reputation: z.object({
+      model: z.string(),
+      tiers: z.array(z.object({ tier: ReputationTierSchema, gates: TierGatesSchema, rule: z.string().describe('how a subject enters and keeps the tier') })).describe('lowest first'),
+      refusals: z.array(z.object({ gate: z.string(), code: z.string(), where: z.string() })).describe('what a closed gate answers'),
+    }),
   }),
   outputName: 'ProtocolRules',
   errors: [],
@@ -90,5 +97,15 @@ export const discoverRules = defineCapability({
       { actor: 'voter', actions: ['cast one human vote per identity in a vote session'] },
       { actor: 'council', actions: ['decide markets whose vote reached no quorum or deadlocked'] },
     ],
+    reputation: {
+      model:
+        'Black-box reputation (docs/reputation.md): a subject (an identity of linked wallets, or a wallet linked to nothing) holds a tier computed from its record (trades and volume, markets created and how they ended, disputes and challenges, ballots against binding verdicts, human verification), kept by a fold of the indexer, the ledger and the resolution every few seconds. Reads publish the tier, the rank and these gates, never the numbers behind them. Entering a tier takes a higher bar than keeping it.',
+      tiers: REPUTATION_TIERS.map((tier) => ({ tier, gates: ctx.services.reputation.gates(tier), rule: tierRuleText()[tier] })),
+      refusals: [
+        { gate: 'maxLiveMarkets', code: 'LIVE_MARKET_CAP_REACHED', where: 'POST /negotiate/preflight (problems), /negotiate/propose and /negotiate/{id}/prepare-deploy (409)' },
+        { gate: 'freeFillsPerMonth', code: 'FILL_ALLOWANCE_EXHAUSTED', where: 'POST /orderbook/place-order (402) once the free fills of the tier and purchased fills are spent; GET /me fills shows them' },
+        { gate: 'mayVote', code: 'REPUTATION_RESTRICTED', where: 'POST /resolution/votes/{sessionId}/ballots (403)' },
+      ],
+    },
   }),
 });

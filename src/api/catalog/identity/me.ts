@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AgentCapabilitySchema, AgentTierSchema, EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { reachableBy } from '../../../services/identity/profile.ts';
 import { defineCapability } from '../types.ts';
+import { ReputationSubjectPayloadWire } from '../reputation/shapes.ts';
 
 export const FillAllowanceSchema = z.object({
   enabled: z.boolean(),
@@ -24,7 +25,7 @@ export const getMe = defineCapability({
   category: 'identity',
   summary: 'Agent identity',
   description:
-    'The calling agent: identity, the id of the calling key (apiKeyId: the {apiKeyId} of a wallet proof), the calling key\'s tier and scopes, the capabilities that tier reaches, rate limits, data-plane budget, fill allowance (null without a bound wallet), environment, API version and links (rotateKey carries this key\'s id).',
+    'The calling agent: identity, the id of the calling key (apiKeyId: the {apiKeyId} of a wallet proof), the calling key\'s tier and scopes, the capabilities that tier reaches, rate limits, data-plane budget, reputation (tier, rank and gates; null without a bound wallet), fill allowance (null without a bound wallet; free fills follow the reputation tier), environment, API version and links (rotateKey carries this key\'s id).',
   tier: 'read-only',
   rateClass: 'read',
   idempotent: true,
@@ -49,7 +50,7 @@ export const getMe = defineCapability({
       dataPerMinute: z.number().int().nonnegative(),
     }),
     dataPlane: z.object({ framesPerMarketPerMinute: z.number().int().nonnegative(), dataPerMinute: z.number().int().nonnegative() }),
-    reputation: z.object({}).loose().nullable(),
+    reputation: ReputationSubjectPayloadWire.nullable().describe("the bound wallet's black-box reputation: subject, tier, rank and the gates the tier sets (docs/reputation.md); null without a bound wallet"),
     fills: FillAllowanceSchema.nullable(),
     environment: z.enum(['live', 'test']),
     version: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),

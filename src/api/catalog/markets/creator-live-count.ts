@@ -12,7 +12,7 @@ export const creatorLiveMarketCount = defineCapability({
   path: '/markets/by-creator/:address/live-count',
   category: 'markets',
   summary: 'Live markets of a creator',
-  description: `How many markets of the creator are live (state open or closed: created and not yet proposed, resolved or void) on the served chain, listed or not, leaving out excludeMarket when given. A creator may have at most ${MAX_LIVE_MARKETS_PER_CREATOR} live markets. Bad input is 400 INVALID_PAYLOAD.`,
+  description: `How many markets of the creator are live (state open or closed: created and not yet proposed, resolved or void) on the served chain, listed or not, leaving out excludeMarket when given. maxLiveMarkets is the creator's cap: ${MAX_LIVE_MARKETS_PER_CREATOR} for a creator of reputation tier new, lower for a restricted one, higher for established and trusted (GET /discover/rules reputation). Bad input is 400 INVALID_PAYLOAD.`,
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -25,6 +25,7 @@ export const creatorLiveMarketCount = defineCapability({
   handler: async (ctx, { params, query }) => {
     const chainId = ctx.services.chain.chainId;
     const liveCount = await ctx.services.marketReads.liveCount({ chainId, creator: params.address, excludeMarket: query.excludeMarket });
-    return { creator: getAddress(params.address), chainId, liveCount, maxLiveMarkets: MAX_LIVE_MARKETS_PER_CREATOR };
+    const { maxLiveMarkets } = await ctx.services.reputation.walletGates(params.address);
+    return { creator: getAddress(params.address), chainId, liveCount, maxLiveMarkets };
   },
 });

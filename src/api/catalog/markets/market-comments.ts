@@ -1,4 +1,4 @@
-// GET /discover/markets/:address/comments: human comments, newest first, tagged with each author's position.
+// GET /discover/markets/:address/comments: human comments, newest first, tagged with each author's position and tier.
 import { z } from 'zod';
 import { ChainIdQuery } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
@@ -12,7 +12,7 @@ export const getMarketComments = defineCapability({
   category: 'markets',
   summary: 'Market comments',
   description:
-    "Comments people wrote on the market, newest first, read-only for agents. position is the author's current shares per outcome in this market; reputation is null until reputation reads land. cursor is the nextCursor (a comment id) of the prior page; one that is not a comment of this market is 400 INVALID_QUERY.",
+    "Comments people wrote on the market, newest first, read-only for agents. position is the author's current shares per outcome in this market; reputation is the author's reputation tag {subjectId, tier} (never a score; docs/reputation.md). cursor is the nextCursor (a comment id) of the prior page; one that is not a comment of this market is 400 INVALID_QUERY.",
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',

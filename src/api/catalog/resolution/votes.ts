@@ -28,7 +28,7 @@ export const castBallot = defineCapability({
   category: 'resolution',
   summary: 'Cast a human ballot in an open vote round',
   description:
-    "Casts the ballot of `walletAddress`: its EIP-712 signature of Ballot(address market,uint8 round,uint8 outcome) under the resolver's domain (name MarketResolver, version 1, the chain id, the resolver address — GET the session for them). The wallet must belong to a verified human identity (humanIdVerified; linked wallets share it) and the round must be open (before voteDeadline, by chain time). One ballot counts per identity: a second one, from the same or a linked wallet, answers 409 ALREADY_VOTED. The ballot is published with its signature.",
+    "Casts the ballot of `walletAddress`: its EIP-712 signature of Ballot(address market,uint8 round,uint8 outcome) under the resolver's domain (name MarketResolver, version 1, the chain id, the resolver address — GET the session for them). The wallet must belong to a verified human identity (humanIdVerified; linked wallets share it) and the round must be open (before voteDeadline, by chain time). A wallet whose reputation tier is restricted may not vote: 403 REPUTATION_RESTRICTED (docs/reputation.md, Gates). One ballot counts per identity: a second one, from the same or a linked wallet, answers 409 ALREADY_VOTED. The ballot is published with its signature.",
   tier: 'execute',
   scopes: ['resolution:execute'],
   rateClass: 'write',
@@ -43,7 +43,7 @@ export const castBallot = defineCapability({
   output: BallotSchema.extend({ id: z.uuid(), sessionId: z.string() }),
   outputName: 'VoteBallot',
   successStatus: 201,
-  errors: ['VOTE_SESSION_NOT_FOUND', 'VOTE_CLOSED', 'BALLOT_SIGNATURE_INVALID', 'HUMAN_VERIFICATION_REQUIRED', 'ALREADY_VOTED', 'FORBIDDEN', 'WALLET_PROOF_INVALID', 'SERVICE_UNAVAILABLE'],
+  errors: ['VOTE_SESSION_NOT_FOUND', 'VOTE_CLOSED', 'BALLOT_SIGNATURE_INVALID', 'HUMAN_VERIFICATION_REQUIRED', 'REPUTATION_RESTRICTED', 'ALREADY_VOTED', 'FORBIDDEN', 'WALLET_PROOF_INVALID', 'SERVICE_UNAVAILABLE'],
   handler: async (ctx, { params, body }) => {
     if (ctx.provenWallet && ctx.provenWallet.toLowerCase() !== body.walletAddress.toLowerCase()) {
       throw problem('FORBIDDEN', 'the proven wallet is not walletAddress: prove the voting wallet');

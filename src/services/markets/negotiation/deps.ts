@@ -20,5 +20,7 @@ export interface NegotiationDeps {
   events: EventBus;
   /** The creator's live markets (open or closed), checked against the cap. */
   countLive: (creator: string) => Promise<number>;
+  /** The creator's live-market cap: its reputation tier's gate (docs/reputation.md "Gates"); MAX_LIVE_MARKETS_PER_CREATOR without one. */
+  liveMarketCap?: (creator: string) => Promise<number>;
   settleLinks: SettleLinks;
 }

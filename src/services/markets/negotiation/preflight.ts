@@ -1,5 +1,4 @@
 import type { Hex } from 'viem';
-import { MAX_LIVE_MARKETS_PER_CREATOR } from '../../../core/markets/fees.ts';
 import { questionHash, type MarketTerms, type TermsProblem } from '../../../core/markets/terms.ts';
 import type { Principal } from '../../../core/principal.ts';
 import type { MarketRow } from '../records.ts';
@@ -20,14 +19,14 @@ export interface PreflightResult extends Readiness {
   existingNegotiationId: string | null;
 }
 
-export type PreflightDeps = Pick<NegotiationDeps, 'db' | 'clock' | 'chain' | 'countLive'>;
+export type PreflightDeps = Pick<NegotiationDeps, 'db' | 'clock' | 'chain' | 'countLive' | 'liveMarketCap'>;
 
 /** POST /negotiate/preflight: every problem of the terms at once, what creation costs and what is missing; changes nothing. */
 export async function preflightProposal(deps: PreflightDeps, principal: Principal, terms: MarketTerms): Promise<PreflightResult> {
   const { wallet: creator } = await requireCreatorWallet(deps.db, principal);
   const lower = creator.toLowerCase();
   const existing = await existingByExternalId(deps, lower, terms.externalId);
-  const { problems, live } = await checkCreatorTerms(deps, terms, lower);
+  const { problems, live, cap } = await checkCreatorTerms(deps, terms, lower);
   const charges = await chargesFor(deps.chain, terms);
   const { approvalsMissing, balancesShort } = await readinessOf(deps.chain, creator, charges);
   return {
@@ -37,7 +36,7 @@ export async function preflightProposal(deps: PreflightDeps, principal: Principa
     charges,
     approvalsMissing,
     balancesShort,
-    liveMarkets: { count: live, max: MAX_LIVE_MARKETS_PER_CREATOR },
+    liveMarkets: { count: live, max: cap },
     existingMarket: existing.market,
     existingNegotiationId: existing.negotiation?.id ?? null,
   };

@@ -27,7 +27,7 @@ export interface PreparedDeploy extends Readiness {
   transaction: DeployTransaction;
 }
 
-export type PrepareDeployDeps = Pick<NegotiationDeps, 'db' | 'clock' | 'chain' | 'countLive'>;
+export type PrepareDeployDeps = Pick<NegotiationDeps, 'db' | 'clock' | 'chain' | 'countLive' | 'liveMarketCap'>;
 
 /**
  * POST /negotiate/{id}/prepare-deploy: for an accepted negotiation, the approvals and balances still missing and the

@@ -18,7 +18,7 @@ export interface ProposeResult {
   existing: boolean;
 }
 
-export type ProposeDeps = Pick<NegotiationDeps, 'db' | 'clock' | 'chain' | 'events' | 'countLive' | 'settleLinks'>;
+export type ProposeDeps = Pick<NegotiationDeps, 'db' | 'clock' | 'chain' | 'events' | 'countLive' | 'liveMarketCap' | 'settleLinks'>;
 
 type Countered = { terms: MarketTerms; changes: CounterChange[] } | null;
 

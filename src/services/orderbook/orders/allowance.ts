@@ -8,7 +8,7 @@ import { fillMonth } from '../../../core/fill-allowance.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
 
-type AllowanceDeps = Pick<OrderBookDeps, 'clock' | 'fills'>;
+type AllowanceDeps = Pick<OrderBookDeps, 'clock' | 'fills' | 'freeFillsOf'>;
 
 /** No fills remain this month (402). */
 export type FillAllowanceError = OrderLoopError<'FILL_ALLOWANCE_EXHAUSTED'>;
@@ -43,5 +43,7 @@ export async function consumeFills(deps: AllowanceDeps, trx: Transaction<DB>, pe
 
 async function freeRemaining(deps: AllowanceDeps, trx: Transaction<DB>, agentId: string): Promise<number> {
   const row = await trx.selectFrom('fill_usage').select('free_used').where('agent_id', '=', agentId).where('month', '=', fillMonth(deps.clock.now())).executeTakeFirst();
-  return Math.max(0, deps.fills.freePerMonth - (row?.free_used ?? 0));
+  // The free fills of the agent's reputation tier (a restricted tier has fewer, a trusted one more).
+  const freePerMonth = deps.freeFillsOf ? await deps.freeFillsOf(trx, agentId) : deps.fills.freePerMonth;
+  return Math.max(0, freePerMonth - (row?.free_used ?? 0));
 }

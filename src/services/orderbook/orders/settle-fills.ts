@@ -8,6 +8,8 @@ import { MATCH_KIND_NAMES } from '../../../core/ledger/types.ts';
 import type { Fill } from '../../../core/orderbook/types.ts';
 import type { DB } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
+// Leaderboards: each fill appends its maker's and taker's legs in this transaction (docs/leaderboard.md).
+import { enqueueFillLegs } from '../../leaderboard/inbox.ts';
 import { consumeFills } from './allowance.ts';
 import { emit, type PendingEvent } from './order-events.ts';
 import type { ViewFill } from './order-view.ts';
@@ -15,7 +17,7 @@ import { reservationOf } from './reservations.ts';
 import type { OrderBookMarket } from './tradeable-market.ts';
 import type { OrderBookDeps } from './types.ts';
 
-type SettleDeps = Pick<OrderBookDeps, 'clock' | 'ledger' | 'chainId' | 'fills'>;
+type SettleDeps = Pick<OrderBookDeps, 'clock' | 'ledger' | 'chainId' | 'fills' | 'freeFillsOf'>;
 
 /** Settles the taker's fills in order; answers them as its view shows them (none is in a batch yet). */
 export async function settleFills(
@@ -36,6 +38,7 @@ export async function settleFills(
   }
   await consumeFills(deps, trx, perAgent);
   await applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills, deps.clock.now());
+  await enqueueFillLegs(trx, deps.chainId, recorded.map((f) => String(f.id)));
   return recorded;
 }
 

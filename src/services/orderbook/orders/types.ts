@@ -53,6 +53,11 @@ export interface OrderBookDeps {
   events: EventBus;
   chainId: number;
   fills: { enabled: boolean; freePerMonth: number };
+  /**
+   * An agent's free fills per month under its reputation tier (docs/reputation.md "Gates"), read with the caller's
+   * executor (the placement's transaction); `fills.freePerMonth` for everyone when not given.
+   */
+  freeFillsOf?: (db: Kysely<DB>, agentId: string) => Promise<number>;
 }
 
 /** The problem an operation throws with one of `C` as its code (the edge maps the code to a status). */

@@ -1,0 +1,283 @@
+/**
+ * The updater's main step (docs/leaderboard.md "Maintenance"): the oldest pending legs, in the order they were
+ * appended, folded in one transaction into positions (average cost), day rows, creator days and the touched wallets'
+ * totals; each leg keeps what it counted, so a reorg takes back exactly that. Legs of markets the leaderboards leave
+ * out (PM collateral) are marked skipped. The cost is a fixed number of statements per batch, whatever the history.
+ */
+import { sql, type Transaction } from 'kysely';
+import { epochDay } from '../../core/leaderboard/boards.ts';
+import { legOfTrade, legsOfFill, type Leg } from '../../core/leaderboard/legs.ts';
+import { toUsdMicro, valueAt } from '../../core/leaderboard/money.ts';
+import { applyLeg, EMPTY_POSITION, type Position } from '../../core/leaderboard/position.ts';
+import type { MatchKind } from '../../core/ledger/types.ts';
+import type { DB } from '../../db/schema.ts';
+import type { LeaderboardDeps } from './deps.ts';
+import { loadMarketFacts, marketKey, type MarketFacts } from './market-facts.ts';
+import { preferIndexes } from './plan.ts';
+import { addMove, refreshTotals, type DayDelta } from './totals.ts';
+
+interface PendingRow {
+  id: string;
+  source: 'trade' | 'fill';
+  role: 'trader' | 'maker' | 'taker';
+  chain_id: number;
+  t_market: string | null;
+  trader: string | null;
+  t_outcome: number | null;
+  is_buy: boolean | null;
+  t_shares: string | null;
+  cost: string | null;
+  protocol_fee: string | null;
+  creator_fee: string | null;
+  block_time: Date | null;
+  f_market: string | null;
+  maker: string | null;
+  taker: string | null;
+  side: number | null;
+  kind: number | null;
+  price_bps: number | null;
+  f_shares: string | null;
+  taker_fee: string | null;
+  created_at: Date | null;
+}
+
+/** One leg as folded: what it counted, USD micro-dollars. */
+export interface FoldedLeg {
+  id: string;
+  chainId: number;
+  market: string;
+  wallet: string;
+  outcome: number;
+  day: number;
+  category: string;
+  realized: bigint;
+  volume: bigint;
+  creator: string;
+  creatorVolume: bigint;
+  position: Position;
+}
+
+/** Folds up to `limit` pending legs; answers how many it took (folded or skipped). */
+export async function foldPending(deps: LeaderboardDeps, limit: number): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    await preferIndexes(trx);
+    const rows = await readPending(trx, limit);
+    if (rows.length === 0) return 0;
+    const markets = await loadMarketFacts(trx, deps, rows.map((r) => ({ chainId: r.chain_id, market: (r.t_market ?? r.f_market ?? '').toLowerCase() })));
+    const legs = rows.map((r) => legOfRow(r, markets));
+    const positions = await loadPositions(trx, legs.flatMap((l) => (l ? [{ chainId: l.market.chainId, market: l.market.address, wallet: l.leg.wallet, outcome: l.leg.outcome }] : [])));
+    const { folded, skipped } = applyLegs(rows, legs, positions);
+
+    if (skipped.length > 0) await trx.updateTable('leaderboard_legs').set({ state: 'skipped' }).where('id', 'in', skipped).execute();
+    if (folded.length === 0) return rows.length;
+    const moves = await writePositions(trx, positions, markets);
+    await writeFoldedLegs(trx, folded);
+    const deltas = dayDeltasOf(folded, 1);
+    await addDays(trx, deltas);
+    await addCreatorDays(trx, folded, 1);
+    await markDirty(trx, folded);
+    await refreshTotals(trx, epochDay(deps.clock.now()), [], deltas, new Set(), moves, true);
+    return rows.length;
+  });
+}
+
+/** The oldest pending legs (the pending index, in order, `limit` rows) with their trades and fills: never all pending legs. */
+async function readPending(trx: Transaction<DB>, limit: number): Promise<PendingRow[]> {
+  const { rows } = await sql<PendingRow>`
+    WITH l AS (
+      SELECT id, source, role, chain_id, tx_hash, log_index, fill_id FROM leaderboard_legs
+      WHERE state = 'pending' ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    SELECT l.id, l.source, l.role, l.chain_id,
+      t.market AS t_market, t.trader, t.outcome AS t_outcome, t.is_buy, t.shares AS t_shares, t.cost, t.protocol_fee, t.creator_fee, t.block_time,
+      f.market AS f_market, f.maker, f.taker, f.side, f.kind, f.price_bps, f.shares AS f_shares, f.taker_fee, f.created_at
+    FROM l
+    LEFT JOIN market_trades t ON l.source = 'trade' AND t.chain_id = l.chain_id AND t.tx_hash = l.tx_hash AND t.log_index = l.log_index
+    LEFT JOIN order_fills f ON l.source = 'fill' AND f.id = l.fill_id
+    ORDER BY l.id`.execute(trx);
+  return rows;
+}
+
+/**
+ * Applies the legs in order to the positions (updated in place, marked touched); answers what each leg counted, in
+ * USD micro-dollars, and the legs left out (a market the leaderboards leave out, or gone).
+ */
+function applyLegs(rows: readonly PendingRow[], legs: readonly (LegOfRow | null)[], positions: Map<string, PositionState>): { folded: FoldedLeg[]; skipped: string[] } {
+  const folded: FoldedLeg[] = [];
+  const skipped: string[] = [];
+  rows.forEach((row, i) => {
+    const l = legs[i];
+    if (!l || !l.market.rule) {
+      skipped.push(row.id);
+      return;
+    }
+    const key = positionKey(l.market.chainId, l.market.address, l.leg.wallet, l.leg.outcome);
+    const held = positions.get(key) ?? { position: EMPTY_POSITION, marked: 0n, settled: null };
+    const { position, realized } = applyLeg(held.position, l.leg);
+    positions.set(key, { ...held, position, touched: true });
+    const usd = (amount: bigint) => toUsdMicro(amount, l.market.rule!);
+    folded.push({
+      id: row.id,
+      chainId: l.market.chainId,
+      market: l.market.address,
+      wallet: l.leg.wallet,
+      outcome: l.leg.outcome,
+      day: epochDay(l.at),
+      category: l.market.category,
+      realized: usd(realized),
+      volume: usd(l.leg.notional),
+      creator: l.market.creator,
+      creatorVolume: usd(l.creatorNotional),
+      position,
+    });
+  });
+  return { folded, skipped };
+}
+
+interface LegOfRow {
+  leg: Leg;
+  market: MarketFacts;
+  at: Date;
+  /** The trade's volume for its market's creator: counted once per trade (on the trader's or the taker's leg). */
+  creatorNotional: bigint;
+}
+
+function legOfRow(r: PendingRow, markets: ReadonlyMap<string, MarketFacts>): LegOfRow | null {
+  if (r.source === 'trade') {
+    const market = r.t_market === null ? undefined : markets.get(marketKey(r.chain_id, r.t_market.toLowerCase()));
+    if (!market || r.trader === null) return null;
+    const leg = legOfTrade({ trader: r.trader, outcome: r.t_outcome!, isBuy: r.is_buy!, shares: BigInt(r.t_shares!), cost: BigInt(r.cost!), protocolFee: BigInt(r.protocol_fee!), creatorFee: BigInt(r.creator_fee!) });
+    return { leg, market, at: r.block_time!, creatorNotional: leg.notional };
+  }
+  const market = r.f_market === null ? undefined : markets.get(marketKey(r.chain_id, r.f_market.toLowerCase()));
+  if (!market || r.maker === null) return null;
+  const legs = legsOfFill({ maker: r.maker, taker: r.taker!, side: r.side!, kind: r.kind! as MatchKind, priceBps: r.price_bps!, shares: BigInt(r.f_shares!), takerFee: BigInt(r.taker_fee!) });
+  const leg = r.role === 'maker' ? legs.maker : legs.taker;
+  return { leg, market, at: r.created_at!, creatorNotional: r.role === 'taker' ? legs.taker.notional : 0n };
+}
+
+export interface PositionState {
+  position: Position;
+  /** USD micro at the last mark. */
+  marked: bigint;
+  settled: bigint | null;
+  category?: string;
+  touched?: boolean;
+}
+
+export const positionKey = (chainId: number, market: string, wallet: string, outcome: number): string => `${chainId}:${market}:${wallet}:${outcome}`;
+
+/** The stored positions of these keys (absent: never held). */
+export async function loadPositions(trx: Transaction<DB>, keys: readonly { chainId: number; market: string; wallet: string; outcome: number }[]): Promise<Map<string, PositionState>> {
+  const out = new Map<string, PositionState>();
+  if (keys.length === 0) return out;
+  const distinct = [...new Map(keys.map((k) => [positionKey(k.chainId, k.market, k.wallet, k.outcome), k])).values()];
+  // One lookup per key by the primary key, whatever else the wallets and markets hold.
+  const { rows } = await sql<{ chain_id: number; market: string; wallet: string; outcome: number; category: string; shares: string; basis: string; marked: string; settled: string | null }>`
+    SELECT p.chain_id, p.market, p.wallet, p.outcome, p.category, p.shares, p.basis, p.marked, p.settled
+    FROM (VALUES ${sql.join(distinct.map((k) => sql`(${k.chainId}::int, ${k.market}, ${k.wallet}, ${k.outcome}::smallint)`))}) AS v (chain_id, market, wallet, outcome)
+    JOIN leaderboard_positions p ON p.chain_id = v.chain_id AND p.market = v.market AND p.wallet = v.wallet AND p.outcome = v.outcome`.execute(trx);
+  for (const r of rows) {
+    out.set(positionKey(r.chain_id, r.market, r.wallet, r.outcome), { position: { shares: BigInt(r.shares), basis: BigInt(r.basis) }, marked: BigInt(r.marked), settled: r.settled === null ? null : BigInt(r.settled), category: r.category });
+  }
+  return out;
+}
+
+/**
+ * Writes the touched positions with their marks at the market's latest price (a settled market's stay at 0: realized);
+ * answers how much each wallet's unrealized P&L moved per category.
+ */
+export async function writePositions(trx: Transaction<DB>, positions: Map<string, PositionState>, markets: ReadonlyMap<string, MarketFacts>): Promise<Map<string, bigint>> {
+  const moves = new Map<string, bigint>();
+  const rows = [...positions.entries()]
+    .filter(([, p]) => p.touched)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, p]) => {
+      const [chainId, market, wallet, outcome] = key.split(':') as [string, string, string, string];
+      const facts = markets.get(marketKey(Number(chainId), market))!;
+      const marked = facts.settledOutcome !== null || !facts.rule ? 0n : toUsdMicro(valueAt(p.position.shares, facts.prices[Number(outcome)] ?? 0n) - p.position.basis, facts.rule);
+      addMove(moves, wallet, facts.category, marked - p.marked);
+      return { chain_id: Number(chainId), market, wallet, outcome: Number(outcome), category: facts.category, shares: p.position.shares.toString(), basis: p.position.basis.toString(), marked: marked.toString() };
+    });
+  for (let i = 0; i < rows.length; i += 5_000) {
+    await trx
+      .insertInto('leaderboard_positions')
+      .values(rows.slice(i, i + 5_000))
+      .onConflict((oc) => oc.columns(['chain_id', 'market', 'wallet', 'outcome']).doUpdateSet((eb) => ({ shares: eb.ref('excluded.shares'), basis: eb.ref('excluded.basis'), marked: eb.ref('excluded.marked') })))
+      .execute();
+  }
+  return moves;
+}
+
+async function writeFoldedLegs(trx: Transaction<DB>, legs: readonly FoldedLeg[]): Promise<void> {
+  for (let i = 0; i < legs.length; i += 2_000) {
+    const values = legs.slice(i, i + 2_000).map(
+      (l) =>
+        sql`(${l.id}, ${l.wallet}, ${l.market}, ${l.outcome}, ${l.day}, ${l.category}, ${l.realized.toString()}, ${l.volume.toString()}, ${l.creator}, ${l.creatorVolume.toString()}, ${l.position.shares.toString()}, ${l.position.basis.toString()})`,
+    );
+    await sql`
+      UPDATE leaderboard_legs l SET state = 'folded', wallet = v.wallet, market = v.market, outcome = v.outcome::smallint, day = v.day::int, category = v.category,
+        realized = v.realized::numeric, volume = v.volume::numeric, creator = v.creator, creator_volume = v.creator_volume::numeric,
+        shares_after = v.shares_after::numeric, basis_after = v.basis_after::numeric
+      FROM (VALUES ${sql.join(values)}) AS v (id, wallet, market, outcome, day, category, realized, volume, creator, creator_volume, shares_after, basis_after)
+      WHERE l.id = v.id::bigint`.execute(trx);
+  }
+}
+
+/** The day rows' changes of folded (sign 1) or taken back (sign −1) legs, one per (wallet, day, category). */
+export function dayDeltasOf(legs: readonly Pick<FoldedLeg, 'wallet' | 'day' | 'category' | 'realized' | 'volume'>[], sign: 1 | -1): DayDelta[] {
+  const out = new Map<string, DayDelta>();
+  for (const l of legs) {
+    const key = `${l.wallet}:${l.day}:${l.category}`;
+    const d = out.get(key) ?? { wallet: l.wallet, day: l.day, category: l.category, realized: 0n, volume: 0n, trades: 0 };
+    out.set(key, { ...d, realized: d.realized + BigInt(sign) * l.realized, volume: d.volume + BigInt(sign) * l.volume, trades: d.trades + sign });
+  }
+  return [...out.values()];
+}
+
+/** Adds the deltas to the day rows, in key order. */
+export async function addDays(trx: Transaction<DB>, deltas: readonly DayDelta[]): Promise<void> {
+  const rows = [...deltas].sort((a, b) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : a.day - b.day || (a.category < b.category ? -1 : a.category > b.category ? 1 : 0)));
+  for (let i = 0; i < rows.length; i += 5_000) {
+    await trx
+      .insertInto('leaderboard_days')
+      .values(rows.slice(i, i + 5_000).map((d) => ({ wallet: d.wallet, day: d.day, category: d.category, realized: d.realized.toString(), volume: d.volume.toString(), trades: d.trades })))
+      .onConflict((oc) =>
+        oc.columns(['wallet', 'day', 'category']).doUpdateSet({
+          realized: sql`leaderboard_days.realized + excluded.realized`,
+          volume: sql`leaderboard_days.volume + excluded.volume`,
+          trades: sql`leaderboard_days.trades + excluded.trades`,
+        }),
+      )
+      .execute();
+  }
+}
+
+/** Adds (sign 1) or takes back (sign −1) the volume the legs drew to their markets' creators. */
+export async function addCreatorDays(trx: Transaction<DB>, legs: readonly Pick<FoldedLeg, 'creator' | 'day' | 'creatorVolume'>[], sign: 1 | -1): Promise<void> {
+  const out = new Map<string, { creator: string; day: number; volume: bigint; trades: number }>();
+  for (const l of legs) {
+    if (l.creatorVolume === 0n) continue;
+    const key = `${l.creator}:${l.day}`;
+    const d = out.get(key) ?? { creator: l.creator, day: l.day, volume: 0n, trades: 0 };
+    out.set(key, { ...d, volume: d.volume + BigInt(sign) * l.creatorVolume, trades: d.trades + sign });
+  }
+  const rows = [...out.values()].sort((a, b) => (a.creator < b.creator ? -1 : a.creator > b.creator ? 1 : a.day - b.day));
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('leaderboard_creator_days')
+    .values(rows.map((r) => ({ creator: r.creator, day: r.day, volume: r.volume.toString(), trades: r.trades })))
+    .onConflict((oc) => oc.columns(['creator', 'day']).doUpdateSet({ volume: sql`leaderboard_creator_days.volume + excluded.volume`, trades: sql`leaderboard_creator_days.trades + excluded.trades` }))
+    .execute();
+}
+
+/** The markets of these legs moved: their other holders are marked again by the next pass (marks.ts). */
+export async function markDirty(trx: Transaction<DB>, legs: readonly Pick<FoldedLeg, 'chainId' | 'market'>[]): Promise<void> {
+  const keys = [...new Map(legs.map((l) => [marketKey(l.chainId, l.market), { chain_id: l.chainId, market: l.market, dirty: true }])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  if (keys.length === 0) return;
+  await trx
+    .insertInto('leaderboard_markets')
+    .values(keys)
+    .onConflict((oc) => oc.columns(['chain_id', 'market']).doUpdateSet({ dirty: true }))
+    .execute();
+}

@@ -1,0 +1,86 @@
+/**
+ * Leaderboards and P&L history (docs/leaderboard.md): the boards read from precomputed rows through a per-process
+ * cache, and the updater that keeps those rows current from the legs the indexer and the order loop append
+ * (inbox.ts). This binds the operations of this folder.
+ */
+import { epochDay, isoDay, windowOf } from '../../core/leaderboard/boards.ts';
+import { VALUE_UNITS } from '../../core/leaderboard/boards.ts';
+import { keeperLoop } from '../keeper-loop.ts';
+import { createBoardCache } from './board-cache.ts';
+import type { LeaderboardDeps } from './deps.ts';
+import { readBoard } from './read-board.ts';
+import { readPnlHistory } from './pnl-history.ts';
+import type { BoardQuery, LeaderboardPage, PnlHistory } from './types.ts';
+import { changedAnything, runPass, type PassResult, type UpdaterMemory } from './updater.ts';
+
+export type { LeaderboardDeps } from './deps.ts';
+export type { BoardQuery, LeaderboardEntry, LeaderboardPage, PnlHistory } from './types.ts';
+export type { PassResult } from './updater.ts';
+
+/** The deepest offset a board answers (spec Limits). */
+export const MAX_OFFSET = 200;
+
+export interface LeaderboardService {
+  /** A page of a board (limit 1..100, offset 0..200), from the rows as of `asOf`. */
+  board(q: BoardQuery & { limit: number; offset: number }): Promise<LeaderboardPage>;
+  /** A wallet's daily cumulative realized P&L. */
+  pnlHistory(address: string): Promise<PnlHistory>;
+  /** One updater pass now (tests, the bench, a first start); waits for a pass in flight first. */
+  runOnce(opts?: { forceRoles?: boolean }): Promise<PassResult>;
+  /** The updater every intervalMs (the process that runs the indexer). */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface LeaderboardOptions extends LeaderboardDeps {
+  intervalMs: number;
+  /** How long a process answers a board from memory without reading it again (default 5 s). */
+  cacheTtlMs?: number;
+  /** Legs per fold transaction (default 1000). */
+  batch?: number;
+}
+
+export function createLeaderboardService(o: LeaderboardOptions): LeaderboardService {
+  const deps: LeaderboardDeps = { db: o.db, clock: o.clock, log: o.log, collateral: o.collateral };
+  const cache = createBoardCache({ clock: o.clock, ttlMs: o.cacheTtlMs ?? 5_000 });
+  const memory: UpdaterMemory = { rolesFingerprint: null, rolesBuiltAt: 0 };
+  // Passes run one at a time, whoever asks (the loop or runOnce).
+  let last: Promise<unknown> = Promise.resolve();
+  const pass = (forceRoles = false): Promise<PassResult> => {
+    const next = last.catch(() => undefined).then(async () => {
+      const result = await runPass(deps, memory, { batch: o.batch ?? 1_000, forceRoles });
+      if (changedAnything(result)) cache.invalidate();
+      return result;
+    });
+    last = next;
+    return next;
+  };
+  const loop = keeperLoop({ name: 'leaderboard', pass: () => pass(), log: o.log, intervalMs: o.intervalMs });
+  return {
+    async board(q) {
+      const now = o.clock.now();
+      const { entries, asOf } = await cache.get(`${q.sort}:${q.category}:${q.period}`, () => readBoard(o.db, q));
+      const window = windowOf(q.period, epochDay(now));
+      const end = q.offset + q.limit;
+      return {
+        sort: q.sort,
+        category: q.category,
+        period: q.period,
+        valueUnit: VALUE_UNITS[q.sort],
+        window: window && { from: isoDay(window.from), to: isoDay(window.to) },
+        limit: q.limit,
+        offset: q.offset,
+        nextOffset: end < entries.length && end <= MAX_OFFSET ? end : null,
+        asOf,
+        entries: entries.slice(q.offset, end),
+      };
+    },
+    pnlHistory: (address) => readPnlHistory(deps, address),
+    runOnce: (opts) => pass(opts?.forceRoles ?? false),
+    start: () => loop.start(),
+    stop: async () => {
+      await loop.stop();
+      await last.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Marks positions to market (docs/leaderboard.md "P&L"): the markets a fold made dirty (a trade moved their prices)
+ * have every unsettled position re-valued at the latest price, and each holder's totals move by the change, in one
+ * transaction per batch of markets. The cost follows the positions of the markets that traded since the last pass,
+ * not the number of trades.
+ */
+import { sql } from 'kysely';
+import { ALL_CATEGORIES } from '../../core/leaderboard/boards.ts';
+import { DRAWDOWN_FLOOR, RATIO_SCALE } from '../../core/leaderboard/curve.ts';
+import { toUsdMicro, valueAt } from '../../core/leaderboard/money.ts';
+import type { LeaderboardDeps } from './deps.ts';
+import { loadMarketFacts, marketKey } from './market-facts.ts';
+import { preferIndexes } from './plan.ts';
+
+/** Marks the positions of up to `limit` dirty markets; answers how many markets. */
+export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    await preferIndexes(trx);
+    const dirty = await trx.selectFrom('leaderboard_markets').select(['chain_id', 'market']).where('dirty', '=', true).orderBy('chain_id').orderBy('market').limit(limit).forUpdate().skipLocked().execute();
+    if (dirty.length === 0) return 0;
+    const markets = await loadMarketFacts(trx, deps, dirty.map((d) => ({ chainId: d.chain_id, market: d.market })));
+    const positions = await trx
+      .selectFrom('leaderboard_positions')
+      .select(['chain_id', 'market', 'wallet', 'outcome', 'category', 'shares', 'basis', 'marked'])
+      .where('chain_id', 'in', [...new Set(dirty.map((d) => d.chain_id))])
+      .where('market', 'in', dirty.map((d) => d.market))
+      .where('settled', 'is', null)
+      .orderBy('chain_id')
+      .orderBy('market')
+      .orderBy('wallet')
+      .orderBy('outcome')
+      .execute();
+    const changed: { chain_id: number; market: string; wallet: string; outcome: number; marked: bigint }[] = [];
+    const moves = new Map<string, { wallet: string; category: string; delta: bigint }>();
+    const move = (wallet: string, category: string, delta: bigint) => {
+      const key = `${wallet}:${category}`;
+      moves.set(key, { wallet, category, delta: (moves.get(key)?.delta ?? 0n) + delta });
+    };
+    for (const p of positions) {
+      const facts = markets.get(marketKey(p.chain_id, p.market));
+      if (!facts) continue;
+      const marked = facts.settledOutcome !== null || !facts.rule ? 0n : toUsdMicro(valueAt(BigInt(p.shares), facts.prices[p.outcome] ?? 0n) - BigInt(p.basis), facts.rule);
+      const delta = marked - BigInt(p.marked);
+      if (delta === 0n) continue;
+      changed.push({ chain_id: p.chain_id, market: p.market, wallet: p.wallet, outcome: p.outcome, marked });
+      move(p.wallet, p.category, delta);
+      move(p.wallet, ALL_CATEGORIES, delta);
+    }
+    for (let i = 0; i < changed.length; i += 5_000) {
+      const values = changed.slice(i, i + 5_000).map((c) => sql`(${c.chain_id}, ${c.market}, ${c.wallet}, ${c.outcome}, ${c.marked.toString()})`);
+      await sql`
+        UPDATE leaderboard_positions p SET marked = v.marked::numeric
+        FROM (VALUES ${sql.join(values)}) AS v (chain_id, market, wallet, outcome, marked)
+        WHERE p.chain_id = v.chain_id::int AND p.market = v.market AND p.wallet = v.wallet AND p.outcome = v.outcome::smallint`.execute(trx);
+    }
+    const sorted = [...moves.values()].filter((m) => m.delta !== 0n).sort((a, b) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : a.category < b.category ? -1 : 1));
+    for (let i = 0; i < sorted.length; i += 5_000) {
+      const values = sorted.slice(i, i + 5_000).map((m) => sql`(${m.wallet}, ${m.category}, ${m.delta.toString()})`);
+      // RISK_ADJ_PNL follows the new P&L over the same drawdown (src/core/leaderboard/curve.ts riskAdjusted).
+      await sql`
+        UPDATE leaderboard_totals t SET
+          unrealized = t.unrealized + v.delta::numeric,
+          pnl = t.pnl + v.delta::numeric,
+          risk_adj = trunc((t.pnl + v.delta::numeric) * ${RATIO_SCALE.toString()}::numeric / greatest(t.drawdown, ${DRAWDOWN_FLOOR.toString()}::numeric))
+        FROM (VALUES ${sql.join(values)}) AS v (wallet, category, delta)
+        WHERE t.wallet = v.wallet AND t.category = v.category`.execute(trx);
+    }
+    await trx
+      .updateTable('leaderboard_markets')
+      .set({ dirty: false })
+      .where('chain_id', 'in', [...new Set(dirty.map((d) => d.chain_id))])
+      .where('market', 'in', dirty.map((d) => d.market))
+      .execute();
+    return dirty.length;
+  });
+}

@@ -1,0 +1,297 @@
+/**
+ * Recomputes the trader-board rows (leaderboard_totals) of some wallets after their days or positions changed, inside
+ * the caller's transaction (docs/leaderboard.md "Maintenance"). 7d and 30d rows are rebuilt from the wallet's day
+ * rows of the last 30 days (at most 30 per category: bounded); the all-time row folds the new days into its running
+ * curve (src/core/leaderboard/curve.ts) and is rebuilt from every day row only when a day arrives out of order or is
+ * taken back. Unrealized P&L is the sum of the wallet's marked positions. Rows are written in key order.
+ */
+import { sql, type Transaction } from 'kysely';
+import { ALL_CATEGORIES, LONGEST_WINDOW_DAYS, windowOf, type LeaderboardPeriod } from '../../core/leaderboard/boards.ts';
+import { curveOf, drawdownOf, foldDay, riskAdjusted, type CurveState } from '../../core/leaderboard/curve.ts';
+import type { DB } from '../../db/schema.ts';
+
+/** What a fold added to one wallet's day row (USD micro, legs). */
+export interface DayDelta {
+  wallet: string;
+  category: string;
+  day: number;
+  realized: bigint;
+  volume: bigint;
+  trades: number;
+}
+
+interface DayRow {
+  wallet: string;
+  day: number;
+  category: string;
+  realized: bigint;
+  volume: bigint;
+  trades: number;
+}
+
+interface TotalsRow {
+  wallet: string;
+  period: LeaderboardPeriod;
+  category: string;
+  realized: bigint;
+  unrealized: bigint;
+  volume: bigint;
+  trades: number;
+  curve: CurveState;
+}
+
+/** Insert at most this many rows per statement (13 parameters each, PostgreSQL allows 65 535). */
+const CHUNK = 2_000;
+
+/** How much a wallet's unrealized P&L moved in a category, keyed `${wallet}:${category}` (USD micro). */
+export type UnrealizedMoves = ReadonlyMap<string, bigint>;
+
+/** Adds `delta` to a move map. */
+export function addMove(moves: Map<string, bigint>, wallet: string, category: string, delta: bigint): void {
+  if (delta === 0n) return;
+  const key = `${wallet}:${category}`;
+  moves.set(key, (moves.get(key) ?? 0n) + delta);
+}
+
+/**
+ * The totals of `wallets` as of `today`, after `deltas` were added to their day rows and their positions' marks moved
+ * by `moves`; wallets in `refold` (days or positions taken back) recompute their all-time rows from every day row and
+ * their unrealized P&L from their positions. Otherwise the unrealized P&L is the stored all-time row's plus the move,
+ * so the cost does not grow with a wallet's history.
+ */
+export async function refreshTotals(
+  trx: Transaction<DB>,
+  today: number,
+  wallets: Iterable<string>,
+  deltas: readonly DayDelta[] = [],
+  refold: ReadonlySet<string> = new Set(),
+  moves: UnrealizedMoves = new Map(),
+  /** Only the categories `deltas` and `moves` touch (and ALL) are rewritten: a fold's rows, not a window's move. */
+  scoped = false,
+): Promise<void> {
+  const all = [...new Set([...wallets, ...deltas.map((d) => d.wallet), ...refold])].sort();
+  if (all.length === 0) return;
+  const byWallet = <T extends { wallet: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.wallet);
+  const deltasOfWallet = byWallet(deltas);
+  const movesOfWallet = new Map<string, Map<string, bigint>>();
+  for (const [key, delta] of moves) {
+    const [wallet, category] = key.split(':') as [string, string];
+    const m = movesOfWallet.get(wallet) ?? new Map<string, bigint>();
+    m.set(category, (m.get(category) ?? 0n) + delta);
+    movesOfWallet.set(wallet, m);
+  }
+  // A scoped wallet rewrites the categories its deltas and moves touch, and ALL; the others every category.
+  const scopes = new Map<string, Set<string>>();
+  if (scoped) {
+    for (const wallet of all) {
+      if (!refold.has(wallet)) scopes.set(wallet, new Set([ALL_CATEGORIES, ...(deltasOfWallet.get(wallet) ?? []).map((d) => d.category), ...(movesOfWallet.get(wallet)?.keys() ?? [])]));
+    }
+  }
+  const windowOfWallet = byWallet(await readDays(trx, all, today - (LONGEST_WINDOW_DAYS - 1)));
+  const allOfWallet = byWallet(await readAllTime(trx, all, scopes));
+  const fromPositions = refold.size > 0 ? await readUnrealized(trx, [...refold].sort()) : new Map<string, Map<string, bigint>>();
+
+  const rebuild = new Set(refold);
+  const next: TotalsRow[] = [];
+  const unrealized = new Map<string, Map<string, bigint>>();
+  for (const wallet of all) {
+    const scope = scopes.get(wallet) ?? null;
+    // Unrealized P&L per category (and ALL): from the positions on a refold, else the stored rows plus the moves.
+    const u = new Map<string, bigint>(refold.has(wallet) ? (fromPositions.get(wallet) ?? []) : []);
+    if (refold.has(wallet)) u.set(ALL_CATEGORIES, sum([...u.values()]));
+    else {
+      for (const r of allOfWallet.get(wallet) ?? []) u.set(r.category, BigInt(r.unrealized));
+      const m = movesOfWallet.get(wallet) ?? new Map<string, bigint>();
+      for (const [category, delta] of m) u.set(category, (u.get(category) ?? 0n) + delta);
+      u.set(ALL_CATEGORIES, (u.get(ALL_CATEGORIES) ?? 0n) + sum([...m.values()]));
+    }
+    unrealized.set(wallet, u);
+    const inScope = (r: TotalsRow) => scope === null || scope.has(r.category);
+    next.push(...windowTotals(wallet, today, windowOfWallet.get(wallet) ?? [], u).filter(inScope));
+    if (rebuild.has(wallet)) continue;
+    const folded = foldAllTime(wallet, allOfWallet.get(wallet) ?? [], deltasOfWallet.get(wallet) ?? [], u);
+    if (folded === null) rebuild.add(wallet);
+    else next.push(...folded);
+  }
+  if (rebuild.size > 0) {
+    // A day older than the curve's last: every category is rebuilt, so every category's unrealized P&L is read.
+    const late = [...rebuild].filter((w) => !refold.has(w)).sort();
+    const positions = late.length > 0 ? await readUnrealized(trx, late) : new Map<string, Map<string, bigint>>();
+    for (const w of late) {
+      const u = new Map(positions.get(w) ?? []);
+      u.set(ALL_CATEGORIES, sum([...u.values()]));
+      unrealized.set(w, u);
+    }
+    const days = byWallet(await readDays(trx, [...rebuild].sort(), null));
+    for (const wallet of [...rebuild].sort()) next.push(...allTimeFromDays(wallet, days.get(wallet) ?? [], unrealized.get(wallet)!));
+  }
+  next.sort((a, b) => cmp(a.wallet, b.wallet) || cmp(a.period, b.period) || cmp(a.category, b.category));
+
+  const unscoped = all.filter((w) => !scopes.has(w));
+  if (unscoped.length > 0) await trx.deleteFrom('leaderboard_totals').where('wallet', 'in', unscoped).where('period', 'in', ['7d', '30d']).execute();
+  const scopedKeys = [...scopes].flatMap(([wallet, categories]) => [...categories].sort().map((category) => sql`(${wallet}, ${category})`));
+  for (let i = 0; i < scopedKeys.length; i += 5_000) {
+    await sql`DELETE FROM leaderboard_totals t USING (VALUES ${sql.join(scopedKeys.slice(i, i + 5_000))}) AS v (wallet, category)
+      WHERE t.wallet = v.wallet AND t.category = v.category AND t.period IN ('7d', '30d')`.execute(trx);
+  }
+  if (rebuild.size > 0) await trx.deleteFrom('leaderboard_totals').where('wallet', 'in', [...rebuild].sort()).where('period', '=', 'all').execute();
+  for (let i = 0; i < next.length; i += CHUNK) {
+    await trx
+      .insertInto('leaderboard_totals')
+      .values(next.slice(i, i + CHUNK).map(toRow))
+      .onConflict((oc) =>
+        oc.columns(['wallet', 'period', 'category']).doUpdateSet((eb) => ({
+          realized: eb.ref('excluded.realized'),
+          unrealized: eb.ref('excluded.unrealized'),
+          pnl: eb.ref('excluded.pnl'),
+          volume: eb.ref('excluded.volume'),
+          trades: eb.ref('excluded.trades'),
+          drawdown: eb.ref('excluded.drawdown'),
+          risk_adj: eb.ref('excluded.risk_adj'),
+          last_day: eb.ref('excluded.last_day'),
+          closed_peak: eb.ref('excluded.closed_peak'),
+          closed_drawdown: eb.ref('excluded.closed_drawdown'),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** The 7d and 30d rows of a wallet, per category and ALL, from its day rows of the last 30 days; none for an empty window. */
+function windowTotals(wallet: string, today: number, days: readonly DayRow[], unrealized: ReadonlyMap<string, bigint>): TotalsRow[] {
+  const out: TotalsRow[] = [];
+  for (const period of ['7d', '30d'] as const) {
+    const from = windowOf(period, today)!.from;
+    const inWindow = days.filter((d) => d.day >= from);
+    if (inWindow.length === 0) continue;
+    for (const [category, rows] of byCategory(inWindow)) out.push(totalsOf(wallet, period, category, rows, unrealizedOf(unrealized, category)));
+  }
+  return out;
+}
+
+/** The all-time rows with the new days folded in; null when a day is older than the curve's last (rebuild). */
+function foldAllTime(wallet: string, existing: readonly StoredTotals[], deltas: readonly DayDelta[], unrealized: ReadonlyMap<string, bigint>): TotalsRow[] | null {
+  const stored = new Map(existing.map((r) => [r.category, r]));
+  const categories = new Set<string>([...stored.keys(), ...deltas.map((d) => d.category)]);
+  if (deltas.length > 0 || stored.size > 0) categories.add(ALL_CATEGORIES);
+  const out: TotalsRow[] = [];
+  for (const category of categories) {
+    const row = stored.get(category);
+    let curve: CurveState | null = row ? { lastDay: row.last_day, cum: BigInt(row.realized), closedPeak: BigInt(row.closed_peak), closedDrawdown: BigInt(row.closed_drawdown) } : { lastDay: null, cum: 0n, closedPeak: 0n, closedDrawdown: 0n };
+    let volume = row ? BigInt(row.volume) : 0n;
+    let trades = row ? row.trades : 0;
+    const mine = deltas.filter((d) => category === ALL_CATEGORIES || d.category === category);
+    for (const d of perDay(mine)) {
+      curve = curve && foldDay(curve, d.day, d.realized);
+      if (curve === null) return null;
+      volume += d.volume;
+      trades += d.trades;
+    }
+    out.push({ wallet, period: 'all', category, realized: curve.cum, unrealized: unrealizedOf(unrealized, category), volume, trades, curve });
+  }
+  return out;
+}
+
+/** The all-time rows of a wallet from every one of its day rows. */
+function allTimeFromDays(wallet: string, days: readonly DayRow[], unrealized: ReadonlyMap<string, bigint>): TotalsRow[] {
+  if (days.length === 0) return [];
+  return [...byCategory(days)].map(([category, rows]) => totalsOf(wallet, 'all', category, rows, unrealizedOf(unrealized, category)));
+}
+
+function totalsOf(wallet: string, period: LeaderboardPeriod, category: string, rows: readonly DayRow[], unrealized: bigint): TotalsRow {
+  const days = perDay(rows);
+  const curve = curveOf(days);
+  return { wallet, period, category, realized: curve.cum, unrealized, volume: sum(days.map((d) => d.volume)), trades: days.reduce((n, d) => n + d.trades, 0), curve };
+}
+
+/** Rows of every category, and ALL, grouped. */
+function byCategory(rows: readonly DayRow[]): Map<string, DayRow[]> {
+  const out = groupBy(rows, (r) => r.category);
+  out.set(ALL_CATEGORIES, [...rows]);
+  return out;
+}
+
+/** One entry per day, ascending, summing the rows of that day. */
+function perDay(rows: readonly { day: number; realized: bigint; volume: bigint; trades: number }[]): { day: number; realized: bigint; volume: bigint; trades: number }[] {
+  const days = new Map<number, { day: number; realized: bigint; volume: bigint; trades: number }>();
+  for (const r of rows) {
+    const d = days.get(r.day) ?? { day: r.day, realized: 0n, volume: 0n, trades: 0 };
+    days.set(r.day, { day: r.day, realized: d.realized + r.realized, volume: d.volume + r.volume, trades: d.trades + r.trades });
+  }
+  return [...days.values()].sort((a, b) => a.day - b.day);
+}
+
+/** `u` holds every category's unrealized P&L and ALL's. */
+const unrealizedOf = (u: ReadonlyMap<string, bigint>, category: string): bigint => u.get(category) ?? 0n;
+
+function toRow(r: TotalsRow) {
+  const drawdown = drawdownOf(r.curve);
+  const pnl = r.realized + r.unrealized;
+  return {
+    wallet: r.wallet,
+    period: r.period,
+    category: r.category,
+    realized: r.realized.toString(),
+    unrealized: r.unrealized.toString(),
+    pnl: pnl.toString(),
+    volume: r.volume.toString(),
+    trades: r.trades,
+    drawdown: drawdown.toString(),
+    risk_adj: riskAdjusted(pnl, drawdown).toString(),
+    last_day: r.curve.lastDay,
+    closed_peak: r.curve.closedPeak.toString(),
+    closed_drawdown: r.curve.closedDrawdown.toString(),
+  };
+}
+
+type StoredTotals = { category: string; realized: string; volume: string; trades: number; last_day: number | null; closed_peak: string; closed_drawdown: string };
+
+/** The all-time rows of the wallets: every category, or only a scoped wallet's categories. */
+async function readAllTime(trx: Transaction<DB>, wallets: readonly string[], scopes: ReadonlyMap<string, ReadonlySet<string>>): Promise<(StoredTotals & { wallet: string; unrealized: string })[]> {
+  const columns = ['wallet', 'category', 'realized', 'unrealized', 'volume', 'trades', 'last_day', 'closed_peak', 'closed_drawdown'] as const;
+  const whole = wallets.filter((w) => !scopes.has(w));
+  const rows = whole.length > 0 ? await trx.selectFrom('leaderboard_totals').select(columns).where('wallet', 'in', whole).where('period', '=', 'all').execute() : [];
+  const keys = [...scopes].flatMap(([wallet, categories]) => [...categories].map((category) => sql`(${wallet}, ${category})`));
+  for (let i = 0; i < keys.length; i += 5_000) {
+    const { rows: scoped } = await sql<StoredTotals & { wallet: string; unrealized: string }>`
+      SELECT t.wallet, t.category, t.realized, t.unrealized, t.volume, t.trades, t.last_day, t.closed_peak, t.closed_drawdown
+      FROM (VALUES ${sql.join(keys.slice(i, i + 5_000))}) AS v (wallet, category)
+      JOIN leaderboard_totals t ON t.wallet = v.wallet AND t.period = 'all' AND t.category = v.category`.execute(trx);
+    rows.push(...scoped);
+  }
+  return rows;
+}
+
+async function readDays(trx: Transaction<DB>, wallets: readonly string[], fromDay: number | null): Promise<DayRow[]> {
+  let q = trx.selectFrom('leaderboard_days').select(['wallet', 'day', 'category', 'realized', 'volume', 'trades']).where('wallet', 'in', wallets);
+  if (fromDay !== null) q = q.where('day', '>=', fromDay);
+  const rows = await q.execute();
+  return rows.map((r) => ({ wallet: r.wallet, day: r.day, category: r.category, realized: BigInt(r.realized), volume: BigInt(r.volume), trades: r.trades }));
+}
+
+/** Σ marked of each wallet's positions, per category. */
+async function readUnrealized(trx: Transaction<DB>, wallets: readonly string[]): Promise<Map<string, Map<string, bigint>>> {
+  const { rows } = await sql<{ wallet: string; category: string; marked: string }>`
+    SELECT wallet, category, sum(marked)::text AS marked FROM leaderboard_positions WHERE wallet IN (${sql.join(wallets)}) GROUP BY wallet, category`.execute(trx);
+  const out = new Map<string, Map<string, bigint>>();
+  for (const r of rows) {
+    const m = out.get(r.wallet) ?? new Map<string, bigint>();
+    m.set(r.category, BigInt(r.marked));
+    out.set(r.wallet, m);
+  }
+  return out;
+}
+
+function groupBy<T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}
+
+const sum = (xs: readonly bigint[]): bigint => xs.reduce((a, b) => a + b, 0n);
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,61 @@
+/**
+ * One pass of the updater (docs/leaderboard.md "Maintenance"), run by the one process that runs the indexer: take back
+ * what reorgs removed, fold the pending legs, settle markets that became final, mark the positions of markets that
+ * traded, move the 7d/30d windows at a new UTC day, rebuild the creator and voter boards when their inputs changed.
+ * Each step commits batch by batch; a pass that stops half-way leaves consistent rows and the next one continues.
+ */
+import type { LeaderboardDeps } from './deps.ts';
+import { foldPending } from './fold.ts';
+import { markDirtyMarkets } from './marks.ts';
+import { takeBackReverted } from './revert.ts';
+import { rebuildRoles, rolesFingerprint } from './roles.ts';
+import { rollWindows } from './rollover.ts';
+import { settleMarkets } from './settle.ts';
+
+export interface PassOptions {
+  /** Legs per fold transaction. */
+  batch: number;
+  /** Rebuild the role boards even if their inputs look unchanged. */
+  forceRoles?: boolean;
+}
+
+export interface PassResult {
+  reverted: number;
+  folded: number;
+  settled: number;
+  marked: number;
+  rolled: number;
+  roles: number | null;
+}
+
+/** When the role boards were last rebuilt, and from what. */
+export interface UpdaterMemory {
+  rolesFingerprint: string | null;
+  rolesBuiltAt: number;
+  /** Trades were folded (or taken back) since the last rebuild: volume attracted moved. */
+  volumeMoved?: boolean;
+}
+
+/** Volume attracted alone (trades folded) rebuilds the role boards at most this often; other inputs at once. */
+export const ROLES_VOLUME_INTERVAL_MS = 15_000;
+
+export async function runPass(deps: LeaderboardDeps, memory: UpdaterMemory, opts: PassOptions): Promise<PassResult> {
+  const result: PassResult = { reverted: 0, folded: 0, settled: 0, marked: 0, rolled: 0, roles: null };
+  for (let n = await takeBackReverted(deps, opts.batch); n > 0; n = await takeBackReverted(deps, opts.batch)) result.reverted += n;
+  for (let n = await foldPending(deps, opts.batch); n > 0; n = await foldPending(deps, opts.batch)) result.folded += n;
+  // A batch shorter than its limit was the last one (a candidate that cannot settle is not retried in this pass).
+  for (let n = 100; n === 100; ) result.settled += n = await settleMarkets(deps, 100);
+  for (let n = await markDirtyMarkets(deps, 200); n > 0; n = await markDirtyMarkets(deps, 200)) result.marked += n;
+  result.rolled = await rollWindows(deps, 1_000);
+  const fingerprint = await rolesFingerprint(deps);
+  const now = deps.clock.now().getTime();
+  if (result.reverted + result.folded > 0) memory.volumeMoved = true;
+  const volumeDue = memory.volumeMoved === true && now - memory.rolesBuiltAt >= ROLES_VOLUME_INTERVAL_MS;
+  if (opts.forceRoles || volumeDue || fingerprint !== memory.rolesFingerprint) {
+    result.roles = await rebuildRoles(deps);
+    Object.assign(memory, { rolesFingerprint: fingerprint, rolesBuiltAt: now, volumeMoved: false });
+  }
+  return result;
+}
+
+export const changedAnything = (r: PassResult): boolean => r.reverted + r.folded + r.settled + r.marked + r.rolled > 0 || r.roles !== null;
