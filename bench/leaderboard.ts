@@ -23,6 +23,7 @@ import type { Runtime } from '../src/runtime/runtime.ts';
 import { LEADERBOARD_PERIODS, LEADERBOARD_SORTS } from '../src/core/leaderboard/boards.ts';
 import { enqueueTradeLegs } from '../src/services/leaderboard/inbox.ts';
 import { foldPending } from '../src/services/leaderboard/fold.ts';
+import { seeded } from './market-rows.ts';
 import { markDirtyMarkets } from '../src/services/leaderboard/marks.ts';
 import type { LeaderboardDeps } from '../src/services/leaderboard/deps.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
@@ -77,17 +78,6 @@ export function leaderboardOptionsFromEnv(log: (line: string) => void): Leaderbo
   };
 }
 
-/** mulberry32, seeded: every run generates the same trades. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface MarketRef {
   address: string;

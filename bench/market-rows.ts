@@ -28,10 +28,10 @@ export interface GeneratedRows {
   tradedLastDay: number;
 }
 
-type Rng = () => number;
+export type Rng = () => number;
 
 /** mulberry32: a tiny seeded generator, uniform in [0, 1). */
-function seeded(seed: number): Rng {
+export function seeded(seed: number): Rng {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
