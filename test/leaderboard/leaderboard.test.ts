@@ -14,9 +14,9 @@ import { ballotTypedData } from '../../src/core/resolution/votes.ts';
 import { refreshTotals } from '../../src/services/leaderboard/totals.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
-import { buyShares, funded, resolveUndisputed, type Agent } from '../support/claims.ts';
+import { buyShares, funded, resolveUndisputed, tradeShares, type Agent } from '../support/claims.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { createMarket, fund, gas, post as postAs, sendApprovals, sendTx, tokens } from '../support/markets.ts';
+import { createMarket, fund, gas, sendTx, tokens } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
 
 const A = '/api/agent/v1';
@@ -45,16 +45,7 @@ async function board(key: string, query: string, consumer = false) {
 const ranked = (b: Awaited<ReturnType<typeof board>>) => b.entries.map((e) => [e.walletAddress.toLowerCase(), e.value]);
 
 /** Sells through /trade/prepare, approving the outcome token first when asked. */
-async function sellShares(agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> {
-  const body = { market, outcome, side: 'sell', shares: shares.toString(), deadlineSeconds: 86_400 };
-  let prepared = await postAs(server, agent.key, '/trade/prepare', body);
-  if (prepared.body.code === 'APPROVAL_REQUIRED') {
-    await sendApprovals(server, agent.account, prepared.body.approvals);
-    prepared = await postAs(server, agent.key, '/trade/prepare', body);
-  }
-  expect(prepared.status, prepared.text).toBe(200);
-  await sendTx(server, agent.account, prepared.body.transaction);
-}
+const sellShares = (agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> => tradeShares(server, agent, 'sell', market, outcome, shares);
 
 /**
  * The incremental rows equal a rebuild from scratch: every wallet's totals recomputed from its day rows and its

@@ -19,8 +19,12 @@ export async function funded(server: TestServer, name: string): Promise<Agent> {
 }
 
 /** Buys through /trade/prepare (approving first when asked), with a day's deadline: a test may run the chain's clock ahead. */
-export async function buyShares(server: TestServer, agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> {
-  const body = { market, outcome, side: 'buy', shares: shares.toString(), deadlineSeconds: 86_400 };
+export const buyShares = (server: TestServer, agent: Agent, market: string, outcome: number, shares: bigint): Promise<void> =>
+  tradeShares(server, agent, 'buy', market, outcome, shares);
+
+/** Buys or sells through /trade/prepare, sending the approval it asks for first, with a day's deadline. */
+export async function tradeShares(server: TestServer, agent: Agent, side: 'buy' | 'sell', market: string, outcome: number, shares: bigint): Promise<void> {
+  const body = { market, outcome, side, shares: shares.toString(), deadlineSeconds: 86_400 };
   let prepared = await post(server, agent.key, '/trade/prepare', body);
   if (prepared.body.code === 'APPROVAL_REQUIRED') {
     await sendApprovals(server, agent.account, prepared.body.approvals);
