@@ -53,7 +53,7 @@ import { countLiveMarkets } from '../services/markets/listing.ts';
 import { createMarketReadService } from '../services/markets/read-service.ts';
 import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService, type IdempotencyFaults } from '../services/idempotency/idempotency.ts';
-import { createKeyService } from '../services/keys/keys.ts';
+import { createKeyService, KEYS_CHANNEL } from '../services/keys/keys.ts';
 import { createNonceService } from '../services/identity/nonces.ts';
 import { createSessionService } from '../services/identity/sessions.ts';
 import { createWalletProofVerifier } from '../services/identity/wallet-proof.ts';
@@ -346,9 +346,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });
     const keys = createKeyService({ db: database.db, clock, environment: config.environment });
+    // Another process's change to a key (a revocation, a rotation) reaches this process's key cache at its commit.
+    if (database.listen) cleanups.push(await database.listen(KEYS_CHANNEL, () => keys.invalidate()));
     const mailer = createMailer({ db: database.db, clock, log, smtpUrl: config.mail.smtpUrl, from: config.mail.from });
     cleanups.push(() => mailer.close());
-    const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl) });
+    const emailLinks = createEmailLinkService({ db: database.db, clock, mailer, confirmLink: confirmLink(config.publicBaseUrl), keys });
     const humans = createHumanVerificationService({ db: database.db, clock });
     // Reputation: the fold and its reads, and the gates the create loop, the order loop, the vote and GET /me enforce.
     const reputationGates = createReputationGates({ db: database.db, freeFillsPerMonth: config.fills.freePerMonth });
@@ -465,7 +467,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       }),
       linking: createLinkingService({ db: database.db, clock }),
       agentKeys: createAgentKeyService({ db: database.db, clock, keys, walletProofs, rateLimits }),
-      binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, onWalletBound }),
+      binding: createBindingService({ db: database.db, clock, emailLinks, mailer, walletProofs, rateLimits, keys, onWalletBound }),
       profile: createProfileService({
         db: database.db,
         clock,

@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Principal } from '../../core/principal.ts';
+import type { RenderedJson } from '../../core/rendered-json.ts';
 import type { Scope } from '../../core/scopes.ts';
 import type { AgentTier } from '../../core/tiers.ts';
 import type { Services } from '../../services/services.ts';
@@ -77,7 +78,7 @@ export interface HandlerContext {
 /** The context of a capability of tier T: the pipeline has authenticated a key of at least T, so principal is set. */
 export type ContextFor<T extends AgentTier | null> = [T] extends [AgentTier] ? HandlerContext & { principal: Principal } : HandlerContext;
 
-/** A handler may return a plain body (status 200) or a Reply with status and headers. */
+/** A handler may return a plain body (status 200), a body already serialised (RenderedJson), or a Reply with status and headers. */
 export class Reply<O> {
   constructor(
     readonly body: O,
@@ -164,7 +165,7 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   /** Statuses besides 200 whose body is the normal output (e.g. 503 from /health), not a problem. */
   alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];
-  handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
+  handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>> | RenderedJson<z.output<O>>>;
   /** The answer to a retry of a call whose effect committed (recordEffect) but whose response was never stored. */
   replayEffect?: (ctx: ContextFor<T>, ref: string, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }

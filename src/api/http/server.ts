@@ -10,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import { problem, type ErrorCode } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { RenderedJson } from '../../core/rendered-json.ts';
 import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './confirm-page.ts';
 import { discoveryDocuments } from '../docs/documents.ts';
 import type { Capability } from '../catalog/types.ts';
@@ -111,6 +112,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
             headers,
           );
           reply.code(result.status).headers(result.headers);
+          // A pre-rendered body goes out as its bytes, with the content type Fastify gives a serialised object.
+          if (result.body instanceof RenderedJson) return reply.type('application/json; charset=utf-8').send(result.body.text);
           return reply.send(result.body);
         } catch (err) {
           if (isProblemError(err)) return sendProblem(reply, req, err, headers);

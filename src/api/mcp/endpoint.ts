@@ -14,6 +14,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
+import { plainBody, RenderedJson } from '../../core/rendered-json.ts';
 import { authorize, executeCall } from '../pipeline/execute.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import type { Principal } from '../../core/principal.ts';
@@ -145,9 +146,10 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps)
       );
       if (result.status >= 400) return errorResult(result.body);
       const replayed = result.headers['Idempotent-Replayed'] === 'true';
+      const body = plainBody(result.body);
       return {
-        content: [{ type: 'text', text: JSON.stringify(result.body) }],
-        structuredContent: result.body as Record<string, unknown>,
+        content: [{ type: 'text', text: result.body instanceof RenderedJson ? result.body.text : JSON.stringify(body) }],
+        structuredContent: body as Record<string, unknown>,
         ...(replayed ? { _meta: { 'svc/idempotentReplayed': true } } : {}),
       };
     } catch (err) {

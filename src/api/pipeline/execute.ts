@@ -5,6 +5,7 @@
  * CallRequest and the result (or ProblemError) back.
  */
 import { canonicalHash } from '../../core/canonical-json.ts';
+import { plainBody } from '../../core/rendered-json.ts';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError } from '../../core/errors.ts';
 import { ClaimTakenOver, IDEMPOTENCY_KEY_PATTERN, isStorable, type EffectRecorder } from '../../services/idempotency/idempotency.ts';
@@ -209,7 +210,8 @@ function resultOf(cap: Capability, out: unknown): CallResult {
 
 /** What an Idempotency-Key keeps of a result: secrets redacted, only the handler's own headers (rate-limit and version headers belong to each request). */
 function storedFor(cap: Capability, result: CallResult): CallResult {
-  const body = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(result.body as never) : result.body;
+  const plain = plainBody(result.body);
+  const body = cap.redactForReplay && result.status < 300 ? cap.redactForReplay(plain as never) : plain;
   return { status: result.status, body, headers: result.headers };
 }
 

@@ -28,6 +28,8 @@ import { m0023_reorged_creations } from './0023_reorged_creations.ts';
 import { m0024_leaderboards } from './0024_leaderboards.ts';
 // Reputation (issue 20): its own line, apart from the other migrations of the issue.
 import { m0025_reputation } from './0025_reputation.ts';
+// The key cache's change signal (issue 20).
+import { m0026_api_key_changes } from './0026_api_key_changes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -55,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0023_reorged_creations': m0023_reorged_creations,
   '0024_leaderboards': m0024_leaderboards,
   '0025_reputation': m0025_reputation,
+  '0026_api_key_changes': m0026_api_key_changes,
 };

@@ -87,7 +87,7 @@ export function createAgentKeyService(deps: {
       if (!old || !mine || old.status === 'revoked' || old.status === 'expired') {
         throw problem('NOT_FOUND', `no live key ${keyId} belongs to this agent`);
       }
-      return db.transaction().execute(async (trx) => {
+      return keys.changing(() => db.transaction().execute(async (trx) => {
         const revoked = await trx
           .updateTable('api_keys')
           .set({ status: 'revoked', revoked_at: clock.now() })
@@ -114,7 +114,7 @@ export function createAgentKeyService(deps: {
         );
         await recordReplacement(trx, recordEffect, { keyId: issued.record.id, revokedKeyIds: [old.id] });
         return { ...issued, revokedKeyId: old.id };
-      });
+      }));
     },
 
     async recordedRotation(ref) {
@@ -130,14 +130,14 @@ export function createAgentKeyService(deps: {
       if (!agent) {
         throw problem('NO_AGENT_FOR_WALLET', `no agent has ${wallet} bound; recovery needs the wallet bound to the agent (an agent without a bound wallet cannot recover)`);
       }
-      return db.transaction().execute(async (trx) => {
+      return keys.changing(() => db.transaction().execute(async (trx) => {
         await consume(trx);
         const revokedKeyIds = await revokeAll(trx, agent.id);
         const issued = await issueEntitledKey(keys, trx, agent, clock.now());
         if (!issued) throw problem('FORBIDDEN', 'an agent the operator made gets its keys from the operator (`svc keys create --agent <agentId>`), not by recovery');
         await recordReplacement(trx, recordEffect, { keyId: issued.record.id, revokedKeyIds });
         return { ...issued, agentId: agent.id, revokedKeyIds };
-      });
+      }));
     },
 
     async recordedRecovery(ref) {

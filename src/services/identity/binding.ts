@@ -10,6 +10,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
 import type { Clock } from '../../core/clock.ts';
 import { isUniqueViolation } from '../../db/index.ts';
+import type { KeyService } from '../keys/keys.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
@@ -42,6 +43,8 @@ export function createBindingService(deps: {
   mailer: Mailer;
   walletProofs: WalletProofVerifier;
   rateLimits: RateLimitStore;
+  /** Binding a wallet changes the agent's keys (applyEntitlement): their cache is cleared once it settles. */
+  keys: Pick<KeyService, 'changing'>;
   /** Runs in the transaction that first binds a wallet to an agent (the play-money signup grant). */
   onWalletBound?: (trx: Transaction<DB>, agentId: string, wallet: string) => Promise<void>;
 }): BindingService {
@@ -71,7 +74,7 @@ export function createBindingService(deps: {
       if (agent.wallet_address) throw problem('AGENT_WALLET_ALREADY_SET', `this agent already has wallet ${agent.wallet_address} bound`);
       const { wallet, consume } = await deps.walletProofs.checkTemplate('agent-bind-wallet', proof, { agentId: agent.id });
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await deps.keys.changing(() => db.transaction().execute(async (trx) => {
           await consume(trx);
           const updated = await trx
             .updateTable('agents')
@@ -85,7 +88,7 @@ export function createBindingService(deps: {
           await deps.onWalletBound?.(trx, agent.id, wallet);
           await recordEffect?.(trx, agent.id);
           return updated;
-        });
+        }));
       } catch (err) {
         if (isUniqueViolation(err)) throw walletTaken(wallet);
         throw err;

@@ -12,6 +12,7 @@ import { problem } from '../../core/error-codes.ts';
 import { digestMatches, sha256Hex } from '../../core/secrets.ts';
 import type { DB, EmailLinkPurpose } from '../../db/schema.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
+import type { KeyService } from '../keys/keys.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { applyEntitlement, findAgent } from './agents.ts';
 
@@ -103,7 +104,14 @@ const MAIL_TEXT: Record<EmailLinkPurpose, { subject: string; body: (name: string
   },
 };
 
-export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mailer: Mailer; confirmLink: ConfirmLink }): EmailLinkService {
+export function createEmailLinkService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  mailer: Mailer;
+  confirmLink: ConfirmLink;
+  /** A confirmation can change the agent's keys (applyEntitlement): their cache is cleared once it settles. */
+  keys: Pick<KeyService, 'changing'>;
+}): EmailLinkService {
   const { db, clock } = deps;
 
   const applyEffect = async (trx: Transaction<DB>, link: { purpose: EmailLinkPurpose; agent_id: string; email: string }) => {
@@ -200,7 +208,7 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
     },
 
     async confirm(token) {
-      return db.transaction().execute(async (trx) => {
+      return deps.keys.changing(() => db.transaction().execute(async (trx) => {
         const digest = sha256Hex(token);
         const link = await trx.selectFrom('email_links').selectAll().where('token_hash', '=', digest).forUpdate().executeTakeFirst();
         if (!link || !digestMatches(link.token_hash, digest)) throw problem('EMAIL_LINK_INVALID', 'this link is not recognised; request a new one');
@@ -214,7 +222,7 @@ export function createEmailLinkService(deps: { db: Kysely<DB>; clock: Clock; mai
         const confirmedAt = clock.now();
         await trx.updateTable('email_links').set({ used_at: confirmedAt }).where('id', '=', link.id).execute();
         return { ...base, firstUse: true, confirmedAt };
-      });
+      }));
     },
   };
 }

@@ -1,5 +1,8 @@
 // API keys: random and prefixed, shown once at issue, stored as a SHA-256 hash and compared in
 // constant time. Status dormant/active/revoked is stored; expired is derived from expires_at.
+// authenticate() keeps the rows it read in a short-lived cache (docs/identity.md "Key cache"): a change made by this
+// process clears it before the change is answered (`changing`), another process's change clears it at that process's
+// commit (the api_keys trigger NOTIFYs KEYS_CHANNEL), and an entry is read again after KEY_CACHE_MS whatever happens.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { digestMatches, sha256Hex } from '../../core/secrets.ts';
 import type { Kysely, Transaction } from 'kysely';
@@ -40,6 +43,12 @@ export interface CreateKeyParams {
 }
 
 const PREFIX_LENGTH = 16;
+/** NOTIFYed by the api_keys trigger (migration 0026) at the commit of any change to a key. */
+export const KEYS_CHANNEL = 'svc_api_keys';
+/** The longest a cached key row is trusted without a change signal (a lost LISTEN connection, say). */
+export const KEY_CACHE_MS = 10_000;
+/** Rows kept; past it the oldest goes. Only keys that exist are kept, so random keys cannot fill it. */
+const KEY_CACHE_ENTRIES = 10_000;
 
 export const hashKey = sha256Hex;
 
@@ -50,6 +59,13 @@ export interface KeyService {
   get(keyId: string): Promise<KeyRecord | undefined>;
   /** Resolves a raw key to its principal, or throws INVALID_API_KEY / API_KEY_REVOKED / API_KEY_EXPIRED / API_KEY_DORMANT. */
   authenticate(raw: string): Promise<Principal>;
+  /**
+   * Runs `work` that changes keys (a revocation, a rotation, an entitlement) and forgets every cached key once it has
+   * settled, committed or not, so the change holds for the next request this process answers.
+   */
+  changing<T>(work: () => Promise<T>): Promise<T>;
+  /** Forgets every cached key (another process changed one: KEYS_CHANNEL). */
+  invalidate(): void;
 }
 
 type KeyRow = {
@@ -85,6 +101,35 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
     };
   };
 
+  // By key hash. `generation` moves on every invalidation: a read that overlapped one does not store what it read.
+  const cache = new Map<string, { row: KeyRow; until: number }>();
+  let generation = 0;
+  const invalidate = () => {
+    generation++;
+    cache.clear();
+  };
+  const lookup = async (hash: string): Promise<KeyRow | undefined> => {
+    const now = performance.now();
+    const hit = cache.get(hash);
+    if (hit && hit.until > now) return hit.row;
+    const started = generation;
+    const row = (await db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst()) as KeyRow | undefined;
+    if (row && started === generation) {
+      cache.delete(hash);
+      if (cache.size >= KEY_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+      cache.set(hash, { row, until: now + KEY_CACHE_MS });
+    }
+    return row;
+  };
+
+  const changing = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      invalidate();
+    }
+  };
+
   const get = async (keyId: string): Promise<KeyRecord | undefined> => {
     const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
     return row ? toRecord(row as KeyRow) : undefined;
@@ -110,12 +155,9 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
     },
 
     async revoke(keyId) {
-      const updated = await db
-        .updateTable('api_keys')
-        .set({ status: 'revoked', revoked_at: clock.now() })
-        .where('id', '=', keyId)
-        .returningAll()
-        .executeTakeFirst();
+      const updated = await changing(() =>
+        db.updateTable('api_keys').set({ status: 'revoked', revoked_at: clock.now() }).where('id', '=', keyId).returningAll().executeTakeFirst(),
+      );
       if (!updated) throw problem('NOT_FOUND', `no API key with id ${keyId}`);
       return toRecord(updated as KeyRow);
     },
@@ -124,7 +166,7 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
 
     async authenticate(raw) {
       const computed = hashKey(raw);
-      const row = (await db.selectFrom('api_keys').selectAll().where('key_hash', '=', computed).executeTakeFirst()) as KeyRow | undefined;
+      const row = await lookup(computed);
       if (!row || !digestMatches(row.key_hash, computed)) {
         throw problem('INVALID_API_KEY', 'the API key is not recognised');
       }
@@ -136,5 +178,8 @@ export function createKeyService(deps: { db: Kysely<DB>; clock: Clock; environme
       }
       return { keyId: record.id, agentId: record.agentId, tier: record.tier, scopes: record.scopes };
     },
+
+    changing,
+    invalidate,
   };
 }

@@ -6,7 +6,8 @@
 import { epochDay, isoDay, windowOf } from '../../core/leaderboard/boards.ts';
 import { VALUE_UNITS } from '../../core/leaderboard/boards.ts';
 import { keeperLoop } from '../keeper-loop.ts';
-import { createBoardCache } from './board-cache.ts';
+import { RenderedJson } from '../../core/rendered-json.ts';
+import { createBoardCache, type CachedBoard } from './board-cache.ts';
 import type { LeaderboardDeps } from './deps.ts';
 import { readBoard } from './read-board.ts';
 import { readPnlHistory } from './pnl-history.ts';
@@ -22,7 +23,9 @@ export const MAX_OFFSET = 200;
 
 export interface LeaderboardService {
   /** A page of a board (limit 1..100, offset 0..200), from the rows as of `asOf`. */
-  board(q: BoardQuery & { limit: number; offset: number }): Promise<LeaderboardPage>;
+  board(q: PageQuery): Promise<LeaderboardPage>;
+  /** The same page serialised, from memory while its board is unchanged: what the read capabilities answer. */
+  renderedBoard(q: PageQuery): Promise<RenderedJson<LeaderboardPage>>;
   /** A wallet's daily cumulative realized P&L. */
   pnlHistory(address: string): Promise<PnlHistory>;
   /** One updater pass now (tests, the bench, a first start); waits for a pass in flight first. */
@@ -31,6 +34,11 @@ export interface LeaderboardService {
   start(): void;
   stop(): Promise<void>;
 }
+
+type PageQuery = BoardQuery & { limit: number; offset: number };
+
+/** Rendered pages kept per board; past it the oldest goes (limit × offset makes 20,000 possible pages a board). */
+const PAGES_PER_BOARD = 256;
 
 export interface LeaderboardOptions extends LeaderboardDeps {
   intervalMs: number;
@@ -56,24 +64,39 @@ export function createLeaderboardService(o: LeaderboardOptions): LeaderboardServ
     return next;
   };
   const loop = keeperLoop({ name: 'leaderboard', pass: () => pass(), log: o.log, intervalMs: o.intervalMs });
+  // Everything in a page follows from its board: the window is the one of the day the board was read.
+  const page = (q: PageQuery, { entries, asOf }: CachedBoard): LeaderboardPage => {
+    const window = windowOf(q.period, epochDay(new Date(asOf)));
+    const end = q.offset + q.limit;
+    return {
+      sort: q.sort,
+      category: q.category,
+      period: q.period,
+      valueUnit: VALUE_UNITS[q.sort],
+      window: window && { from: isoDay(window.from), to: isoDay(window.to) },
+      limit: q.limit,
+      offset: q.offset,
+      nextOffset: end < entries.length && end <= MAX_OFFSET ? end : null,
+      asOf,
+      entries: entries.slice(q.offset, end),
+    };
+  };
+  const boardOf = (q: PageQuery) => cache.get(`${q.sort}:${q.category}:${q.period}`, () => readBoard(o.db, q));
+  // By board read: a new read of the board (the updater changed rows, the day turned, the TTL passed) starts afresh.
+  const rendered = new WeakMap<CachedBoard, Map<string, RenderedJson<LeaderboardPage>>>();
   return {
-    async board(q) {
-      const now = o.clock.now();
-      const { entries, asOf } = await cache.get(`${q.sort}:${q.category}:${q.period}`, () => readBoard(o.db, q));
-      const window = windowOf(q.period, epochDay(now));
-      const end = q.offset + q.limit;
-      return {
-        sort: q.sort,
-        category: q.category,
-        period: q.period,
-        valueUnit: VALUE_UNITS[q.sort],
-        window: window && { from: isoDay(window.from), to: isoDay(window.to) },
-        limit: q.limit,
-        offset: q.offset,
-        nextOffset: end < entries.length && end <= MAX_OFFSET ? end : null,
-        asOf,
-        entries: entries.slice(q.offset, end),
-      };
+    board: async (q) => page(q, await boardOf(q)),
+    async renderedBoard(q) {
+      const board = await boardOf(q);
+      let pages = rendered.get(board);
+      if (!pages) rendered.set(board, (pages = new Map()));
+      const key = `${q.limit}:${q.offset}`;
+      let text = pages.get(key);
+      if (!text) {
+        if (pages.size >= PAGES_PER_BOARD) pages.delete(pages.keys().next().value!);
+        pages.set(key, (text = RenderedJson.of(page(q, board))));
+      }
+      return text;
     },
     pnlHistory: (address) => readPnlHistory(deps, address),
     runOnce: (opts) => pass(opts?.forceRoles ?? false),

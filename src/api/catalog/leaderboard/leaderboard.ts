@@ -23,7 +23,7 @@ export const getLeaderboardConsumer = defineCapability({
   output: LeaderboardResponse,
   outputName: 'LeaderboardResponse',
   errors: ['INVALID_PAYLOAD', 'INTERNAL_ERROR'],
-  handler: async (ctx, { query }) => ctx.services.leaderboard.board(query),
+  handler: async (ctx, { query }) => ctx.services.leaderboard.renderedBoard(query),
 });
 
 export const discoverLeaderboard = defineCapability({
@@ -42,7 +42,7 @@ export const discoverLeaderboard = defineCapability({
   output: LeaderboardResponse,
   outputName: 'LeaderboardResponse',
   errors: ['INVALID_QUERY'],
-  handler: async (ctx, { query }) => ctx.services.leaderboard.board(query),
+  handler: async (ctx, { query }) => ctx.services.leaderboard.renderedBoard(query),
 });
 
 export const LEADERBOARD_CAPABILITIES = [getLeaderboardConsumer, discoverLeaderboard];
