@@ -17,6 +17,7 @@ export const PROCESS_SUITES = [
   'test/ledger/crash.test.ts',
   'test/db/lock.test.ts',
   'test/http/idempotency-restart.test.ts',
+  'test/economy/card-restart.test.ts',
   // the svc command on data folders of its own (the real binary, and the operator channel of a persistent PGlite)
   'test/cli/cli.test.ts',
   'test/cli/operator-channel.test.ts',

@@ -123,6 +123,52 @@ const EnvSchema = z.object({
   VOTE_QUORUM: int(z.number().int().min(1).max(100_000)).default(3),
   /** Blocks a pack's payment needs (its own block counts as 1) before its fills are credited; default the chain's depth. */
   FILL_PACK_CONFIRMATIONS: int(z.number().int().min(1).max(1000)).optional(),
+  /** PM's price (docs/economy.md): USDC base units (6 decimals) for one whole PM; 10000 = $0.01, 100 PM a dollar. */
+  PM_PRICE_USDC: int(z.number().int().min(1).max(1_000_000_000_000)).default(10_000),
+  /** The card bundles, whole US dollars, comma-separated. */
+  PM_CARD_BUNDLES_USD: z
+    .string()
+    .default('5,10,25,50,100')
+    .transform((s, ctx) => {
+      const parts = s.split(',').map((p) => p.trim());
+      if (parts.some((p) => !/^[1-9][0-9]{0,5}$/.test(p))) {
+        ctx.addIssue({ code: 'custom', message: 'must be a comma list of whole dollar amounts (1..999999)' });
+        return z.NEVER;
+      }
+      return [...new Set(parts.map(Number))].sort((a, b) => a - b);
+    }),
+  /** The card purchase cap: dollars one wallet may buy by card in PM_CARD_CAP_HOURS (rolling). */
+  PM_CARD_CAP_USD: int(z.number().int().min(1).max(1_000_000_000)).default(500),
+  PM_CARD_CAP_HOURS: int(z.number().int().min(1).max(24 * 366)).default(24),
+  /** The smallest relay purchase, USDC base units (default $1). */
+  PM_RELAY_MIN_PAYMENT: int(z.number().int().min(1).max(1_000_000_000_000)).default(1_000_000),
+  /** PM (whole tokens) the operator moves into the sale contract when it deploys it; 0 leaves it empty. */
+  PM_SALE_INVENTORY: int(z.number().int().min(0).max(1_000_000_000_000)).default(10_000_000),
+  /** Card checkout through Stripe: both or neither. Without them the card endpoints answer 503. */
+  STRIPE_SECRET_KEY: z.string().min(8).max(512).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(8).max(512).optional(),
+  /** Another Stripe API origin (a local stand-in for tests); default Stripe's own. */
+  STRIPE_API_BASE: url.optional(),
+  /** Participation release (docs/participation.md): on, off (inactive) or retired. */
+  PARTICIPATION_RELEASE: z.enum(['on', 'off', 'retired']).default('on'),
+  /** Whole PM moved into the distributor when it is deployed: the release's units. */
+  PARTICIPATION_POOL: int(z.number().int().min(0).max(1_000_000_000_000)).default(50_000_000),
+  /** Whole PM credited for each UTC day a member's lane is active. */
+  PARTICIPATION_DAILY_CREDIT: int(z.number().int().min(1).max(1_000_000_000)).default(100),
+  /** Days a qualifying trade keeps the lane active (from the day after it). */
+  PARTICIPATION_ACTIVE_DAYS: int(z.number().int().min(1).max(365)).default(7),
+  /** The least volume (USD micro-dollars, all markets) a UTC day needs to qualify: default $1. */
+  PARTICIPATION_QUALIFYING_VOLUME: int(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).default(1_000_000),
+  /** Hours between two paid distributions of one member. */
+  PARTICIPATION_CLAIM_CADENCE_HOURS: int(z.number().int().min(0).max(24 * 366)).default(24),
+  /** Minutes a prepared voucher stays valid. */
+  PARTICIPATION_VOUCHER_MINUTES: int(z.number().int().min(1).max(24 * 60)).default(30),
+  /** Days a human attestation counts for participation before it must be renewed. */
+  PARTICIPATION_ATTESTATION_MAX_DAYS: int(z.number().int().min(1).max(3650)).default(365),
+  /** Members must be linked under an identity (default: on a live environment). */
+  PARTICIPATION_REQUIRE_IDENTITY: bool.optional(),
+  /** Whole PM below which the distributor is reported degraded (PARTICIPATION_INVENTORY_LOW). */
+  PARTICIPATION_LOW_WATER: int(z.number().int().min(0).max(1_000_000_000_000)).default(100_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -182,6 +228,34 @@ export interface Config {
   /** The anonymous path's human check: a local proof-of-work challenge, or a Turnstile-compatible siteverify call. */
   humanCheck: HumanCheckSettings;
   fills: { enabled: boolean; freePerMonth: number; packs: { fills: number; usdCents: number }[]; packConfirmations: number };
+  /** PM purchase (docs/economy.md). */
+  economy: EconomySettings;
+  /** Participation release (docs/participation.md). Amounts in PM base units. */
+  participation: ParticipationSettings;
+}
+
+export interface ParticipationSettings {
+  mode: 'on' | 'off' | 'retired';
+  poolWei: bigint;
+  dailyCreditWei: bigint;
+  activeDays: number;
+  qualifyingVolume: bigint;
+  cadenceMs: number;
+  voucherMs: number;
+  attestationMaxAgeMs: number;
+  requireIdentity: boolean;
+  lowWaterWei: bigint;
+}
+
+export interface EconomySettings {
+  /** USDC base units for one whole PM. */
+  priceUsdcPerPm: bigint;
+  bundlesUsd: number[];
+  cap: { usd: number; hours: number };
+  relayMinPayment: bigint;
+  /** PM base units moved into the sale contract at its deployment. */
+  saleInventory: bigint;
+  stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -189,7 +263,7 @@ export class ConfigError extends Error {
 }
 
 /** Never echoed in an error: a mistyped key is still (nearly) the key. */
-const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY', 'HUMAN_CHECK_SECRET', 'WEBHOOK_SECRET_KEY']);
+const SECRET_VARS = new Set(['OPERATOR_PRIVATE_KEY', 'HUMAN_CHECK_SECRET', 'WEBHOOK_SECRET_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
 
 /** The bad value for the error line: URL passwords masked, control characters escaped so it stays one line. */
 function printable(value: string): string {
@@ -220,6 +294,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.SVC_ROLE === 'api' && (!e.DATABASE_URL || !external)) {
     throw new ConfigError('config: SVC_ROLE=api needs DATABASE_URL and CHAIN_RPC_URL: it joins the database and the chain of a deployment whose writers run in another svc (SVC_ROLE=all)');
+  }
+  if ((e.STRIPE_SECRET_KEY === undefined) !== (e.STRIPE_WEBHOOK_SECRET === undefined)) {
+    throw new ConfigError('config: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET go together (set both for card checkout, or neither)');
   }
   if (e.HUMAN_CHECK === 'turnstile' && !e.HUMAN_CHECK_SECRET) {
     throw new ConfigError('config: HUMAN_CHECK_SECRET is required when HUMAN_CHECK=turnstile');
@@ -284,5 +361,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : { kind: 'pow', bits: e.HUMAN_CHECK_POW_BITS },
     // Cheapest first, as GET /me publishes them.
     fills: { enabled: e.FILLS_ENABLED, freePerMonth: e.FILLS_FREE_PER_MONTH, packs: [...e.FILL_PACKS].sort((a, b) => a.usdCents - b.usdCents || b.fills - a.fills), packConfirmations: e.FILL_PACK_CONFIRMATIONS ?? confirmations },
+    economy: {
+      priceUsdcPerPm: BigInt(e.PM_PRICE_USDC),
+      bundlesUsd: e.PM_CARD_BUNDLES_USD,
+      cap: { usd: e.PM_CARD_CAP_USD, hours: e.PM_CARD_CAP_HOURS },
+      relayMinPayment: BigInt(e.PM_RELAY_MIN_PAYMENT),
+      saleInventory: BigInt(e.PM_SALE_INVENTORY) * 10n ** 18n,
+      stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, apiBase: e.STRIPE_API_BASE } : null,
+    },
+    participation: {
+      mode: e.PARTICIPATION_RELEASE,
+      poolWei: BigInt(e.PARTICIPATION_POOL) * 10n ** 18n,
+      dailyCreditWei: BigInt(e.PARTICIPATION_DAILY_CREDIT) * 10n ** 18n,
+      activeDays: e.PARTICIPATION_ACTIVE_DAYS,
+      qualifyingVolume: BigInt(e.PARTICIPATION_QUALIFYING_VOLUME),
+      cadenceMs: e.PARTICIPATION_CLAIM_CADENCE_HOURS * 3_600_000,
+      voucherMs: e.PARTICIPATION_VOUCHER_MINUTES * 60_000,
+      attestationMaxAgeMs: e.PARTICIPATION_ATTESTATION_MAX_DAYS * 86_400_000,
+      requireIdentity: e.PARTICIPATION_REQUIRE_IDENTITY ?? environment === 'live',
+      lowWaterWei: BigInt(e.PARTICIPATION_LOW_WATER) * 10n ** 18n,
+    },
   };
 }

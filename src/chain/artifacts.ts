@@ -14,8 +14,10 @@ export const CONTRACT_NAMES = [
   'OrderBookMarket',
   'OrderBookMarketFactory',
   'OutcomeToken',
+  'ParticipationDistributor',
   'ParticipationToken',
   'PayoutRouter',
+  'PmSale',
   'TestUSDC',
   'TradeRouter',
 ] as const;

@@ -153,6 +153,10 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   market_frames: MarketFramesTable;
   reorged_creations: ReorgedCreationsTable;
+  card_purchases: CardPurchasesTable;
+  relay_purchases: RelayPurchasesTable;
+  participation_credits: ParticipationCreditsTable;
+  participation_intents: ParticipationIntentsTable;
   identity_link_codes: IdentityLinkCodesTable;
   identity_link_consents: IdentityLinkConsentsTable;
   email_links: EmailLinksTable;
@@ -566,6 +570,80 @@ export type WebhookEndpointStatus = 'active' | 'disabled';
 /** Why an endpoint stopped: it answered 410 Gone, it failed for 5 days, or its agent disabled it. */
 export type WebhookDisabledReason = 'GONE' | 'FAILING' | 'MANUAL';
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'abandoned';
+
+export type CardPurchaseState = 'creating' | 'open' | 'paid' | 'delivered' | 'expired' | 'failed';
+
+/** A card purchase of PM (migration 0027; docs/economy.md): one order, and the provider checkout session made for it. */
+export interface CardPurchasesTable {
+  order_id: string;
+  /** Null while creating (the provider has not answered yet). */
+  session_id: string | null;
+  provider: string;
+  chain_id: number;
+  /** The buyer's signed-in wallet (lowercase): where the PM goes. */
+  wallet_address: string;
+  usd: number;
+  /** PM base units (18 decimals). */
+  pm_amount: Int8;
+  state: CardPurchaseState;
+  checkout_url: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  paid_at: NullableTimestamp;
+  delivered_at: NullableTimestamp;
+  /** Deliveries tried: each is a relayer operation of its own (a reverted one is tried again later). */
+  delivery_attempt: ColumnType<number, number | undefined, number>;
+  delivery_tx: string | null;
+  last_error: string | null;
+}
+
+/** A relay purchase of PM the relayer submitted and the chain mined (migration 0027). */
+export interface RelayPurchasesTable {
+  tx_hash: string;
+  operation_id: string;
+  chain_id: number;
+  buyer: string;
+  payment_amount: Int8;
+  min_pm_out: Int8;
+  pm_out: Int8;
+  block_number: Int8;
+  created_at: Timestamp;
+}
+
+/** One day's participation credit of a member account (migration 0028; docs/participation.md "Credits"). */
+export interface ParticipationCreditsTable {
+  /** The account the credit belongs to: the member's root wallet (lowercase). */
+  member_key: string;
+  /** 'YYYY-MM-DD' (UTC). */
+  day: string;
+  amount: Int8;
+  release_id: string;
+  credited_at: Timestamp;
+}
+
+export type ParticipationIntentStatus = 'prepared' | 'submitted' | 'expired_awaiting_finality' | 'projection_pending' | 'paid' | 'unpaid' | 'failed';
+
+/** A prepared participation distribution and its voucher (migration 0028). */
+export interface ParticipationIntentsTable {
+  id: string;
+  release_id: string;
+  member_key: string;
+  agent_id: string;
+  account: string;
+  recipient: string;
+  recipient_relation: 'self' | 'root' | 'another_linked_member';
+  delivery_mode: 'self_claim' | 'protocol_push';
+  cumulative_amount: Int8;
+  delta: Int8;
+  epoch: Int8;
+  expires_at: Timestamp;
+  signature: string;
+  status: ParticipationIntentStatus;
+  transaction_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  paid_at: NullableTimestamp;
+}
 
 /** A creation transaction a reorg took away (migration 0023), until it is mined again elsewhere. */
 export interface ReorgedCreationsTable {

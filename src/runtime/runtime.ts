@@ -27,6 +27,11 @@ import { createLedgerService } from '../services/ledger/ledger.ts';
 import { createLedgerBatcher, type LedgerBatcher, type LedgerFaults } from '../services/ledger/batcher.ts';
 import { createFillPackService } from '../services/orderbook/fill-packs.ts';
 import { createFaucetService } from '../services/faucet/faucet.ts';
+import { createEconomyService } from '../services/economy/economy.ts';
+import { createStripeProvider } from '../services/payments/stripe.ts';
+import { ensurePmSale, PM_SALE_DEPLOYMENT } from '../chain/pm-sale.ts';
+import { DISTRIBUTOR_DEPLOYMENT, ensureDistributor } from '../chain/participation-distributor.ts';
+import { createParticipationService } from '../services/participation/participation.ts';
 import { faucetOffReason } from '../core/faucet.ts';
 import { createOrderBookService, MARKET_CLOSED, MARKET_TAKEN_DOWN, MARKET_VOID } from '../services/orderbook/orders.ts';
 import type { Config } from '../config.ts';
@@ -294,6 +299,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     for (const record of Object.values(laneRecords)) deployments[record.name] = record;
     // The play-money ledger commitment, operated by our operator key (docs/ledger.md).
     Object.assign(deployments, await ensureDeployments({ ...deployDeps, specs: [{ name: 'LedgerCommitment', contract: 'LedgerCommitment', args: [account.address] }] }));
+    // The participation release's distributor (docs/participation.md), funded once with its pool.
+    deployments[DISTRIBUTOR_DEPLOYMENT] = await ensureDistributor(deployDeps, { operator: account.address, pm: tokenOf('PM'), pool: config.participation.poolWei, progress });
+    // The PM sale (docs/economy.md): sells PM for USDC by permit and delivers card purchases, from its own inventory.
+    deployments[PM_SALE_DEPLOYMENT] = await ensurePmSale(deployDeps, {
+      operator: account.address,
+      treasury: account.address,
+      tokens: { PM: tokenOf('PM'), USDC: tokenOf('USDC') },
+      priceUsdcPerPm: config.economy.priceUsdcPerPm,
+      minPayment: config.economy.relayMinPayment,
+      inventory: config.economy.saleInventory,
+      progress,
+    });
 
     const rateLimits = config.redisUrl ? createRedisStore(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : createMemoryStore();
     cleanups.push(() => rateLimits.close());
@@ -449,6 +466,41 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills, freeFillsOf: (db, agentId) => reputationGates.freeFillsOfAgent(agentId, db) }),
       fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, fills: config.fills }),
       ledgerBatcher,
+      participation: createParticipationService({
+        db: database.db,
+        client,
+        relayer,
+        chainId: config.chain.id,
+        clock,
+        log,
+        signer: account,
+        distributor: deployments[DISTRIBUTOR_DEPLOYMENT] ?? null,
+        pm: tokenOf('PM'),
+        stage: config.environment === 'live' ? 'production' : 'test',
+        settings: config.participation,
+        confirmations: config.chain.confirmations,
+        chainLive: () => liveness.state().up,
+        guard: chainService.guard,
+        intervalMs: config.markets.schedulerMs,
+      }),
+      economy: createEconomyService({
+        db: database.db,
+        client,
+        relayer,
+        chainId: config.chain.id,
+        clock,
+        log,
+        sale: deployments[PM_SALE_DEPLOYMENT]!.address,
+        tokens: { PM: tokenOf('PM'), USDC: tokenOf('USDC') },
+        provider: config.economy.stripe ? createStripeProvider(config.economy.stripe) : null,
+        terms: { priceUsdcPerPm: config.economy.priceUsdcPerPm, bundlesUsd: config.economy.bundlesUsd, cap: config.economy.cap, relayMinPayment: config.economy.relayMinPayment },
+        guard: chainService.guard,
+        // Where the provider sends the buyer back; {CHECKOUT_SESSION_ID} is the provider's own placeholder.
+        returnUrls: { success: `${config.publicBaseUrl}/?purchase={CHECKOUT_SESSION_ID}`, cancel: `${config.publicBaseUrl}/?purchase=cancelled` },
+        currentGrant: config.ledger.signupGrant,
+        intervalMs: config.markets.schedulerMs,
+        chainLive: () => liveness.state().up,
+      }),
       faucet: createFaucetService({ db: database.db, relayer, chainId: config.chain.id, collateral, rateLimits, clock, guard: chainService.guard, off: faucetOffReason(config.environment, config.chain.mode) }),
       mailer,
       emailLinks,
@@ -536,6 +588,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       cleanups.push(() => services.reputation.stop());
       services.leaderboard.start();
       cleanups.push(() => services.leaderboard.stop());
+      services.economy.start();
+      cleanups.push(() => services.economy.stop());
+      services.participation.start();
+      cleanups.push(() => services.participation.stop());
     }
     services.webhookDispatcher.start();
     cleanups.push(() => services.webhookDispatcher.stop());

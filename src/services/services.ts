@@ -16,6 +16,8 @@ import type { ElevationService } from './identity/elevation.ts';
 import type { LedgerService } from './ledger/ledger.ts';
 import type { LedgerBatcher } from './ledger/batcher.ts';
 import type { FaucetService } from './faucet/faucet.ts';
+import type { EconomyService } from './economy/economy.ts';
+import type { ParticipationService } from './participation/participation.ts';
 import type { FillPackService } from './orderbook/fill-packs.ts';
 import type { OrderBookService } from './orderbook/orders.ts';
 import type { RegistrationService } from './identity/registration.ts';
@@ -107,4 +109,8 @@ export interface Services {
   theses: ThesisService;
   /** Trader, creator and voter leaderboards and P&L history, kept current from the indexer and the ledger (docs/leaderboard.md). */
   leaderboard: LeaderboardService;
+  /** PM purchase: terms, card checkout and delivery, the relay sale, the signup-grant read (docs/economy.md). */
+  economy: EconomyService;
+  /** The participation release: member state, claims against the distributor, daily credits (docs/participation.md). */
+  participation: ParticipationService;
 }

@@ -51,6 +51,8 @@ import { WEBHOOK_CAPABILITIES } from './webhooks/index.ts';
 import { MARKET_DATA_CAPABILITIES } from './market-data/index.ts';
 // Reputation and profiles (issue 20).
 import { REPUTATION_CAPABILITIES } from './reputation/index.ts';
+import { ECONOMY_CAPABILITIES } from './economy/economy.ts';
+import { PARTICIPATION_CAPABILITIES } from './participation/participation.ts';
 import { getProfile } from './profile/profile.ts';
 // Leaderboards and P&L history (issue 20).
 import { LEADERBOARD_CAPABILITIES } from './leaderboard/leaderboard.ts';
@@ -114,6 +116,8 @@ export const CATALOG: readonly Capability[] = [
   ...WEBHOOK_CAPABILITIES,
   ...MARKET_DATA_CAPABILITIES,
   ...REPUTATION_CAPABILITIES,
+  ...ECONOMY_CAPABILITIES,
+  ...PARTICIPATION_CAPABILITIES,
   getProfile,
   ...LEADERBOARD_CAPABILITIES,
   getProfilePnlHistory,

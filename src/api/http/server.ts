@@ -21,6 +21,7 @@ import { credentialOf, header, walletCredentialOf } from './request.ts';
 import { registerMcpEndpoint, type McpEndpointDeps } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
 import { registerEventTransports } from '../events/transports.ts';
+import { PROVIDER_WEBHOOK_PATH, registerProviderWebhook } from './provider-webhook.ts';
 
 /** What the MCP endpoint needs (it shares the catalog and the pipeline), plus the HTTP server's own settings. */
 export interface HttpDeps extends Omit<McpEndpointDeps, 'origins'> {
@@ -140,12 +141,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).
   app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));
+  // The card payment provider's webhook (raw body, verified by its signature).
+  registerProviderWebhook(app, { services: deps.services, sendProblem });
   // The discovery documents that are not capabilities (landing and contract pages, skill.md, agent card).
   const documents = discoveryDocuments(deps.documents.skill(), deps.documents.site);
   for (const doc of documents) app.get(doc.path, async (_req, reply) => reply.headers(doc.headers).send(doc.body));
 
   // Known path, other method → 405 with Allow; otherwise 404.
-  const routes = [...deps.catalog, ...documents.map((d) => ({ method: 'GET', fullPath: d.path }))].map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));
+  const routes = [...deps.catalog, ...documents.map((d) => ({ method: 'GET', fullPath: d.path })), { method: 'POST', fullPath: PROVIDER_WEBHOOK_PATH }].map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];

@@ -30,6 +30,10 @@ import { m0024_leaderboards } from './0024_leaderboards.ts';
 import { m0025_reputation } from './0025_reputation.ts';
 // The key cache's change signal (issue 20).
 import { m0026_api_key_changes } from './0026_api_key_changes.ts';
+// PM purchases (issue 21).
+import { m0027_economy } from './0027_economy.ts';
+// Participation release (issue 21).
+import { m0028_participation } from './0028_participation.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -58,4 +62,6 @@ export const migrations: Record<string, Migration> = {
   '0024_leaderboards': m0024_leaderboards,
   '0025_reputation': m0025_reputation,
   '0026_api_key_changes': m0026_api_key_changes,
+  '0027_economy': m0027_economy,
+  '0028_participation': m0028_participation,
 };

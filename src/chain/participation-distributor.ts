@@ -1,0 +1,31 @@
+/**
+ * The participation release's distributor (docs/participation.md "Deployment"): ParticipationDistributor deployed
+ * once per chain for the release id, owned by the operator, taking vouchers signed by the operator key, paying PM
+ * from the pool it is given once at deployment (PARTICIPATION_POOL). Like the PM sale, every wiring transaction is
+ * named, so a restart sends nothing twice, and an SVC_ROLE=api process only reads the record.
+ */
+import { encodeFunctionData, erc20Abi, keccak256, toHex, type Address, type Hex, type PublicClient } from 'viem';
+import { ensureDeployments, type DeploymentRecord } from './deployer.ts';
+
+export const DISTRIBUTOR_DEPLOYMENT = 'ParticipationDistributor';
+export const PARTICIPATION_PROFILE_ID = 'svc-pm-participation';
+
+/** The release id of this chain's participation release: keccak256 of its profile and chain, lowercase. */
+export const participationReleaseId = (chainId: number): Hex => keccak256(toHex(`${PARTICIPATION_PROFILE_ID}:${chainId}:1`));
+
+export async function ensureDistributor(
+  deps: Parameters<typeof ensureDeployments>[0] extends infer D ? Omit<D, 'specs'> : never,
+  d: { operator: Address; pm: Address; pool: bigint; progress: (line: string) => void },
+): Promise<DeploymentRecord> {
+  const args = [d.operator, d.pm, participationReleaseId(deps.chainId), d.operator];
+  const record = (await ensureDeployments({ ...deps, specs: [{ name: DISTRIBUTOR_DEPLOYMENT, contract: 'ParticipationDistributor', args }] }))[DISTRIBUTOR_DEPLOYMENT]!;
+  if (deps.mayDeploy === false || d.pool === 0n) return record;
+  const id = `wire:${deps.chainId}:ParticipationDistributor.pool.${record.address.toLowerCase()}`;
+  if (await deps.relayer.get(id)) return record;
+  const balance = await (deps.client as PublicClient).readContract({ address: d.pm, abi: erc20Abi, functionName: 'balanceOf', args: [record.address] });
+  if (balance > 0n) return record;
+  const tx = await deps.relayer.send({ operationId: id, idempotencyKey: id, to: d.pm, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [record.address, d.pool] }) });
+  if (tx.state !== 'confirmed') throw new Error(`participation distributor: funding ended in state ${tx.state} (tx ${tx.txHash})`);
+  d.progress(`chain: participation distributor funded with ${d.pool / 10n ** 18n} PM`);
+  return record;
+}

@@ -1,0 +1,58 @@
+/**
+ * GET /economy/signup-grant (docs/economy.md "Signup grant"): what the signed-in wallet was credited at signup — the
+ * play-money grant the ledger books (reason SIGNUP_GRANT) when a wallet is first bound to an agent. Read from the
+ * ledger's own operation, so it says what was granted then, not what the configuration says now.
+ */
+import { COLLATERAL_DECIMALS, CREDIT_REASONS } from '../../core/ledger/types.ts';
+import { rowToOp } from '../ledger/rows.ts';
+import type { EconomyDeps } from './deps.ts';
+
+export interface SignupGrant {
+  walletAddress: string;
+  granted: boolean;
+  /** Base units of the play-money collateral (ledger asset 0); '0' when nothing was granted. */
+  amount: string;
+  decimals: number;
+  asset: { ledgerAssetId: '0'; kind: 'play-money collateral' };
+  agentId: string | null;
+  grantedAt: string | null;
+  /** The ledger operation's sequence and whether a batch committed on chain holds it yet. */
+  ledger: { seq: string; committed: boolean; proofUrl: string } | null;
+  /** What a wallet bound now would get (LEDGER_SIGNUP_GRANT). */
+  currentGrant: string;
+}
+
+export async function signupGrantOf(deps: EconomyDeps & { currentGrant: bigint }, wallet: string): Promise<SignupGrant> {
+  const walletKey = wallet.toLowerCase();
+  const agent = await deps.db.selectFrom('agents').select('id').where('wallet_address', '=', walletKey).executeTakeFirst();
+  const op = agent
+    ? await deps.db
+        .selectFrom('ledger_operations')
+        .select(['seq', 'kind', 'op', 'batch_nonce', 'created_at'])
+        // The ledger keys an operation by its submission's source and its index in it (ledger.ts).
+        .where('source', 'in', [`signup-grant:${agent.id}#0`, `seed-play-money:${agent.id}#0`])
+        .orderBy('seq')
+        .executeTakeFirst()
+    : undefined;
+  const amount = op ? grantAmount(op) : 0n;
+  const committed = op?.batch_nonce
+    ? Boolean(await deps.db.selectFrom('ledger_batches').select('nonce').where('nonce', '=', op.batch_nonce).where('status', '=', 'confirmed').executeTakeFirst())
+    : false;
+  return {
+    walletAddress: walletKey,
+    granted: amount > 0n,
+    amount: amount.toString(),
+    decimals: COLLATERAL_DECIMALS,
+    asset: { ledgerAssetId: '0', kind: 'play-money collateral' },
+    agentId: agent?.id ?? null,
+    grantedAt: op ? op.created_at.toISOString() : null,
+    ledger: op ? { seq: op.seq, committed, proofUrl: `/api/v1/ledger/proof/${walletKey}` } : null,
+    currentGrant: deps.currentGrant.toString(),
+  };
+}
+
+/** The credit's amount as the ledger booked it. */
+function grantAmount(row: { kind: 'credit' | 'match'; op: unknown }): bigint {
+  const op = rowToOp(row);
+  return op.type === 'credit' && op.credit.reason === CREDIT_REASONS.SIGNUP_GRANT && op.credit.delta > 0n ? op.credit.delta : 0n;
+}
