@@ -8,10 +8,11 @@ import { encodeFunctionData, erc20Abi, keccak256, toHex, type Address, type Hex,
 import { ensureDeployments, type DeploymentRecord } from './deployer.ts';
 
 export const DISTRIBUTOR_DEPLOYMENT = 'ParticipationDistributor';
-export const PARTICIPATION_PROFILE_ID = 'svc-pm-participation';
+/** The release profile of PM on a chain: the same id GET /discover/token-release names. */
+export const participationProfileId = (chainId: number): string => `pm-${chainId}`;
 
-/** The release id of this chain's participation release: keccak256 of its profile and chain, lowercase. */
-export const participationReleaseId = (chainId: number): Hex => keccak256(toHex(`${PARTICIPATION_PROFILE_ID}:${chainId}:1`));
+/** The release id of this chain's participation release: keccak256 of its profile, lowercase. */
+export const participationReleaseId = (chainId: number): Hex => keccak256(toHex(`svc-participation-release:${participationProfileId(chainId)}:1`));
 
 export async function ensureDistributor(
   deps: Parameters<typeof ensureDeployments>[0] extends infer D ? Omit<D, 'specs'> : never,

@@ -464,7 +464,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       elevation: createElevationService({ db: database.db, walletProofs }),
       ledger,
       orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills, freeFillsOf: (db, agentId) => reputationGates.freeFillsOfAgent(agentId, db) }),
-      fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, fills: config.fills }),
+      fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, priceUsdcPerPm: config.economy.priceUsdcPerPm, fills: config.fills }),
       ledgerBatcher,
       participation: createParticipationService({
         db: database.db,

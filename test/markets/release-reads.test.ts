@@ -93,6 +93,7 @@ describe('release reads', () => {
     expect(res.status).toBe(200);
     const record = deployments.find((d) => d.name === 'ParticipationToken')!;
     const { name: _name, ...origin } = record;
+    const { name: _d, ...distributor } = server.runtime.deployments.ParticipationDistributor!;
     const read = <F extends 'name' | 'symbol' | 'decimals' | 'totalSupply'>(functionName: F) =>
       client.readContract({ address: record.address, abi: erc20Abi, functionName });
     expect(res.body).toEqual({
@@ -109,7 +110,7 @@ describe('release reads', () => {
       },
       origin,
       representations: [],
-      distributors: [],
+      distributors: [{ ...distributor, releaseId: server.runtime.services.participation.profile().releaseId, distributorEpoch: 1, tokenAddress: record.address }],
     });
     expect(await read('symbol')).toBe('PM');
     expect(await read('decimals')).toBe(18);

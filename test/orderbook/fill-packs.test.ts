@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const post = (key: string, path: string, body: unknown) => server.call('POST', `${A}${path}`, { key, body, idempotencyKey: idemKey('fp') });
-const transfer = (to: Address, amount: bigint) => ({ to: tokens(server).USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) });
+const transfer = (to: Address, amount: bigint, token: Address = tokens(server).USDC) => ({ to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) });
 const mine = () => rpc(server.runtime.rpcUrl, 'evm_mine', []);
 
 describe('fill packs', () => {
@@ -103,6 +103,32 @@ describe('fill packs', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('takes PM at its published price as well as USDC', async () => {
+    const buyer = await registerWallet(server, undefined, 'pack-pm-buyer');
+    await gas(server, buyer.account.address);
+    await fund(server, buyer.account.address, { usdc: 0n, pm: parseUnits('10000', 18) });
+    const offers = (await server.call('GET', `${A}/orderbook/fill-packs`, { key: buyer.key })).body.packs;
+    const cheapest = offers[0];
+    // $5 at $0.01 a PM: 500 PM; the USDC way is listed first, as `payment` is.
+    expect(cheapest.payments.map((p: { payment: { symbol: string; amount: string } }) => [p.payment.symbol, p.payment.amount])).toEqual([
+      ['USDC', '5000000'],
+      ['PM', parseUnits('500', 18).toString()],
+    ]);
+    expect(cheapest.payments[0]).toEqual({ payment: cheapest.payment, transaction: cheapest.transaction });
+    const byPm = cheapest.payments[1];
+    expect(byPm.payment).toMatchObject({ token: tokens(server).PM, decimals: 18 });
+    expect(byPm.transaction).toEqual({ chainId: server.config.chain.id, value: '0', ...transfer(byPm.payment.payTo, parseUnits('500', 18), tokens(server).PM) });
+    const paid = await sendTx(server, buyer.account, byPm.transaction);
+    await mine();
+    const bought = await post(buyer.key, '/orderbook/fill-packs/purchase', { fills: 3, txHash: paid.transactionHash });
+    expect(bought.status, bought.text).toBe(201);
+    expect(bought.body.purchase).toMatchObject({ fills: 3, usdCents: 500, amount: parseUnits('500', 18).toString(), token: tokens(server).PM.toLowerCase() });
+    // A PM transfer of the USDC amount is not the PM price.
+    const short = await sendTx(server, buyer.account, { to: tokens(server).PM, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [byPm.payment.payTo, 5_000_000n] }) });
+    await mine();
+    expect((await post(buyer.key, '/orderbook/fill-packs/purchase', { fills: 3, txHash: short.transactionHash })).body.code).toBe('PAYMENT_TX_MISMATCH');
+  });
+
   it('refuses a payment that is wrong: another amount or pack, another recipient, not the transfer call itself, reverted, unknown, malformed', async () => {
     const carol = await registerWallet(server, undefined, 'pack-carol');
     await gas(server, carol.account.address);
@@ -133,7 +159,7 @@ describe('fill packs', () => {
     const notACall = await purchase({ fills: 3, txHash: indirect.transactionHash });
     expect(notACall.status).toBe(422);
     expect(notACall.body).toMatchObject({ code: 'PAYMENT_TX_MISMATCH' });
-    expect(notACall.body.detail).toContain('not that exact USDC transfer call');
+    expect(notACall.body.detail).toContain('not one of those exact transfer calls');
 
     // A transfer beyond the balance reverts (sent with a fixed gas limit, so it is mined).
     const reverted = await sendTx(server, carol.account, transfer(operator, parseUnits('1000', 6)), { gas: 100_000n });

@@ -22,13 +22,19 @@ import type { Logger } from '../../core/logger.ts';
 import type { ChainService, CollateralToken } from '../chain/chain-service.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { requireAgent } from '../identity/agents.ts';
+import { pmForUsdc } from '../../core/economy/terms.ts';
 import { readFillAllowance } from '../identity/profile.ts';
 
-export interface FillPackOffer extends FillPack {
+export interface FillPackPayment {
   /** What to pay: `amount` base units of `token` to `payTo`, on `chainId`. */
-  payment: { chainId: number; symbol: 'USDC'; token: Address; decimals: number; amount: string; payTo: Address };
+  payment: { chainId: number; symbol: 'USDC' | 'PM'; token: Address; decimals: number; amount: string; payTo: Address };
   /** The ERC-20 transfer to sign and send from the agent's bound wallet. */
   transaction: { chainId: number; to: Address; data: Hex; value: '0' };
+}
+
+/** A pack with its USDC payment (`payment`, `transaction`) and every way to pay it (`payments`: USDC, then PM). */
+export interface FillPackOffer extends FillPack, FillPackPayment {
+  payments: FillPackPayment[];
 }
 
 export interface FillPackPurchase {
@@ -77,6 +83,8 @@ export function createFillPackService(deps: {
   log: Logger;
   /** Receives pack payments: the operator's address, the protocol treasury. */
   payTo: Address;
+  /** PM's published price (USDC base units per PM, docs/economy.md): a pack's PM price is its USDC price at it. */
+  priceUsdcPerPm: bigint;
   fills: { enabled: boolean; freePerMonth: number; packs: readonly FillPack[]; packConfirmations: number };
 }): FillPackService {
   const { db, clock, chain } = deps;
@@ -86,14 +94,18 @@ export function createFillPackService(deps: {
     return token;
   };
 
+  const pm = (): CollateralToken | undefined => chain.collateral().find((c) => c.symbol === 'PM' && c.enabled);
+  const paymentOf = (token: CollateralToken, amount: bigint): FillPackPayment => ({
+    payment: { chainId: chain.chainId, symbol: token.symbol as 'USDC' | 'PM', token: token.token, decimals: token.decimals, amount: amount.toString(), payTo: deps.payTo },
+    transaction: { chainId: chain.chainId, to: token.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [deps.payTo, amount] }), value: '0' },
+  });
   const offerOf = (pack: FillPack, token: CollateralToken): FillPackOffer => {
-    const amount = centsToBaseUnits(pack.usdCents, token.decimals);
-    return {
-      fills: pack.fills,
-      usdCents: pack.usdCents,
-      payment: { chainId: chain.chainId, symbol: 'USDC', token: token.token, decimals: token.decimals, amount: amount.toString(), payTo: deps.payTo },
-      transaction: { chainId: chain.chainId, to: token.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [deps.payTo, amount] }), value: '0' },
-    };
+    const usdcAmount = centsToBaseUnits(pack.usdCents, token.decimals);
+    const byUsdc = paymentOf(token, usdcAmount);
+    const pmToken = pm();
+    // The pack's USDC price bought at PM's published price (floor, as the sale contract quotes).
+    const byPm = pmToken ? paymentOf(pmToken, pmForUsdc(usdcAmount, deps.priceUsdcPerPm)) : null;
+    return { fills: pack.fills, usdCents: pack.usdCents, ...byUsdc, payments: byPm ? [byUsdc, byPm] : [byUsdc] };
   };
 
   return {
@@ -127,17 +139,17 @@ export function createFillPackService(deps: {
         });
       }
 
-      // Only the offer's own transaction pays: the bound wallet calling USDC.transfer(operator, price) itself. A
-      // transfer to the operator made inside another call (a trade's protocol fee, a transferFrom) is not a payment.
-      const amount = BigInt(offer.payment.amount);
+      // Only one of the offer's own transactions pays: the bound wallet calling USDC.transfer(operator, price) or
+      // PM.transfer(operator, price at PM's price) itself. A transfer to the operator made inside another call (a
+      // trade's protocol fee, a transferFrom) is not a payment.
       const mismatch = (why: string) =>
-        problem('PAYMENT_TX_MISMATCH', `transaction ${txHash} does not pay the ${pack.fills}-fill pack: ${why}; send the transaction GET /orderbook/fill-packs gives (transfer of ${amount} ${offer.payment.symbol} base units to ${deps.payTo}) from your wallet ${wallet}`);
+        problem('PAYMENT_TX_MISMATCH', `transaction ${txHash} does not pay the ${pack.fills}-fill pack: ${why}; send one of the transactions GET /orderbook/fill-packs gives (${offer.payments.map((p) => `a transfer of ${p.payment.amount} ${p.payment.symbol} base units`).join(' or ')} to ${deps.payTo}) from your wallet ${wallet}`);
       if (tx.from.toLowerCase() !== wallet) throw mismatch(`it was sent by ${tx.from.toLowerCase()}, not your bound wallet`);
-      if (tx.to?.toLowerCase() !== offer.payment.token.toLowerCase() || tx.input.toLowerCase() !== offer.transaction.data.toLowerCase()) {
-        throw mismatch('it is not that exact USDC transfer call');
-      }
+      const paid = offer.payments.find((p) => tx.to?.toLowerCase() === p.payment.token.toLowerCase() && tx.input.toLowerCase() === p.transaction.data.toLowerCase());
+      if (!paid) throw mismatch('it is not one of those exact transfer calls');
+      const amount = BigInt(paid.payment.amount);
       const payments = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' }).filter(
-        (l) => l.address.toLowerCase() === offer.payment.token.toLowerCase() && l.args.from.toLowerCase() === wallet && l.args.to.toLowerCase() === deps.payTo.toLowerCase() && l.args.value === amount,
+        (l) => l.address.toLowerCase() === paid.payment.token.toLowerCase() && l.args.from.toLowerCase() === wallet && l.args.to.toLowerCase() === deps.payTo.toLowerCase() && l.args.value === amount,
       );
       if (payments.length !== 1) throw mismatch('the token did not log exactly that one transfer');
 
@@ -155,7 +167,7 @@ export function createFillPackService(deps: {
               log_index: l.logIndex,
               block_number: receipt.blockNumber,
               payer: wallet,
-              token: offer.payment.token.toLowerCase(),
+              token: paid.payment.token.toLowerCase(),
               amount,
               fills: pack.fills,
               usd_cents: pack.usdCents,

@@ -4,7 +4,7 @@
  */
 import { erc20Abi, type Address } from 'viem';
 import { loadArtifact } from '../../chain/artifacts.ts';
-import { PARTICIPATION_PROFILE_ID, participationReleaseId } from '../../chain/participation-distributor.ts';
+import { participationProfileId, participationReleaseId } from '../../chain/participation-distributor.ts';
 import { deploymentVerdict, type DeploymentVerdict } from '../../core/participation/gates.ts';
 import type { ParticipationDeps } from './deps.ts';
 import { isQuarantined } from './settings.ts';
@@ -31,7 +31,7 @@ export interface Release {
 
 export function profileOf(deps: ParticipationDeps): Profile {
   return {
-    profileId: PARTICIPATION_PROFILE_ID,
+    profileId: participationProfileId(deps.chainId),
     stage: deps.stage,
     name: 'svc Participation',
     symbol: 'PM',

@@ -1,13 +1,15 @@
 /**
  * GET /discover/token-release: the participation token (PM) as released on this chain. Name, symbol,
  * decimals and supply are read from the token itself; origin is the service's deployment record of it.
- * Bridged representations and participation distributors ship in a later release: both lists are empty.
+ * distributors: the participation release's distributor (docs/participation.md), with its epoch read from the chain.
+ * Bridged representations are not part of this release: that list is empty.
  */
 import { erc20Abi } from 'viem';
 import { z } from 'zod';
 import type { DeploymentRecord } from '../../../chain/deployer.ts';
 import { ChainId, DeploymentRecordSchema, EvmAddress, WeiString } from '../../../wire/schemas.ts';
-import { defineCapability } from '../types.ts';
+import { loadArtifact } from '../../../chain/artifacts.ts';
+import { defineCapability, type HandlerContext } from '../types.ts';
 
 /** Deployment name of the participation token (runtime.ts). */
 export const PM_DEPLOYMENT = 'ParticipationToken';
@@ -52,7 +54,7 @@ export const discoverTokenRelease = defineCapability({
   category: 'discovery',
   summary: 'Participation token release',
   description:
-    'The participation token (PM) release on this chain: profileId, stage (test unless SVC_ENVIRONMENT is live), whether this service deployed it, the token\'s name, symbol, decimals and total supply read from the chain, and its origin deployment record (null when PM was deployed elsewhere). representations (bridged copies) and distributors are empty until those ship.',
+    'The participation token (PM) release on this chain: profileId, stage (test unless SVC_ENVIRONMENT is live), whether this service deployed it, the token\'s name, symbol, decimals and total supply read from the chain, and its origin deployment record (null when PM was deployed elsewhere). distributors lists the participation release\'s distributor (deployment record, releaseId, distributorEpoch read from the chain, tokenAddress); representations (bridged copies) is empty.',
   tier: 'read-only',
   scopes: ['markets:read'],
   rateClass: 'read',
@@ -80,7 +82,19 @@ export const discoverTokenRelease = defineCapability({
       token: { name, symbol, decimals, totalSupplyWei: totalSupply.toString(), logoPath: PM_LOGO_PATH, disclaimer: stage === 'test' ? TEST_DISCLAIMER : null },
       origin,
       representations: [],
-      distributors: [],
+      distributors: await distributorsOf(ctx, pm.token),
     };
   },
 });
+
+/** The participation distributor, when this chain has one. */
+async function distributorsOf(ctx: HandlerContext, token: string): Promise<z.output<typeof Distributor>[]> {
+  const record = ctx.services.participation.distributor();
+  const releaseId = ctx.services.participation.profile().releaseId;
+  if (!record || !releaseId) return [];
+  const epoch = (await ctx.services.chain.guard(() =>
+    ctx.services.chain.client.readContract({ address: record.address, abi: loadArtifact('ParticipationDistributor').abi, functionName: 'epoch' } as never),
+  )) as bigint;
+  const { address, fromBlock, deploymentTxHash, deploymentBlockHash, runtimeCodeHash } = record;
+  return [{ chainId: ctx.services.chain.chainId, address, fromBlock, deploymentTxHash, deploymentBlockHash, runtimeCodeHash, releaseId, distributorEpoch: Number(epoch), tokenAddress: token }];
+}

@@ -7,11 +7,16 @@ import { defineCapability } from '../types.ts';
 
 const Hex = z.string().regex(/^0x[a-fA-F0-9]*$/);
 
+const Payment = z.object({
+  payment: z.object({ chainId: ChainId, symbol: z.enum(['USDC', 'PM']), token: EvmAddress, decimals: z.number().int(), amount: WeiString, payTo: EvmAddress }),
+  transaction: z.object({ chainId: ChainId, to: EvmAddress, data: Hex, value: z.literal('0') }).describe('the ERC-20 transfer that pays the pack: sign and send it from your bound wallet'),
+});
+
 const OfferSchema = z.object({
   fills: z.number().int().positive(),
   usdCents: z.number().int().positive(),
-  payment: z.object({ chainId: ChainId, symbol: z.literal('USDC'), token: EvmAddress, decimals: z.number().int(), amount: WeiString, payTo: EvmAddress }),
-  transaction: z.object({ chainId: ChainId, to: EvmAddress, data: Hex, value: z.literal('0') }).describe('the ERC-20 transfer that pays the pack: sign and send it from your bound wallet'),
+  ...Payment.shape,
+  payments: z.array(Payment).describe('every way to pay the pack: USDC at par, then PM at its published price (GET /api/v1/economy/purchase-terms); any one of them pays it'),
 });
 
 export const listFillPacks = defineCapability({
@@ -21,7 +26,7 @@ export const listFillPacks = defineCapability({
   category: 'orderbook',
   summary: 'Fill packs on offer and how to pay for one',
   description:
-    'The fill packs on offer, cheapest first (the same packs as GET /me fills.packs), each with its price in USDC base units (usdCents at par), the operator address it is paid to, and the ERC-20 transfer that pays it. Send that transfer from the wallet bound to your agent, then name it in POST /orderbook/fill-packs/purchase. `confirmations` is how many blocks (the payment\'s own included) the payment needs first.',
+    'The fill packs on offer, cheapest first (the same packs as GET /me fills.packs), each with its price in USDC base units (usdCents at par), the operator address it is paid to, and the ERC-20 transfer that pays it; payments lists that and the same price in PM at PM\'s published price (floor), either of which pays the pack. Send that transfer from the wallet bound to your agent, then name it in POST /orderbook/fill-packs/purchase. `confirmations` is how many blocks (the payment\'s own included) the payment needs first.',
   tier: 'read-only',
   scopes: [],
   rateClass: 'read',
@@ -39,9 +44,9 @@ export const purchaseFillPack = defineCapability({
   method: 'POST',
   path: '/orderbook/fill-packs/purchase',
   category: 'orderbook',
-  summary: 'Buy a fill pack with a confirmed USDC payment',
+  summary: 'Buy a fill pack with a confirmed USDC or PM payment',
   description:
-    'Credits the purchased fills of the pack of `fills` fills once `txHash` — a USDC transfer of exactly the pack\'s price from your bound wallet to the operator (GET /orderbook/fill-packs) — is confirmed on chain. Each transfer pays for one pack once; purchased fills never expire. Answers the purchase and your fill allowance after it. A payment not mined or not confirmed yet answers 409 PAYMENT_TX_PENDING with Retry-After.',
+    'Credits the purchased fills of the pack of `fills` fills once `txHash` — a USDC or PM transfer of exactly the pack\'s price in that token from your bound wallet to the operator (GET /orderbook/fill-packs payments) — is confirmed on chain. Each transfer pays for one pack once; purchased fills never expire. Answers the purchase and your fill allowance after it. A payment not mined or not confirmed yet answers 409 PAYMENT_TX_PENDING with Retry-After.',
   tier: 'execute',
   scopes: ['trade:execute'],
   rateClass: 'write',
