@@ -3,6 +3,7 @@
 // signed transactions). Before, svc answered 503 "chain node unreachable" until someone restarted it.
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { siweMessage } from '../../src/core/siwe.ts';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
@@ -44,6 +45,9 @@ describe('the embedded anvil under supervision', () => {
     const place = (idempotencyKey: string) =>
       server.call('POST', '/api/agent/v1/orderbook/place-order', { key: agent.key, idempotencyKey, body: { market: market.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' } });
     expect((await place('before-the-kill')).status).toBe(201);
+    const { nonce } = (await server.call('POST', '/api/auth/nonce')).body;
+    const message = siweMessage({ publicBaseUrl: server.config.publicBaseUrl, chainId: server.config.chain.id }, { address: agent.account.address, nonce, issuedAt: server.runtime.clock.now() });
+    const session = (await server.call('POST', '/api/auth/verify', { body: { message, signature: await agent.account.signMessage({ message }), returnToken: true } })).body.token as string;
 
     let release!: () => void;
     hold = new Promise((resolve) => (release = resolve));
@@ -56,6 +60,18 @@ describe('the embedded anvil under supervision', () => {
     expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.body.chainDownSince).toEqual(expect.any(String));
+    // A relay purchase of PM is refused the same way; the participation release reports its route degraded.
+    const relay = await server.call('POST', '/api/v1/economy/relay-purchase', {
+      key: agent.key,
+      idempotencyKey: 'relay-while-down',
+      headers: { 'Svc-Wallet-Session': session },
+      body: { paymentAmount: '5000000', minPmOut: '1', deadline: 4_000_000_000, v: 27, r: `0x${'1'.repeat(64)}`, s: `0x${'2'.repeat(64)}` },
+    });
+    expect(relay.status, relay.text).toBe(503);
+    expect(relay.body.code).toBe('SERVICE_UNAVAILABLE');
+    const release_ = await server.call('GET', '/api/agent/v1/participation-release', { key: agent.key });
+    expect(release_.status, release_.text).toBe(200);
+    expect(release_.body.deployment).toMatchObject({ state: 'degraded', claimEnabled: false, reasonCode: 'PARTICIPATION_ROUTE_DEGRADED' });
     const health = await server.call('GET', '/api/agent/v1/health');
     expect(health.body.status).toBe('degraded');
     expect(health.body.chain.ok).toBe(false);
