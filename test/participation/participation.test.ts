@@ -190,6 +190,51 @@ describe('participation release', () => {
     await db().deleteFrom('participation_credits').where('member_key', '=', row.member_key).execute();
   });
 
+  it('pays a linked member\'s credits to the identity\'s root by protocol push, and calls an intent for its old account stale', async () => {
+    const linked = await funded(server, 'pr-linked');
+    const root = await funded(server, 'pr-root');
+    await services().humans.attest(linked.account.address, 'participation test');
+    await tradeShares(server, linked, 'buy', market, 0, parseUnits('20', 6));
+    await services().indexer.syncNow();
+    await services().leaderboard.runOnce();
+    await services().reputation.foldNow();
+    clock.advance(2 * DAY);
+    await services().participation.creditNow();
+    const own = await prepare(linked.key);
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.intent.deliveryMode).toBe('self_claim');
+
+    // The linked wallet joins the root's identity: its account is the root's from now on.
+    const code = (await server.call('POST', `${A}/identity/link-code`, { key: root.key, idempotencyKey: idemKey() })).body.code as string;
+    const consent = await server.call('POST', `${A}/identity/link-consent`, { key: linked.key, body: { code }, idempotencyKey: idemKey() });
+    expect(consent.status, consent.text).toBe(201);
+    const approved = await server.call('POST', `${A}/identity/approve-links`, { key: root.key, body: { consentIds: [consent.body.consent.id] }, idempotencyKey: idemKey() });
+    expect(approved.status, approved.text).toBe(200);
+    const s = await state(linked.key);
+    expect(s.member).toEqual({ status: 'active', role: 'linked_agent', walletAddress: linked.account.address.toLowerCase() });
+    expectReason(await prepare(linked.key), 409, 'PARTICIPATION_DISTRIBUTION_RECIPIENT_STALE');
+    expectReason(await finalize(linked.key, own.body.intent.id, `0x${'ef'.repeat(32)}`), 409, 'PARTICIPATION_DISTRIBUTION_RECIPIENT_STALE');
+
+    // A day later the root's account is credited for the days not credited before; the linked member's claim is
+    // pushed to the root.
+    clock.advance(DAY);
+    expect(await services().participation.creditNow()).toBeGreaterThan(0);
+    const before = await pmOf(root.account.address);
+    const pushed = await prepare(linked.key);
+    expect(pushed.status, pushed.text).toBe(200);
+    expect(pushed.body).toMatchObject({ intent: { status: 'submitted', deliveryMode: 'protocol_push' }, transaction: null });
+    const read = await server.call('GET', `${A}/participation-release/distributions/${pushed.body.intent.id}`, { key: linked.key });
+    expect(read.body.distribution).toMatchObject({ status: 'submitted', recipientRelation: 'root', transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    const paid = await finalize(linked.key, pushed.body.intent.id, read.body.distribution.transactionHash);
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body.distribution.status).toBe('paid');
+    const credited = await db().selectFrom('participation_credits').select((eb) => eb.fn.sum<string>('amount').as('total')).where('member_key', '=', root.account.address.toLowerCase()).executeTakeFirstOrThrow();
+    expect(await pmOf(root.account.address)).toBe(before + BigInt(credited.total));
+    // The days credited to the linked wallet's own account were not credited to the root again.
+    const days = await db().selectFrom('participation_credits').select(['member_key', 'day']).where('member_key', 'in', [root.account.address.toLowerCase(), linked.account.address.toLowerCase()]).execute();
+    expect(new Set(days.map((d) => String(d.day))).size).toBe(days.length);
+  });
+
   it('validates its inputs', async () => {
     const bad = await server.call('POST', `${A}/participation-release/claim/prepare`, { key: member.key, body: { ...expected(), extra: 1 }, idempotencyKey: idemKey() });
     expect(bad.status).toBe(400);

@@ -45,6 +45,9 @@ export async function creditPass(deps: ParticipationDeps): Promise<number> {
   const releaseId = participationReleaseId(deps.chainId);
   let booked = 0;
   for (const [account, days] of byAccount) {
+    // The account's wallets: a day one of them was already credited for under its own account (before it joined
+    // this identity) is not credited again.
+    const wallets = await walletsOfAccount(deps, account);
     const last = await deps.db.selectFrom('participation_credits').select((eb) => eb.fn.max('day').as('day')).where('member_key', '=', account).executeTakeFirst();
     const lastDay = last?.day ? dayOf(new Date(`${String(last.day)}T00:00:00Z`)) : -Infinity;
     for (let day = Math.max(Math.min(...days) + 1, lastDay + 1, from); day < today; day++) {
@@ -52,6 +55,8 @@ export async function creditPass(deps: ParticipationDeps): Promise<number> {
       const done = await deps.db.transaction().execute(async (trx) => {
         // One pass books at a time across processes, so the pool is never over-credited.
         await sql`SELECT pg_advisory_xact_lock(hashtext('participation-credits'))`.execute(trx);
+        const earlier = await trx.selectFrom('participation_credits').select('member_key').where('day', '=', isoDay(day)).where('member_key', 'in', wallets).executeTakeFirst();
+        if (earlier) return 'had' as const;
         const total = await trx.selectFrom('participation_credits').select((eb) => eb.fn.sum<string | null>('amount').as('total')).executeTakeFirst();
         if (BigInt(total?.total ?? 0) + dailyCreditWei > poolWei) return 'exhausted' as const;
         const inserted = await trx
@@ -66,4 +71,16 @@ export async function creditPass(deps: ParticipationDeps): Promise<number> {
     }
   }
   return booked;
+}
+
+/** The wallets whose activity counts for an account: its identity's members when it is a root, else itself. */
+async function walletsOfAccount(deps: ParticipationDeps, account: string): Promise<string[]> {
+  const rows = await deps.db
+    .selectFrom('identity_members as m')
+    .innerJoin('identities as i', 'i.id', 'm.identity_id')
+    .select('m.wallet_address')
+    .where('i.root_wallet', '=', account)
+    .where('i.dissolved_at', 'is', null)
+    .execute();
+  return [...new Set([account, ...rows.map((r) => r.wallet_address)])];
 }
