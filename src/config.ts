@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultConfirmations } from './core/confirmations.ts';
+import type { ParticipationSettings } from './services/participation/deps.ts';
 import { CHALLENGE_WINDOW_SECONDS, VOTE_WINDOW_SECONDS } from './core/markets/fees.ts';
 import type { HumanCheckSettings } from './services/identity/human-check.ts';
 
@@ -234,18 +235,6 @@ export interface Config {
   participation: ParticipationSettings;
 }
 
-export interface ParticipationSettings {
-  mode: 'on' | 'off' | 'retired';
-  poolWei: bigint;
-  dailyCreditWei: bigint;
-  activeDays: number;
-  qualifyingVolume: bigint;
-  cadenceMs: number;
-  voucherMs: number;
-  attestationMaxAgeMs: number;
-  requireIdentity: boolean;
-  lowWaterWei: bigint;
-}
 
 export interface EconomySettings {
   /** USDC base units for one whole PM. */

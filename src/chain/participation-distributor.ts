@@ -16,11 +16,17 @@ export const participationReleaseId = (chainId: number): Hex => keccak256(toHex(
 
 export async function ensureDistributor(
   deps: Parameters<typeof ensureDeployments>[0] extends infer D ? Omit<D, 'specs'> : never,
-  d: { operator: Address; pm: Address; pool: bigint; progress: (line: string) => void },
-): Promise<DeploymentRecord> {
+  d: { operator: Address; pm: Address; pool: bigint; mode: 'on' | 'off' | 'retired'; progress: (line: string) => void },
+): Promise<DeploymentRecord | null> {
+  // A release switched off from the start deploys nothing (the release reads PARTICIPATION_RELEASE_NOT_DEPLOYED); one
+  // switched off later keeps its recorded distributor (inactive).
+  if (d.mode === 'off') {
+    const recorded = await deps.db.selectFrom('deployments').select('name').where('chain_id', '=', deps.chainId).where('name', '=', DISTRIBUTOR_DEPLOYMENT).executeTakeFirst();
+    if (!recorded) return null;
+  }
   const args = [d.operator, d.pm, participationReleaseId(deps.chainId), d.operator];
-  const record = (await ensureDeployments({ ...deps, specs: [{ name: DISTRIBUTOR_DEPLOYMENT, contract: 'ParticipationDistributor', args }] }))[DISTRIBUTOR_DEPLOYMENT]!;
-  if (deps.mayDeploy === false || d.pool === 0n) return record;
+  const record = (await ensureDeployments({ ...deps, specs: [{ name: DISTRIBUTOR_DEPLOYMENT, contract: 'ParticipationDistributor', args }], mayDeploy: d.mode === 'off' ? false : deps.mayDeploy }))[DISTRIBUTOR_DEPLOYMENT]!;
+  if (deps.mayDeploy === false || d.mode === 'off' || d.pool === 0n) return record;
   const id = `wire:${deps.chainId}:ParticipationDistributor.pool.${record.address.toLowerCase()}`;
   if (await deps.relayer.get(id)) return record;
   const balance = await (deps.client as PublicClient).readContract({ address: d.pm, abi: erc20Abi, functionName: 'balanceOf', args: [record.address] });

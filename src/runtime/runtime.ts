@@ -300,7 +300,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // The play-money ledger commitment, operated by our operator key (docs/ledger.md).
     Object.assign(deployments, await ensureDeployments({ ...deployDeps, specs: [{ name: 'LedgerCommitment', contract: 'LedgerCommitment', args: [account.address] }] }));
     // The participation release's distributor (docs/participation.md), funded once with its pool.
-    deployments[DISTRIBUTOR_DEPLOYMENT] = await ensureDistributor(deployDeps, { operator: account.address, pm: tokenOf('PM'), pool: config.participation.poolWei, progress });
+    const distributor = await ensureDistributor(deployDeps, { operator: account.address, pm: tokenOf('PM'), pool: config.participation.poolWei, mode: config.participation.mode, progress });
+    if (distributor) deployments[DISTRIBUTOR_DEPLOYMENT] = distributor;
     // The PM sale (docs/economy.md): sells PM for USDC by permit and delivers card purchases, from its own inventory.
     deployments[PM_SALE_DEPLOYMENT] = await ensurePmSale(deployDeps, {
       operator: account.address,
@@ -429,6 +430,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       targets: { allowPrivate: config.webhooks.allowPrivateTargets, ownOrigins: [new URL(config.publicBaseUrl).origin, new URL(config.mcpUrl).origin] },
     };
     const webhookDispatcher = createWebhookDispatcher({ ...webhookDeps, bus: events, intervalMs: config.webhooks.dispatchIntervalMs });
+    // What the economy's and the participation release's chain-writing loops share.
+    const keeperDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log, guard: chainService.guard, chainLive: () => liveness.state().up, intervalMs: config.markets.schedulerMs };
     const services: Services = {
       keys,
       idempotency: createIdempotencyService({ db: database.db, clock, faults: options.idempotencyFaults }),
@@ -467,39 +470,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, priceUsdcPerPm: config.economy.priceUsdcPerPm, fills: config.fills }),
       ledgerBatcher,
       participation: createParticipationService({
-        db: database.db,
-        client,
-        relayer,
-        chainId: config.chain.id,
-        clock,
-        log,
+        ...keeperDeps,
         signer: account,
         distributor: deployments[DISTRIBUTOR_DEPLOYMENT] ?? null,
         pm: tokenOf('PM'),
         stage: config.environment === 'live' ? 'production' : 'test',
         settings: config.participation,
         confirmations: config.chain.confirmations,
-        chainLive: () => liveness.state().up,
-        guard: chainService.guard,
-        intervalMs: config.markets.schedulerMs,
       }),
       economy: createEconomyService({
-        db: database.db,
-        client,
-        relayer,
-        chainId: config.chain.id,
-        clock,
-        log,
+        ...keeperDeps,
         sale: deployments[PM_SALE_DEPLOYMENT]!.address,
         tokens: { PM: tokenOf('PM'), USDC: tokenOf('USDC') },
         provider: config.economy.stripe ? createStripeProvider(config.economy.stripe) : null,
         terms: { priceUsdcPerPm: config.economy.priceUsdcPerPm, bundlesUsd: config.economy.bundlesUsd, cap: config.economy.cap, relayMinPayment: config.economy.relayMinPayment },
-        guard: chainService.guard,
         // Where the provider sends the buyer back; {CHECKOUT_SESSION_ID} is the provider's own placeholder.
         returnUrls: { success: `${config.publicBaseUrl}/?purchase={CHECKOUT_SESSION_ID}`, cancel: `${config.publicBaseUrl}/?purchase=cancelled` },
         currentGrant: config.ledger.signupGrant,
-        intervalMs: config.markets.schedulerMs,
-        chainLive: () => liveness.state().up,
       }),
       faucet: createFaucetService({ db: database.db, relayer, chainId: config.chain.id, collateral, rateLimits, clock, guard: chainService.guard, off: faucetOffReason(config.environment, config.chain.mode) }),
       mailer,

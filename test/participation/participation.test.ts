@@ -150,6 +150,11 @@ describe('participation release', () => {
       expect(s.deployment).toMatchObject({ state: state_, reasonCode: code });
       expectReason(await prepare(member.key), prepareStatus, code);
     };
+    // The distributor takes another signer's vouchers: this service cannot sign for it.
+    await asOwner('setSigner', [creator.account.address]);
+    await expectRoute('route_not_deployed', 'PARTICIPATION_RELEASE_ROUTE_NOT_DEPLOYED', 409);
+    await asOwner('setSigner', [server.runtime.relayer.address]);
+
     await services().participation.quarantine(true);
     await expectRoute('quarantined', 'PARTICIPATION_ROUTE_QUARANTINED', 409);
     await services().participation.quarantine(false);
@@ -233,6 +238,27 @@ describe('participation release', () => {
     // The days credited to the linked wallet's own account were not credited to the root again.
     const days = await db().selectFrom('participation_credits').select(['member_key', 'day']).where('member_key', 'in', [root.account.address.toLowerCase(), linked.account.address.toLowerCase()]).execute();
     expect(new Set(days.map((d) => String(d.day))).size).toBe(days.length);
+  });
+
+  it('holds members to the release\'s identity settings: linked under an identity, attested recently enough', async () => {
+    // The settings the service reads (config.participation), changed as an operator's restart would change them.
+    const settings = server.config.participation;
+    const saved = { ...settings };
+    try {
+      settings.requireIdentity = true;
+      const s = await state(member.key);
+      expect(s.member.status).toBe('inactive');
+      expect(s.deployment.reasonCode).toBe('CURRENT_IDENTITY_MEMBERSHIP_REQUIRED');
+      expectReason(await prepare(member.key), 403, 'CURRENT_IDENTITY_MEMBERSHIP_REQUIRED');
+      settings.requireIdentity = false;
+      settings.attestationMaxAgeMs = 60_000;
+      clock.advance(61_000);
+      expectReason(await prepare(member.key), 403, 'PARTICIPATION_IDENTITY_ATTESTATION_REQUIRED');
+      await services().humans.attest(member.account.address, 'renewed');
+      expect((await state(member.key)).member.status).toBe('active');
+    } finally {
+      Object.assign(settings, saved);
+    }
   });
 
   it('validates its inputs', async () => {

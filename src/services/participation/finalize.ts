@@ -11,7 +11,8 @@ import { problem } from '../../core/error-codes.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { ParticipationDeps } from './deps.ts';
 import { memberOf } from './member.ts';
-import { checkExpected, intentKey, refuse } from './prepare.ts';
+import { checkExpected, refuse } from './prepare.ts';
+import { intentKey } from '../../core/participation/voucher.ts';
 import { profileOf } from './release.ts';
 import { distributionResponse, type DistributionResponse, type IntentRow } from './views.ts';
 

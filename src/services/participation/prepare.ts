@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { encodeFunctionData, keccak256, toHex, type Address, type Hex } from 'viem';
+import { encodeFunctionData, type Address, type Hex } from 'viem';
+import { DISTRIBUTION_TYPES, distributorDomain, intentKey } from '../../core/participation/voucher.ts';
 import { loadArtifact } from '../../chain/artifacts.ts';
 import { problem } from '../../core/error-codes.ts';
 import { claimVerdict, type ReasonCode } from '../../core/participation/gates.ts';
@@ -25,8 +26,6 @@ export interface PrepareResponse {
   intent: { id: string; status: DistributionView['status']; expiresAt: string | null; deliveryMode: 'self_claim' | 'protocol_push' };
   transaction: { chainId: number; to: string; data: string; value: '0' } | null;
 }
-
-export const intentKey = (intentId: string): Hex => keccak256(toHex(intentId));
 
 export function refuse(code: ReasonCode, detail: string, extensions: Record<string, unknown> = {}): never {
   throw problem(code, detail, { extensions: { reasonCode: code, ...extensions }, ...(code === 'PARTICIPATION_ROUTE_DEGRADED' || code === 'PARTICIPATION_DISTRIBUTION_FINALITY_PENDING' ? { headers: { 'Retry-After': '5' } } : {}) });
@@ -83,17 +82,8 @@ export async function prepareClaim(deps: ParticipationDeps, principal: Principal
     const id = `pri_${randomUUID().replaceAll('-', '')}`;
     const expiresAt = new Date(now.getTime() + deps.settings.voucherMs);
     const signature = await deps.signer.signTypedData({
-      domain: { name: 'svc ParticipationDistributor', version: '1', chainId: deps.chainId, verifyingContract: distributor },
-      types: {
-        Distribution: [
-          { name: 'account', type: 'address' },
-          { name: 'recipient', type: 'address' },
-          { name: 'cumulativeAmount', type: 'uint256' },
-          { name: 'intentId', type: 'bytes32' },
-          { name: 'epoch', type: 'uint64' },
-          { name: 'expiresAt', type: 'uint64' },
-        ],
-      },
+      domain: distributorDomain(deps.chainId, distributor),
+      types: DISTRIBUTION_TYPES,
       primaryType: 'Distribution',
       message: { account: account as Address, recipient: account as Address, cumulativeAmount: credited, intentId: intentKey(id), epoch: release.epoch, expiresAt: BigInt(Math.floor(expiresAt.getTime() / 1000)) },
     });
