@@ -21,8 +21,11 @@
  * (bench/events.ts); BENCH_EVENT_SUBSCRIBERS sets the clients per transport (default 1000), BENCH_EVENT_COUNT the
  * events per burst (default 1000), BENCH_EVENT_RATE the events/s of the paced runs, 5 s each (default 20; 0 skips
  * them). PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is set.
+ * Then the cold start of `svc start` on a new data folder to its first 200 of /health, the demo seed included
+ * (bench/cold-start.ts); BENCH_COLD_RUNS runs (default 3), on PGlite or on a new PostgreSQL database as above.
  */
 import { benchClaims, claimsOptionsFromEnv, formatClaimsReport } from './claims.ts';
+import { benchColdStart, formatColdStart } from './cold-start.ts';
 import { benchEvents, eventsOptionsFromEnv, formatEventsReport } from './events.ts';
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
@@ -94,6 +97,10 @@ async function main(): Promise<void> {
   const events = await benchEvents({ ...eventOptions, log });
   log('');
   log(formatEventsReport(events));
+  log('');
+  const cold = await benchColdStart(intFromEnv('BENCH_COLD_RUNS', 3, 1, 50), log);
+  log('');
+  for (const line of formatColdStart(cold)) log(line);
 }
 
 runIfMain(import.meta.url, main);
