@@ -286,6 +286,27 @@ describe('card purchase', () => {
     expect((await checkout(b, 5)).status).toBe(200);
   });
 
+  it('delivers a paid session whose webhook was lost once its expiry passes, and fails an order whose session never came', async () => {
+    const b = await buyer(server, 0n);
+    const { sessionId, orderId } = (await checkout(b, 5)).body;
+    stripe.markPaid(sessionId);
+    const db = server.runtime.database.db;
+    // No webhook, no status read: the pass after the session's expiry asks the provider.
+    await db.updateTable('card_purchases').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', orderId).execute();
+    // (The delivery loop may get there first: the outcome is what counts.)
+    await server.runtime.services.economy.deliverNow();
+    expect((await db.selectFrom('card_purchases').select('state').where('order_id', '=', orderId).executeTakeFirstOrThrow()).state).toBe('delivered');
+    expect(await balanceOf(tokens(server).PM, b.account.address)).toBe(pmForUsd(5, price()));
+    // An order left `creating` by a crash between the order and its session.
+    const stuck = '00000000-0000-4000-8000-0000000000c1';
+    await db
+      .insertInto('card_purchases')
+      .values({ order_id: stuck, session_id: null, provider: 'stripe', chain_id: server.config.chain.id, wallet_address: b.account.address.toLowerCase(), usd: 5, pm_amount: 1n, state: 'creating', checkout_url: null, created_at: new Date(Date.now() - 11 * 60_000), expires_at: new Date(Date.now() - 60_000) })
+      .execute();
+    await server.runtime.services.economy.deliverNow();
+    expect((await db.selectFrom('card_purchases').select('state').where('order_id', '=', stuck).executeTakeFirstOrThrow()).state).toBe('failed');
+  });
+
   it('answers 503 when the provider fails, and the failed order does not count toward the cap', async () => {
     const b = await buyer(server, 0n);
     stripe.failNext(500);

@@ -11,6 +11,9 @@ import { loadArtifact } from '../../chain/artifacts.ts';
 import { cardOrderId } from '../../core/economy/terms.ts';
 import type { EconomyDeps } from './deps.ts';
 import type { CardPurchaseRow } from './purchase-view.ts';
+import { applySession } from './card-events.ts';
+import { CREATING_TIMEOUT_MS } from './checkout.ts';
+import { PaymentProviderUnavailable } from '../payments/provider.ts';
 
 /** Orders delivered per pass. */
 const PASS_LIMIT = 20;
@@ -18,11 +21,15 @@ const PASS_LIMIT = 20;
 export interface DeliveryPass {
   delivered: number;
   retried: number;
+  /** Open orders past their session's expiry whose session was read again (a lost webhook, nobody reading the status). */
+  reconciled: number;
+  /** Orders whose session never came back from the provider (a crash between order and session), now failed. */
+  abandoned: number;
 }
 
 export async function deliverPaid(deps: EconomyDeps): Promise<DeliveryPass> {
+  const pass: DeliveryPass = { delivered: 0, retried: 0, ...(await reconcileStale(deps)) };
   const rows = await deps.db.selectFrom('card_purchases').selectAll().where('state', '=', 'paid').orderBy('paid_at').limit(PASS_LIMIT).execute();
-  const pass: DeliveryPass = { delivered: 0, retried: 0 };
   for (const row of rows) {
     if (await deliverOne(deps, row)) pass.delivered++;
     else pass.retried++;
@@ -58,4 +65,38 @@ async function deliverOne(deps: EconomyDeps, row: CardPurchaseRow): Promise<bool
     .where('delivery_attempt', '=', row.delivery_attempt)
     .execute();
   return false;
+}
+
+/**
+ * Before delivering: an order still `creating` after CREATING_TIMEOUT_MS never got its session (the process died
+ * between the two, or the provider failed): it fails. An order still `open` past its session's expiry is asked of the
+ * provider once more, so a payment whose webhook was lost is delivered even if nobody reads its status.
+ */
+async function reconcileStale(deps: EconomyDeps): Promise<{ reconciled: number; abandoned: number }> {
+  const now = deps.clock.now();
+  const abandoned = await deps.db
+    .updateTable('card_purchases')
+    .set({ state: 'failed', last_error: 'the provider session was never recorded' })
+    .where('state', '=', 'creating')
+    .where('created_at', '<', new Date(now.getTime() - CREATING_TIMEOUT_MS))
+    .executeTakeFirst();
+  let reconciled = 0;
+  if (deps.provider) {
+    const stale = await deps.db.selectFrom('card_purchases').select('session_id').where('state', '=', 'open').where('expires_at', '<', now).orderBy('expires_at').limit(PASS_LIMIT).execute();
+    for (const { session_id } of stale) {
+      try {
+        const session = session_id ? await deps.provider.retrieveSession(session_id) : null;
+        if (!session) {
+          // The provider does not know it (any more): nothing can be paid on it.
+          await deps.db.updateTable('card_purchases').set({ state: 'failed', last_error: 'the provider has no such session' }).where('session_id', '=', session_id).where('state', '=', 'open').execute();
+          reconciled++;
+        } else if ((await applySession(deps, session)) !== 'unchanged') reconciled++;
+      } catch (err) {
+        if (!(err instanceof PaymentProviderUnavailable)) throw err;
+        deps.log.warn({ err, sessionId: session_id }, 'card provider unreachable while reconciling an expired session; trying again on a later pass');
+        break;
+      }
+    }
+  }
+  return { reconciled, abandoned: Number(abandoned.numUpdatedRows) };
 }
