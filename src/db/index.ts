@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { acquireFolderLock, type FolderLock } from './lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { createWriteRegistry, watchingDialect, type WriteWatch } from './write-watch.ts';
 import type { DB } from './schema.ts';
 
 export type { DB } from './schema.ts';
@@ -35,6 +36,8 @@ export interface Database {
    * commit); returns how to stop. A lost connection is retried after a second; until then callers fall back to polling.
    */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  /** Committed writes of this process to chosen tables, reported before the writer's await resolves (write-watch.ts). */
+  writes: WriteWatch;
 }
 
 /** Anything queries can run on: the database or an open transaction. */
@@ -92,7 +95,8 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
   });
   // Without a listener, an idle client's network error would crash the process.
   pool.on('error', (err) => log?.(`PostgreSQL idle connection error (${where}): ${err.message}`));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const writes = createWriteRegistry();
+  const db = new Kysely<DB>({ dialect: watchingDialect(new PostgresDialect({ pool }), writes) });
   const started = Date.now();
   try {
     await sql`SELECT 1`.execute(db);
@@ -107,6 +111,7 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
     kind: 'postgres',
     close: () => (closing ??= db.destroy()),
     listen: (channel, onNotify) => listenOn(pool, channel, onNotify, log),
+    writes,
   };
 }
 
@@ -190,11 +195,13 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
     throw new Error(`cannot open PGlite database at ${dataDir}: ${errorMessage(err)}`, { cause: err });
   }
   log?.(`opened PGlite at ${dataDir} in ${Date.now() - started} ms`);
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ database: pglite }) });
+  const writes = createWriteRegistry();
+  const db = new Kysely<DB>({ dialect: watchingDialect(new PGliteDialect({ database: pglite }), writes) });
   let closing: Promise<void> | undefined;
   return {
     db,
     kind: 'pglite',
+    writes,
     dump: () => pglite.dumpDataDir('none'),
     close: () =>
       (closing ??= (async () => {

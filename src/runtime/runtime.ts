@@ -59,6 +59,7 @@ import { createMarketReadService } from '../services/markets/read-service.ts';
 import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService, type IdempotencyFaults } from '../services/idempotency/idempotency.ts';
 import { createKeyService, KEYS_CHANNEL } from '../services/keys/keys.ts';
+import { createReadCache } from '../services/read-cache/read-cache.ts';
 import { createNonceService } from '../services/identity/nonces.ts';
 import { createSessionService } from '../services/identity/sessions.ts';
 import { createWalletProofVerifier } from '../services/identity/wallet-proof.ts';
@@ -93,6 +94,10 @@ const ANVIL_STATE_BACKUP_MS = 3_000;
 
 /** PM minted to the operator (the protocol treasury) when PM is deployed: 1e9 PM. */
 export const PM_INITIAL_SUPPLY = parseEther('1000000000');
+/** NOTIFYed by the markets' and trades' triggers (migration 0029). */
+const READ_MODELS_CHANNEL = 'svc_read_models';
+/** The longest a rendered list page is answered from memory (and never longer than READ_AFTER_WRITE_WINDOW_MS). */
+const LIST_PAGE_TTL_MS = 1_000;
 
 export interface RuntimeOptions {
   clock?: Clock;
@@ -364,6 +369,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const nonces = createNonceService({ db: database.db, clock });
     const walletProofs = createWalletProofVerifier({ nonces, clock, chainId: config.chain.id });
     const keys = createKeyService({ db: database.db, clock, environment: config.environment });
+    // Rendered list pages: forgotten when this process commits a change to the markets or their trades, and when another
+    // process's commit NOTIFYs; never kept longer than the published read-after-write window (at most 1 s).
+    const readCache = createReadCache({ ttlMs: Math.min(LIST_PAGE_TTL_MS, config.chain.readAfterWriteWindowMs) });
+    const unwatch = database.writes.on(['markets', 'market_trade_events'], () => readCache.invalidate());
+    cleanups.push(async () => unwatch());
+    if (database.listen) cleanups.push(await database.listen(READ_MODELS_CHANNEL, () => readCache.invalidate()));
     // Another process's change to a key (a revocation, a rotation) reaches this process's key cache at its commit.
     if (database.listen) cleanups.push(await database.listen(KEYS_CHANNEL, () => keys.invalidate()));
     const mailer = createMailer({ db: database.db, clock, log, smtpUrl: config.mail.smtpUrl, from: config.mail.from });
@@ -433,6 +444,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // What the economy's and the participation release's chain-writing loops share.
     const keeperDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log, guard: chainService.guard, chainLive: () => liveness.state().up, intervalMs: config.markets.schedulerMs };
     const services: Services = {
+      readCache,
       keys,
       idempotency: createIdempotencyService({ db: database.db, clock, faults: options.idempotencyFaults }),
       rateLimits,

@@ -17,6 +17,7 @@ import type { LedgerService } from './ledger/ledger.ts';
 import type { LedgerBatcher } from './ledger/batcher.ts';
 import type { FaucetService } from './faucet/faucet.ts';
 import type { EconomyService } from './economy/economy.ts';
+import type { ReadCache } from './read-cache/read-cache.ts';
 import type { ParticipationService } from './participation/participation.ts';
 import type { FillPackService } from './orderbook/fill-packs.ts';
 import type { OrderBookService } from './orderbook/orders.ts';
@@ -113,4 +114,6 @@ export interface Services {
   economy: EconomyService;
   /** The participation release: member state, claims against the distributor, daily credits (docs/participation.md). */
   participation: ParticipationService;
+  /** Rendered public list pages, forgotten on any committed change to the markets or their trades (docs/markets.md "Listing cache"). */
+  readCache: ReadCache;
 }

@@ -165,7 +165,7 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   /** Statuses besides 200 whose body is the normal output (e.g. 503 from /health), not a problem. */
   alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];
-  handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>> | RenderedJson<z.output<O>>>;
+  handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O> | RenderedJson<z.output<O>>> | RenderedJson<z.output<O>>>;
   /** The answer to a retry of a call whose effect committed (recordEffect) but whose response was never stored. */
   replayEffect?: (ctx: ContextFor<T>, ref: string, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }

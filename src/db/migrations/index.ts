@@ -34,6 +34,8 @@ import { m0026_api_key_changes } from './0026_api_key_changes.ts';
 import { m0027_economy } from './0027_economy.ts';
 // Participation release (issue 21).
 import { m0028_participation } from './0028_participation.ts';
+// The list pages' change signal (issue 22).
+import { m0029_read_model_changes } from './0029_read_model_changes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -64,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0026_api_key_changes': m0026_api_key_changes,
   '0027_economy': m0027_economy,
   '0028_participation': m0028_participation,
+  '0029_read_model_changes': m0029_read_model_changes,
 };

@@ -1,9 +1,11 @@
 // GET /discover/markets: listed markets for agents, filtered and sorted, keyset-paginated for sort=new.
 import { z } from 'zod';
+import { canonicalHash } from '../../../core/canonical-json.ts';
+import { RenderedJson } from '../../../core/rendered-json.ts';
 import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
 import { AddressPrefixQuery, CategoryQuery, CursorQuery, ListingSortSchema, SearchQuery } from '../../../wire/market-reads.ts';
-import { toRecords } from './read-context.ts';
+import { listingSecond, toRecords } from './read-context.ts';
 import { MarketRecord, MarketStateSchema, PricingModelInput, ProjectionSchema } from '../../../wire/markets.ts';
 
 export const DiscoverMarketsQuery = z.strictObject({
@@ -41,21 +43,24 @@ export const discoverMarkets = defineCapability({
   errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN'],
   handler: async (ctx, { query }) => {
     ctx.services.chain.requireServed(query.chainId, 'UNSUPPORTED_CHAIN');
-    const page = await ctx.services.marketReads.list({
-      filter: {
-        chainId: query.chainId,
-        category: query.category,
-        state: query.marketState,
-        addressPrefix: query.address,
-        creator: query.creator,
-        search: query.search,
-        pricingModel: query.pricingModel,
-      },
-      sort: query.sort,
-      limit: query.pageSize,
-      cursor: query.cursor,
-      now: ctx.clock.now(),
+    // Rendered once per query and version until a market or trade changes (docs/markets.md "Listing cache").
+    return ctx.services.readCache.get(`discover-markets:${ctx.apiVersion}:${listingSecond(ctx)}:${canonicalHash(query)}`, async () => {
+      const page = await ctx.services.marketReads.list({
+        filter: {
+          chainId: query.chainId,
+          category: query.category,
+          state: query.marketState,
+          addressPrefix: query.address,
+          creator: query.creator,
+          search: query.search,
+          pricingModel: query.pricingModel,
+        },
+        sort: query.sort,
+        limit: query.pageSize,
+        cursor: query.cursor,
+        now: ctx.clock.now(),
+      });
+      return RenderedJson.of({ markets: toRecords(ctx, page.rows, page.volume24h), nextCursor: page.nextCursor, projection: await ctx.services.indexer.projection() });
     });
-    return { markets: toRecords(ctx, page.rows, page.volume24h), nextCursor: page.nextCursor, projection: await ctx.services.indexer.projection() };
   },
 });

@@ -1,5 +1,7 @@
 // GET /api/v1/markets: the consumer market listing, paginated through the X-Next-Cursor header.
 import { z } from 'zod';
+import { canonicalHash } from '../../../core/canonical-json.ts';
+import { RenderedJson } from '../../../core/rendered-json.ts';
 import type { ListingFilter } from '../../../services/markets/listing.ts';
 import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability, Reply, type HandlerContext } from '../types.ts';
@@ -15,7 +17,7 @@ import {
   ProbPercentQuery,
   SearchQuery,
 } from '../../../wire/market-reads.ts';
-import { checkProbBand, closesBefore, collateralTokens, toRecords } from './read-context.ts';
+import { checkProbBand, closesBefore, collateralTokens, listingSecond, toRecords } from './read-context.ts';
 import { MarketStateSchema, PricingModelInput } from '../../../wire/markets.ts';
 
 /** The filters GET /markets and GET /markets/counts share. */
@@ -85,10 +87,14 @@ export const listMarketsConsumer = defineCapability({
   },
   errors: ['INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'INTERNAL_ERROR'],
   handler: async (ctx, { query }) => {
-    const filter = { ...consumerFilter(ctx, query), state: query.marketState, creator: query.creator };
-    const page = await ctx.services.marketReads.list({ filter, sort: query.sort, limit: query.limit, cursor: query.cursor, now: ctx.clock.now() });
+    // Rendered once per query until a market or trade changes (docs/markets.md "Listing cache").
+    const { body, nextCursor } = await ctx.services.readCache.get(`consumer-markets:${listingSecond(ctx)}:${canonicalHash(query)}`, async () => {
+      const filter = { ...consumerFilter(ctx, query), state: query.marketState, creator: query.creator };
+      const page = await ctx.services.marketReads.list({ filter, sort: query.sort, limit: query.limit, cursor: query.cursor, now: ctx.clock.now() });
+      return { body: RenderedJson.of({ markets: toRecords(ctx, page.rows, page.volume24h) }), nextCursor: page.nextCursor };
+    });
     const headers: Record<string, string> = { 'Cache-Control': LISTING_CACHE_CONTROL };
-    if (page.nextCursor !== null) headers['X-Next-Cursor'] = page.nextCursor;
-    return new Reply({ markets: toRecords(ctx, page.rows, page.volume24h) }, 200, headers);
+    if (nextCursor !== null) headers['X-Next-Cursor'] = nextCursor;
+    return new Reply(body, 200, headers);
   },
 });

@@ -60,3 +60,10 @@ export function checkProbBand(probMin: number | undefined, probMax: number | und
     throw problem('INVALID_QUERY', `probMin (${probMin}) is above probMax (${probMax})`, { errors: [{ path: 'query.probMin', message: 'must not exceed probMax' }] });
   }
 }
+
+/**
+ * The second of the service clock a list page is rendered for: part of its cache key, so a page (whose records depend
+ * on now: closing windows, derived states) is never answered for another second of the clock than its own — with the
+ * injected clock of a test as with the wall clock.
+ */
+export const listingSecond = (ctx: HandlerContext): number => Math.floor(ctx.clock.now().getTime() / 1000);

@@ -1,0 +1,156 @@
+// The listing cache (docs/markets.md "Listing cache"): a list page is answered from memory until a market or a trade
+// changes; a change committed by this process holds on the very next request (write watch), a change committed by
+// another process as soon as its NOTIFY arrives (PostgreSQL), and nothing is kept longer than the TTL. The cache and
+// the write watch themselves are checked piece by piece below.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { ManualClock } from '../../src/core/clock.ts';
+import { createReadCache } from '../../src/services/read-cache/read-cache.ts';
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
+import { bareMarketRow } from '../support/market-rows.ts';
+import { waitFor } from '../support/wait.ts';
+
+const clock = new ManualClock(new Date('2026-11-24T12:00:00Z'));
+let server: TestServer;
+let key: string;
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+  key = await server.key('read-only', ['markets:read']);
+});
+afterAll(async () => server?.close());
+
+const questions = async (path: string) => {
+  const res = await server.call('GET', path, { key });
+  expect(res.status, res.text).toBe(200);
+  return (res.body.markets as { question: string }[]).map((m) => m.question);
+};
+const insertMarket = (question: string) => server.runtime.database.db.insertInto('markets').values(bareMarketRow({ chainId: server.config.chain.id, question, now: clock.now() })).execute();
+
+describe('list pages and the changes that end them', () => {
+  it('shows a market this process wrote on the very next request, on both surfaces', async () => {
+    for (const path of ['/api/v1/markets?limit=5', '/api/agent/v1/discover/markets?pageSize=5']) {
+      const before = await questions(path);
+      expect(await questions(path)).toEqual(before); // the cached page
+      const question = `Will the listing cache drop this page? ${path}`;
+      await insertMarket(question);
+      expect((await questions(path))[0]).toBe(question);
+    }
+  });
+
+  it('shows a write of a transaction once it commits, and nothing of one rolled back', async () => {
+    const path = '/api/v1/markets?limit=3';
+    await questions(path);
+    const db = server.runtime.database.db;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('markets').values(bareMarketRow({ chainId: server.config.chain.id, question: 'Rolled back?', now: clock.now() })).execute();
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await questions(path)).not.toContain('Rolled back?');
+    await db.transaction().execute((trx) => trx.insertInto('markets').values(bareMarketRow({ chainId: server.config.chain.id, question: 'Committed in a transaction?', now: clock.now() })).execute());
+    expect((await questions(path))[0]).toBe('Committed in a transaction?');
+  });
+
+  it('renders a page again when the service clock moves to another second', async () => {
+    const path = '/api/v1/markets?limit=2';
+    const first = await server.call('GET', path, { key });
+    clock.advance(1_000);
+    const second = await server.call('GET', path, { key });
+    expect(second.body).toEqual(first.body); // same rows; a fresh render, not a stale one
+    expect(second.headers['cache-control']).toBe(first.headers['cache-control']);
+  });
+
+  it.runIf(onPostgres)('shows a market another process committed once its NOTIFY arrives', async () => {
+    const path = '/api/v1/markets?limit=4';
+    await questions(path);
+    const config = server.config.database;
+    if (config.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    const other = new pg.Client({ connectionString: config.url });
+    await other.connect();
+    try {
+      const row = bareMarketRow({ chainId: server.config.chain.id, question: 'Written by another process?', now: clock.now() });
+      const cols = Object.keys(row);
+      await other.query(`INSERT INTO markets (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row) as unknown[]);
+    } finally {
+      await other.end();
+    }
+    // Well within the TTL (1 s): the notification, not the expiry, ends the page.
+    await waitFor(async () => (await questions(path))[0] === 'Written by another process?', { what: 'the other process\'s market to be listed', timeoutMs: 900, intervalMs: 10 });
+  });
+});
+
+describe('the read cache', () => {
+  it('answers a page from memory until the TTL or an invalidation, and shares concurrent misses', async () => {
+    let t = 0;
+    let loads = 0;
+    const cache = createReadCache({ ttlMs: 1_000, now: () => t });
+    const load = async () => ++loads;
+    expect(await Promise.all([cache.get('a', load), cache.get('a', load)])).toEqual([1, 1]);
+    t = 999;
+    expect(await cache.get('a', load)).toBe(1);
+    t = 1_000;
+    expect(await cache.get('a', load)).toBe(2);
+    cache.invalidate();
+    expect(await cache.get('a', load)).toBe(3);
+    expect(await cache.get('b', load)).toBe(4);
+  });
+
+  it('does not keep a page whose read overlapped an invalidation, nor a failed read', async () => {
+    const cache = createReadCache({ ttlMs: 1_000, now: () => 0 });
+    let loads = 0;
+    const reading = cache.get('a', async () => ++loads);
+    cache.invalidate();
+    expect(await reading).toBe(1);
+    expect(await cache.get('a', async () => ++loads)).toBe(2);
+    await expect(cache.get('b', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await cache.get('b', async () => 'up')).toBe('up');
+    // A TTL of 0 (READ_AFTER_WRITE_WINDOW_MS=0) keeps nothing.
+    const none = createReadCache({ ttlMs: 0, now: () => 0 });
+    expect(await none.get('a', async () => ++loads)).toBe(3);
+    expect(await none.get('a', async () => ++loads)).toBe(4);
+  });
+});
+
+describe('the write watch', () => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await openDatabase({ pgliteDir: 'memory://' });
+    await database.db.schema.createTable('watched').addColumn('id', 'integer').execute();
+    await database.db.schema.createTable('other').addColumn('id', 'integer').execute();
+  });
+  afterAll(async () => database?.close());
+
+  it('reports committed inserts, updates, deletes and raw writes of watched tables, once per statement or transaction', async () => {
+    const seen: string[][] = [];
+    const stop = database.writes.on(['watched'], (tables) => seen.push([...tables]));
+    const db = database.db as unknown as import('kysely').Kysely<{ watched: { id: number }; other: { id: number } }>;
+    await db.insertInto('watched').values({ id: 1 }).execute();
+    await db.updateTable('watched').set({ id: 2 }).execute();
+    await db.deleteFrom('watched').execute();
+    await db.insertInto('other').values({ id: 1 }).execute();
+    await db.selectFrom('watched').selectAll().execute();
+    const { sql } = await import('kysely');
+    await sql`INSERT INTO watched (id) VALUES (3)`.execute(db);
+    expect(seen).toEqual([['watched'], ['watched'], ['watched'], ['watched']]);
+    seen.length = 0;
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('watched').values({ id: 4 }).execute();
+      await trx.insertInto('watched').values({ id: 5 }).execute();
+      expect(seen).toEqual([]); // not before the commit
+    });
+    expect(seen).toEqual([['watched']]);
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('watched').values({ id: 6 }).execute();
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect(seen).toEqual([['watched']]);
+    stop();
+    await db.insertInto('watched').values({ id: 7 }).execute();
+    expect(seen).toEqual([['watched']]);
+  });
+});
