@@ -49,10 +49,13 @@ function writtenTables(q: CompiledQuery, watched: ReadonlySet<string>): string[]
   const node = q.query as { kind: string; into?: { table: { identifier: { name: string } } }; table?: unknown; from?: unknown };
   if (WRITE_KINDS.has(node.kind)) {
     const names: string[] = [];
+    // A TableNode names its table; an AliasNode ('markets as m') wraps one; a FromNode (DELETE FROM) lists them.
     const collect = (t: unknown) => {
-      const name = (t as { table?: { identifier?: { name?: string } } } | undefined)?.table?.identifier?.name;
-      if (name) names.push(name);
-      for (const f of (t as { froms?: unknown[] } | undefined)?.froms ?? []) collect(f);
+      const n = t as { kind?: string; node?: unknown; table?: { identifier?: { name?: string } }; froms?: unknown[] } | undefined;
+      if (!n) return;
+      if (n.kind === 'AliasNode') return collect(n.node);
+      if (n.table?.identifier?.name) names.push(n.table.identifier.name);
+      for (const f of n.froms ?? []) collect(f);
     };
     collect(node.into);
     collect(node.table);

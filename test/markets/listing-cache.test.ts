@@ -129,11 +129,12 @@ describe('the write watch', () => {
     await db.insertInto('watched').values({ id: 1 }).execute();
     await db.updateTable('watched').set({ id: 2 }).execute();
     await db.deleteFrom('watched').execute();
+    await db.updateTable('watched as w').set({ id: 9 }).where('w.id', '=', 8).execute();
     await db.insertInto('other').values({ id: 1 }).execute();
     await db.selectFrom('watched').selectAll().execute();
     const { sql } = await import('kysely');
     await sql`INSERT INTO watched (id) VALUES (3)`.execute(db);
-    expect(seen).toEqual([['watched'], ['watched'], ['watched'], ['watched']]);
+    expect(seen).toEqual([['watched'], ['watched'], ['watched'], ['watched'], ['watched']]);
     seen.length = 0;
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('watched').values({ id: 4 }).execute();
