@@ -9,6 +9,7 @@ import { anvilDevAccounts, startAnvil, type AnvilHandle } from '../../src/chain/
 import { loadArtifact, type ContractName } from '../../src/chain/artifacts.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { contractKit } from '../support/contract-kit.ts';
+import { DISTRIBUTION_TYPES, distributorDomain } from '../../src/core/participation/voucher.ts';
 
 const keys = anvilDevAccounts() as Hex[];
 const [owner, treasury, relayer, stranger, voucherSigner] = keys.slice(0, 5).map((k) => privateKeyToAccount(k)) as [PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount, PrivateKeyAccount];
@@ -261,17 +262,9 @@ describe('ParticipationDistributor', () => {
     epoch: bigint;
     expiresAt: bigint;
   }
-  const domain = () => ({ name: 'svc ParticipationDistributor', version: '1', chainId: anvil.chainId, verifyingContract: dist });
-  const types = {
-    Distribution: [
-      { name: 'account', type: 'address' },
-      { name: 'recipient', type: 'address' },
-      { name: 'cumulativeAmount', type: 'uint256' },
-      { name: 'intentId', type: 'bytes32' },
-      { name: 'epoch', type: 'uint64' },
-      { name: 'expiresAt', type: 'uint64' },
-    ],
-  } as const;
+  // The service's own voucher definition: the contract must accept exactly what the service signs.
+  const domain = () => distributorDomain(anvil.chainId, dist);
+  const types = DISTRIBUTION_TYPES;
 
   async function voucher(v: Partial<Voucher> & { account: Address; cumulativeAmount: bigint }, signer = voucherSigner) {
     const full: Voucher = {
