@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createReadCache } from '../../src/services/read-cache/read-cache.ts';
-import { openDatabase, type Database } from '../../src/db/index.ts';
+import type { Database } from '../../src/db/index.ts';
 import { onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
 import { bareMarketRow } from '../support/market-rows.ts';
 import { waitFor } from '../support/wait.ts';
@@ -114,13 +114,13 @@ describe('the read cache', () => {
 });
 
 describe('the write watch', () => {
+  // The suite's own database (a copy made for this server): two scratch tables of its own.
   let database: Database;
   beforeAll(async () => {
-    database = await openDatabase({ pgliteDir: 'memory://' });
+    database = server.runtime.database;
     await database.db.schema.createTable('watched').addColumn('id', 'integer').execute();
     await database.db.schema.createTable('other').addColumn('id', 'integer').execute();
   });
-  afterAll(async () => database?.close());
 
   it('reports committed inserts, updates, deletes and raw writes of watched tables, once per statement or transaction', async () => {
     const seen: string[][] = [];
