@@ -137,6 +137,9 @@ describe('purchase terms', () => {
     expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
     expect(res.body.reason).toBe('CARD_NOT_CONFIGURED');
     expectProblem(await call('GET', '/purchase-status/cs_test_unknown123', b, { s: bare, key }), 503, 'SERVICE_UNAVAILABLE');
+    // No provider, no provider webhook.
+    const hook = await bare.call('POST', '/api/v1/economy/provider-webhook', { payload: '{}', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, unchecked: true });
+    expectProblem(hook, 404, 'NOT_FOUND');
   });
 });
 
