@@ -1,6 +1,7 @@
 // Checks a response against the generated OpenAPI document: status declared, body valid against
 // the declared schema (JSON Schema 2020-12 via ajv), content type as documented.
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 
@@ -11,6 +12,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 export class OpenApiChecker {
   private readonly ajv: Ajv2020;
   private readonly routes: { method: string; re: RegExp; path: string }[];
+  /** Compiled validators by document, route, method and status: ajv compiles a schema object once, and each check would
+   *  otherwise hand it a new one (the rewritten $refs), recompiling on every response. */
+  private readonly validators = new Map<string, ValidateFunction>();
   constructor(private readonly docs: Doc[]) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.ajv);
@@ -34,8 +38,12 @@ export class OpenApiChecker {
     const [mediaType, media] = Object.entries(response!.content ?? {})[0] ?? [];
     if (!media) return true;
     expect(contentType ?? '', `${method} ${path} ${status} content type`).toContain(mediaType);
-    const schema = JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components/', `"doc${docIndex}#/components/`));
-    const validate = this.ajv.compile(schema);
+    const cacheKey = `${docIndex} ${method} ${route.path} ${status}`;
+    let validate = this.validators.get(cacheKey);
+    if (!validate) {
+      validate = this.ajv.compile(JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components/', `"doc${docIndex}#/components/`)));
+      this.validators.set(cacheKey, validate);
+    }
     const ok = validate(body);
     expect(ok, `${method} ${path} ${status} body does not match the OpenAPI schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 600)}`).toBe(true);
     return true;
