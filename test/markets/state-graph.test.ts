@@ -17,6 +17,7 @@ import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas, sendTx, tokens } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { waitFor } from '../support/wait.ts';
 
 const clock = new ManualClock(new Date());
 let server: TestServer;
@@ -149,7 +150,19 @@ it('walks every edge of the published state graph through the service and the ch
   const operator = privateKeyToAccount(readFileSync(server.config.chain.operatorKeyFile, 'utf8').trim() as Hex);
   const signature = await operator.signTypedData(councilDecisionTypedData(chainId, resolver, { market: absentVoid, outcome: 0, round: 1 }));
   expect((await server.call('POST', `${A}/markets/${absentVoid}/resolution/council-signatures`, { key: voter.key, body: { signer: operator.address, outcome: 0, signature } })).status).toBe(201);
-  await observe();
+  // A signature that reaches the threshold sends councilDecide; when that send fails (it answers decision null and
+  // logs it), the keeper sends it on its next pass: pass until both decisions are on chain and projected.
+  await waitFor(
+    async () => {
+      await observe();
+      if (seen.get(absent)?.state === 'council_review' || seen.get(absentVoid)?.state === 'council_review') {
+        await resolutionKeeper.runOnce();
+        return false;
+      }
+      return true;
+    },
+    { what: 'both council decisions to be projected' },
+  );
 
   expect(Object.fromEntries([...seen].map(([m, s]) => [m, s.state]))).toEqual({
     [reorged]: 'void',
