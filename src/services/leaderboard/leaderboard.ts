@@ -22,9 +22,7 @@ export type { PassResult } from './updater.ts';
 export const MAX_OFFSET = 200;
 
 export interface LeaderboardService {
-  /** A page of a board (limit 1..100, offset 0..200), from the rows as of `asOf`. */
-  board(q: PageQuery): Promise<LeaderboardPage>;
-  /** The same page serialised, from memory while its board is unchanged: what the read capabilities answer. */
+  /** A page of a board (limit 1..100, offset 0..200) serialised, from memory while its board is unchanged. */
   renderedBoard(q: PageQuery): Promise<RenderedJson<LeaderboardPage>>;
   /** A wallet's daily cumulative realized P&L. */
   pnlHistory(address: string): Promise<PnlHistory>;
@@ -85,7 +83,6 @@ export function createLeaderboardService(o: LeaderboardOptions): LeaderboardServ
   // By board read: a new read of the board (the updater changed rows, the day turned, the TTL passed) starts afresh.
   const rendered = new WeakMap<CachedBoard, Map<string, RenderedJson<LeaderboardPage>>>();
   return {
-    board: async (q) => page(q, await boardOf(q)),
     async renderedBoard(q) {
       const board = await boardOf(q);
       let pages = rendered.get(board);
