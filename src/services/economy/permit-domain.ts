@@ -3,6 +3,7 @@
  * signs exactly what the token verifies. A token without ERC-5267 gets its name() and version '1'.
  */
 import { type Address } from 'viem';
+import { getEip712Domain } from 'viem/actions';
 import { isProblemError } from '../../core/errors.ts';
 import type { EconomyDeps } from './deps.ts';
 
@@ -13,23 +14,6 @@ export interface PermitDomain {
   verifyingContract: Address;
 }
 
-const ERC5267_ABI = [
-  {
-    type: 'function',
-    name: 'eip712Domain',
-    stateMutability: 'view',
-    inputs: [],
-    outputs: [
-      { name: 'fields', type: 'bytes1' },
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-      { name: 'salt', type: 'bytes32' },
-      { name: 'extensions', type: 'uint256[]' },
-    ],
-  },
-] as const;
 const NAME_ABI = [{ type: 'function', name: 'name', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'string' }] }] as const;
 
 const cache = new WeakMap<EconomyDeps, Promise<PermitDomain>>();
@@ -47,8 +31,8 @@ export function permitDomain(deps: EconomyDeps): Promise<PermitDomain> {
 async function read(deps: EconomyDeps): Promise<PermitDomain> {
   const token = deps.tokens.USDC;
   try {
-    const [, name, version, chainId, verifyingContract] = await deps.guard(() => deps.client.readContract({ address: token, abi: ERC5267_ABI, functionName: 'eip712Domain' }));
-    return { name, version, chainId: Number(chainId), verifyingContract };
+    const { domain } = await deps.guard(() => getEip712Domain(deps.client, { address: token }));
+    return { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract };
   } catch (err) {
     if (isProblemError(err)) throw err;
     const name = await deps.guard(() => deps.client.readContract({ address: token, abi: NAME_ABI, functionName: 'name' }));
