@@ -2,7 +2,7 @@
  * The EIP-712 domain of the payment token's permit, as the token publishes it (ERC-5267 eip712Domain()), so a buyer
  * signs exactly what the token verifies. A token without ERC-5267 gets its name() and version '1'.
  */
-import { type Address } from 'viem';
+import { erc20Abi, type Address } from 'viem';
 import { getEip712Domain } from 'viem/actions';
 import { isProblemError } from '../../core/errors.ts';
 import type { EconomyDeps } from './deps.ts';
@@ -14,7 +14,6 @@ export interface PermitDomain {
   verifyingContract: Address;
 }
 
-const NAME_ABI = [{ type: 'function', name: 'name', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'string' }] }] as const;
 
 const cache = new WeakMap<EconomyDeps, Promise<PermitDomain>>();
 
@@ -35,7 +34,7 @@ async function read(deps: EconomyDeps): Promise<PermitDomain> {
     return { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract };
   } catch (err) {
     if (isProblemError(err)) throw err;
-    const name = await deps.guard(() => deps.client.readContract({ address: token, abi: NAME_ABI, functionName: 'name' }));
+    const name = await deps.guard(() => deps.client.readContract({ address: token, abi: erc20Abi, functionName: 'name' }));
     return { name, version: '1', chainId: deps.chainId, verifyingContract: token };
   }
 }
