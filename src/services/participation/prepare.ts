@@ -52,6 +52,9 @@ export async function prepareClaim(deps: ParticipationDeps, principal: Principal
   const wallet = member.verdict.walletAddress!;
   const distributor = release.distributor!;
   const selfClaim = wallet === account;
+  // Read before the transaction (no node call while it holds the lock): the voucher is for a cumulative amount, so the
+  // contract pays cumulative − paid as it stands when it runs, whatever this read saw.
+  const paid = await paidOnChain(deps, account);
   const row = await deps.db.transaction().execute(async (trx) => {
     // One preparation per account at a time, across processes.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`participation:${account}`}))`.execute(trx);
@@ -66,7 +69,6 @@ export async function prepareClaim(deps: ParticipationDeps, principal: Principal
     const open = intents.find((i) => statusAt(i, now) === 'prepared' || statusAt(i, now) === 'submitted');
     const lastPaid = intents.find((i) => i.status === 'paid' && i.member_key === account);
     const credited = await creditedTo({ ...deps, db: trx }, account);
-    const paid = await paidOnChain(deps, account);
     const verdict = claimVerdict({
       now,
       creditedWei: credited,
