@@ -5,7 +5,7 @@ import path from 'node:path';
 import { noUpwardImport } from './tools/lint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', 'artifacts/**', 'coverage/**', '.tmp/**'] },
+  { ignores: ['**/node_modules/**', 'data/**', 'artifacts/**', 'coverage/**', '.tmp/**', 'web/dist/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,7 +19,7 @@ interface Outgoing {
 }
 
 /** One request; the answer's body is read to the end (and kept only when `keepBody`, for a sample of a failure). */
-function send(agent: http.Agent, job: LoadJob, out: Outgoing, keepBody: boolean): Promise<Answer> {
+function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keepBody: boolean): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (out.token !== undefined) headers.authorization = `Bearer ${out.token}`;
@@ -28,7 +28,7 @@ function send(agent: http.Agent, job: LoadJob, out: Outgoing, keepBody: boolean)
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(out.body));
     }
-    const req = http.request({ agent, host: job.host, port: job.port, path: job.path, method: job.method ?? 'GET', headers }, (res) => {
+    const req = http.request({ agent, host: job.host, port, path: job.path, method: job.method ?? 'GET', headers }, (res) => {
       let bytes = 0;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
@@ -65,13 +65,14 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     return { token, body: scripted?.body, idempotencyKey: job.idempotencyPrefix === undefined ? undefined : `${job.idempotencyPrefix}-${n}` };
   };
 
-  const connection = async (): Promise<void> => {
+  const connection = async (index: number): Promise<void> => {
+    const port = job.ports && job.ports.length > 0 ? job.ports[index % job.ports.length]! : job.port;
     for (;;) {
       const t0 = performance.now();
       if (t0 >= end) return;
       const out = outgoing(next++);
       try {
-        const answer = await send(agent, job, out, sample === undefined);
+        const answer = await send(agent, job, port, out, sample === undefined);
         const t1 = performance.now();
         // Only answers that both started and ended inside the window count.
         if (t0 < measureFrom || t1 > end) continue;
@@ -92,7 +93,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     }
   };
 
-  await Promise.all(Array.from({ length: job.connections }, connection));
+  await Promise.all(Array.from({ length: job.connections }, (_, i) => connection(i)));
   agent.destroy();
   const sorted = Float64Array.from(latencies).sort();
   return {

@@ -12,6 +12,8 @@ export interface ScriptedRequest {
 export interface LoadJob {
   host: string;
   port: number;
+  /** Several servers behind no balancer: connection i talks to ports[i mod n] (`port` is then unused). */
+  ports?: readonly number[];
   /** Path and query string. */
   path: string;
   /** Bearer tokens used in turn, one per request; empty: no Authorization header. Not used with `script`. */

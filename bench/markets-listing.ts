@@ -47,7 +47,7 @@ const WARMUP_MS = 1_000;
 const KEY_TIER = 'execute' as const;
 
 /** A new empty PostgreSQL database next to DATABASE_URL's (the bench never writes into a database it did not create). */
-async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `svc_bench_${randomBytes(6).toString('hex')}`;
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: adminUrl });
@@ -100,7 +100,7 @@ export async function startBenchRuntime(opts: { env?: Record<string, string>; lo
   return runtime;
 }
 
-async function insertRows(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
+export async function insertRows(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
   const { db } = runtime.database;
   const chain = runtime.services.chain;
   const head = await chain.head();

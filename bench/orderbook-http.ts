@@ -118,13 +118,13 @@ export function placeOrderStream(n: number, markets: readonly string[], agents: 
   return out;
 }
 
-interface Trader {
+export interface Trader {
   principal: Principal;
   keys: string[];
 }
 
 /** Registers a wallet agent the way POST /register does (wallet proof over a fresh nonce); its wallet gets the signup grant. */
-async function registerWalletAgent(runtime: Runtime, account: PrivateKeyAccount, name: string, clientIp: string): Promise<{ principal: Principal; key: string }> {
+export async function registerWalletAgent(runtime: Runtime, account: PrivateKeyAccount, name: string, clientIp: string): Promise<{ principal: Principal; key: string }> {
   const { services, clock, config } = runtime;
   const { nonce } = await services.nonces.issue('auth');
   const timestamp = Math.floor(clock.now().getTime() / 1000);
@@ -137,7 +137,7 @@ async function registerWalletAgent(runtime: Runtime, account: PrivateKeyAccount,
 }
 
 /** ORDERBOOK markets through the create loop, as the demo seed makes them: propose, accept, prepare-deploy, send, commit-deploy. */
-async function createMarkets(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
+export async function createMarkets(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
   const creator = privateKeyToAccount(anvilDevAccounts()[CREATOR_DEV_ACCOUNT]!);
   const { principal } = await registerWalletAgent(runtime, creator, 'bench-creator', '10.78.0.1');
   const { negotiations, chain } = runtime.services;
@@ -175,7 +175,7 @@ async function createMarkets(runtime: Runtime, count: number, log: (line: string
  * Every agent ends up holding INVENTORY shares of both outcomes in every market: in pairs, one rests a buy of
  * outcome 0 at 50 % and the other buys outcome 1 at 50 % against it (a MINT), then the other way round.
  */
-async function mintInventory(runtime: Runtime, traders: readonly Trader[], markets: readonly string[], log: (line: string) => void): Promise<void> {
+export async function mintInventory(runtime: Runtime, traders: readonly Trader[], markets: readonly string[], log: (line: string) => void): Promise<void> {
   const t0 = performance.now();
   const { orderbook } = runtime.services;
   const place = async (who: Trader, market: string, outcome: 0 | 1) => {
@@ -342,6 +342,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     serverErrors.causes.clear();
     const before = await ledgerState(runtime);
     const scenarios: PlaceScenario[] = [];
+    const commits: string[] = [];
     const cases: [string, string[], number][] = [
       ['place-order, 1 market', [markets[0]!], 0x0b00c],
       [`place-order, spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`, markets.slice(1), 0x5eed5],
@@ -350,7 +351,11 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       log(`bench: running ${name}`);
       const script = scriptOf(scenarioMarkets, seed);
       const since = runtime.clock.now();
+      const stats = runtime.services.orderbook.stats();
       const result = await run(address.port, PATH, script);
+      const { transactions, orders } = runtime.services.orderbook.stats();
+      const [t, o] = [transactions - stats.transactions, orders - stats.orders];
+      commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction), warm-up included`);
       const counts = await countsOf(runtime, scenarioMarkets, since);
       scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length });
     }
@@ -358,6 +363,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const notes = [
       `ledger: ${after.confirmed - before.confirmed} batch(es) committed on chain during the scenarios; ${after.pendingOps} operation(s) waiting for the next batch at the end`,
       `load average ${loadavg()[0]!.toFixed(1)} at the end`,
+      ...commits,
     ];
     for (const [cause, { count, detail }] of serverErrors.causes) notes.push(`server error log during the scenarios: ${count}× ${cause}${detail ? ` (first: ${detail.slice(0, 400)})` : ''}`);
     for (const s of scenarios) if (s.wrapped) notes.push(`"${s.name}": the server took more than the ${streamLength}-order stream; it started over (same orders, new idempotency keys)`);

@@ -23,6 +23,9 @@
  * them). PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is set.
  * Then the cold start of `svc start` on a new data folder to its first 200 of /health, the demo seed included
  * (bench/cold-start.ts); BENCH_COLD_RUNS runs (default 3), on PGlite or on a new PostgreSQL database as above.
+ * Then, on PostgreSQL only (DATABASE_URL), the listing and place-order against 1, 2 and 4 `svc start` processes on one
+ * database with the scaling factor against one (bench/processes.ts); BENCH_PROCESSES sets the counts (default "1,2,4"),
+ * BENCH_PROCESS_SECONDS the measured seconds.
  */
 import { benchClaims, claimsOptionsFromEnv, formatClaimsReport } from './claims.ts';
 import { benchColdStart, formatColdStart } from './cold-start.ts';
@@ -31,6 +34,7 @@ import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
 import { benchOrderBookHttp, formatOrderBookHttpReport, orderBookHttpOptionsFromEnv } from './orderbook-http.ts';
+import { benchProcesses, formatProcessesReport, processesOptionsFromEnv } from './processes.ts';
 import { intFromEnv, runIfMain } from './scope.ts';
 
 
@@ -101,6 +105,10 @@ async function main(): Promise<void> {
   const cold = await benchColdStart(intFromEnv('BENCH_COLD_RUNS', 3, 1, 50), log);
   log('');
   for (const line of formatColdStart(cold)) log(line);
+  log('');
+  const processOptions = processesOptionsFromEnv(log);
+  const processes = await benchProcesses(processOptions);
+  if (processes) log(formatProcessesReport(processes, processOptions));
 }
 
 runIfMain(import.meta.url, main);

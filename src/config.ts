@@ -90,6 +90,13 @@ const EnvSchema = z.object({
    * without the chain writers (docs/architecture.md "Several processes").
    */
   SVC_ROLE: z.enum(['all', 'api']).default('all'),
+  /**
+   * Several processes on one PostgreSQL (docs/operations.md): the base URL the other processes reach this one's HTTP
+   * server at, to forward requests for the order books it owns (default http://127.0.0.1:PORT, the port it listens on).
+   */
+  SVC_INTERNAL_URL: z.string().url().optional(),
+  /** How often a process checks its membership, the leadership and the order-book shards (besides on each change). */
+  CLUSTER_TICK_MS: int(z.number().int().min(50).max(60_000)).default(500),
   SEED_DEMO_MARKETS: bool.default(true),
   LEDGER_MODE: z.enum(['journal', 'legacy']).default('journal'),
   LEDGER_BATCH_MAX_OPS: int(z.number().int().min(1).max(10_000)).default(256),
@@ -178,8 +185,12 @@ export type Env = z.infer<typeof EnvSchema>;
 export const ENV_VARS: readonly string[] = Object.keys(EnvSchema.shape);
 
 export interface Config {
-  /** SVC_ROLE: 'api' runs no chain writers (indexer, scheduler, keepers, ledger batcher, relayer reconciliation). */
+  /**
+   * SVC_ROLE: 'all' may lead (on PostgreSQL the processes elect one leader, which runs the single writers); 'api' never
+   * leads. docs/operations.md.
+   */
   role: 'all' | 'api';
+  cluster: { internalUrl: string | null; tickMs: number };
   port: number;
   host: string;
   publicBaseUrl: string;
@@ -303,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '');
   return {
     role: e.SVC_ROLE,
+    cluster: { internalUrl: e.SVC_INTERNAL_URL?.replace(/\/+$/, '') ?? null, tickMs: e.CLUSTER_TICK_MS },
     port: e.PORT,
     host: e.HOST,
     publicBaseUrl,

@@ -6,12 +6,15 @@
  * States: prepared → submitted → confirmed | reverted, or dropped when the nonce was consumed by
  * another transaction. One relayer per operator account (see docs/chain.md).
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Clock } from '../core/clock.ts';
 import type { DB } from '../db/schema.ts';
 import type { Logger } from '../core/logger.ts';
+
+/** Namespace of the per-address nonce lock (pg_advisory_xact_lock(namespace, hashtext(address))). */
+const RELAYER_NONCE_LOCK = 0x5c10;
 
 export type RelayState = 'prepared' | 'submitted' | 'confirmed' | 'reverted' | 'dropped';
 
@@ -110,9 +113,10 @@ export function createRelayer(deps: {
     return row ? toTx(row) : undefined;
   };
 
-  const nextNonce = async (): Promise<number> => {
+  /** The next nonce: past both the chain's pending count and every nonce recorded (read under the nonce lock). */
+  const nextNonce = async (trx: Transaction<DB>): Promise<number> => {
     const onChain = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
-    const row = await db
+    const row = await trx
       .selectFrom('relayer_transactions')
       .select((eb) => eb.fn.max('nonce').as('max'))
       .where('chain_id', '=', chainId)
@@ -124,46 +128,51 @@ export function createRelayer(deps: {
   };
 
   const prepare = async (req: RelayRequest): Promise<RelayedTx> => {
-    const nonce = await nextNonce();
     const value = req.value ?? 0n;
     const to = req.to ?? undefined;
     const gas = req.gas ?? ((await client.estimateGas({ account: account.address, to, data: req.data, value })) * 12n) / 10n;
     const fees = await client.estimateFeesPerGas();
-    const raw = await account.signTransaction({
-      chainId,
-      type: 'eip1559',
-      nonce,
-      to,
-      data: req.data,
-      value,
-      gas,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    const now = clock.now();
-    const row = await db
-      .insertInto('relayer_transactions')
-      .values({
-        operation_id: req.operationId,
-        idempotency_key: req.idempotencyKey,
-        chain_id: chainId,
-        from_address: account.address.toLowerCase(),
-        nonce: String(nonce),
-        to_address: req.to?.toLowerCase() ?? null,
+    // The nonce is chosen and recorded under a transaction-level lock of the sending address: several processes of
+    // one deployment (docs/operations.md) relay with one operator key without two of them picking the same nonce.
+    return db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${RELAYER_NONCE_LOCK}, hashtext(${account.address.toLowerCase()}))`.execute(trx);
+      const nonce = await nextNonce(trx);
+      const raw = await account.signTransaction({
+        chainId,
+        type: 'eip1559',
+        nonce,
+        to,
         data: req.data,
-        value: value.toString(),
-        gas: gas.toString(),
-        max_fee_per_gas: fees.maxFeePerGas.toString(),
-        max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
-        raw_tx: raw,
-        tx_hash: keccak256(raw),
-        state: 'prepared',
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toTx(row);
+        value,
+        gas,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      const now = clock.now();
+      const row = await trx
+        .insertInto('relayer_transactions')
+        .values({
+          operation_id: req.operationId,
+          idempotency_key: req.idempotencyKey,
+          chain_id: chainId,
+          from_address: account.address.toLowerCase(),
+          nonce: String(nonce),
+          to_address: req.to?.toLowerCase() ?? null,
+          data: req.data,
+          value: value.toString(),
+          gas: gas.toString(),
+          max_fee_per_gas: fees.maxFeePerGas.toString(),
+          max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+          raw_tx: raw,
+          tx_hash: keccak256(raw),
+          state: 'prepared',
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toTx(row);
+    });
   };
 
   const broadcast = async (tx: RelayedTx): Promise<RelayedTx> => {

@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { createCoordinator, type Coordinator } from './coordinator.ts';
 import { acquireFolderLock, type FolderLock } from './lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { createWriteRegistry, watchingDialect, type WriteWatch } from './write-watch.ts';
@@ -32,10 +33,13 @@ export interface Database {
   /** PGlite only: the whole data folder as a tarball, to open copies of it later (OpenDatabaseOptions.pgliteDump). */
   dump?: () => Promise<Blob>;
   /**
-   * PostgreSQL only: LISTEN on `channel` with a connection of its own (other processes' NOTIFYs arrive at their
-   * commit); returns how to stop. A lost connection is retried after a second; until then callers fall back to polling.
+   * PostgreSQL only: LISTEN on `channel` on the process's coordination connection (other processes' NOTIFYs arrive at
+   * their commit); returns how to stop. A lost connection is retried after a second, and every listener is woken when
+   * it is back; until then callers fall back to polling.
    */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  /** PostgreSQL only: the coordination connection (session advisory locks; coordinator.ts). */
+  coordinator?: Coordinator;
   /** Committed writes of this process to chosen tables, reported before the writer's await resolves (write-watch.ts). */
   writes: WriteWatch;
 }
@@ -106,69 +110,22 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
   }
   log?.(`connected to PostgreSQL at ${where} in ${Date.now() - started} ms`);
   let closing: Promise<void> | undefined;
+  // The coordination connection (LISTEN on every channel, the session locks), opened at its first use.
+  let coordinator: Coordinator | undefined;
+  const coordination = () => (coordinator ??= createCoordinator(databaseUrl, log));
   return {
     db,
     kind: 'postgres',
-    close: () => (closing ??= db.destroy()),
-    listen: (channel, onNotify) => listenOn(pool, channel, onNotify, log),
+    close: () =>
+      (closing ??= (async () => {
+        await coordinator?.close();
+        await db.destroy();
+      })()),
+    listen: (channel, onNotify) => coordination().listen(channel, onNotify),
+    get coordinator() {
+      return coordination();
+    },
     writes,
-  };
-}
-
-async function listenOn(pool: pg.Pool, channel: string, onNotify: () => void, log?: (msg: string) => void): Promise<() => Promise<void>> {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
-  let stopped = false;
-  let client: pg.PoolClient | null = null;
-  let retry: NodeJS.Timeout | null = null;
-  let detach: (() => void) | null = null;
-  const connect = async (): Promise<void> => {
-    let c: pg.PoolClient | null = null;
-    try {
-      c = await pool.connect();
-      const held = c;
-      const onNotification = (n: pg.Notification) => {
-        if (n.channel === channel) onNotify();
-      };
-      // Only the connection we still hold is ours to release: once given back (stop(), a pool shut down under us, a
-      // database dropped) an error is not ours to handle.
-      const onError = (err: Error) => {
-        if (client !== held || stopped) return;
-        client = null;
-        detach?.();
-        log?.(`PostgreSQL LISTEN ${channel} connection lost (${err.message}); listening again in 1 s`);
-        held.release(err);
-        retry = setTimeout(() => void connect(), 1_000);
-      };
-      held.on('notification', onNotification);
-      held.on('error', onError);
-      detach = () => {
-        held.off('notification', onNotification);
-        held.off('error', onError);
-        detach = null;
-      };
-      await held.query(`LISTEN ${channel}`);
-      client = held;
-      onNotify(); // whatever was committed while not listening
-    } catch (err) {
-      if (c && client !== c) {
-        detach?.();
-        c.release(err instanceof Error ? err : undefined);
-      }
-      log?.(`PostgreSQL LISTEN ${channel} failed (${errorMessage(err)}); trying again in 1 s`);
-      if (!stopped) retry = setTimeout(() => void connect(), 1_000);
-    }
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    if (retry) clearTimeout(retry);
-    const c = client;
-    client = null;
-    if (c) {
-      await c.query(`UNLISTEN ${channel}`).catch(() => undefined);
-      detach?.();
-      c.release();
-    }
   };
 }
 

@@ -60,6 +60,8 @@ export interface IdempotencyRecordsTable {
   completed_at: NullableTimestamp;
   /** What the effect made (an order id…), written in the effect's own transaction; the retry rebuilds its answer. */
   effect_ref: string | null;
+  /** The member (cluster_members.id) whose request holds an in-progress claim; null on the embedded database. */
+  holder: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One row (id = 1); `last_seq` is bumped inside the writer's transaction to number events gap-free. */
@@ -125,7 +127,43 @@ export interface KvSettingsTable {
   updated_at: Timestamp;
 }
 
+/** A process of the deployment; alive while it holds its member lock (migration 0030; docs/operations.md). */
+export interface ClusterMembersTable {
+  id: string;
+  lock_key: number;
+  /** Where the other processes reach its HTTP server (SVC_INTERNAL_URL). */
+  url: string;
+  pid: number;
+  started_at: Timestamp;
+}
+
+/** The process whose memory holds the order books of one shard (null while none does), and how often it moved. */
+export interface OrderShardsTable {
+  shard: number;
+  owner: string | null;
+  epoch: ColumnType<string, string | bigint | undefined, string | bigint>;
+  updated_at: Timestamp;
+}
+
+/** Σ cost of a market's trades after market_volume_window.since (migration 0031; docs/markets.md "24-hour volume"). */
+export interface MarketVolumesTable {
+  chain_id: number;
+  market: string;
+  /** Has a default (0). */
+  volume: ColumnType<string, string | bigint | undefined, string | bigint>;
+}
+
+/** One row: the boundary the volumes in market_volumes are counted from. */
+export interface MarketVolumeWindowTable {
+  id: number;
+  since: Timestamp;
+}
+
 export interface DB {
+  market_volumes: MarketVolumesTable;
+  market_volume_window: MarketVolumeWindowTable;
+  cluster_members: ClusterMembersTable;
+  order_shards: OrderShardsTable;
   api_keys: ApiKeysTable;
   idempotency_records: IdempotencyRecordsTable;
   event_sequence: EventSequenceTable;

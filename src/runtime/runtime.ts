@@ -80,6 +80,11 @@ import { createMarketDataService } from '../services/market-data/market-data.ts'
 // Reputation (issue 20; docs/reputation.md).
 import { createReputationGates } from '../services/reputation/gates.ts';
 import { createReputationService } from '../services/reputation/reputation.ts';
+import { sql } from 'kysely';
+import { createClusterService, ORDER_BOOKS_CHANNEL, type ClusterService } from '../services/cluster/cluster.ts';
+import { holdStartupLock } from '../services/cluster/startup.ts';
+import { createVisitorService } from '../services/visitors/visitors.ts';
+import { createVolumeWindowKeeper } from '../services/markets/volume-window.ts';
 import { createThesisService } from '../services/theses/theses.ts';
 import { DATA_PLANE_LIMITS } from '../services/rate-limit/limits.ts';
 import { createWebhookDispatcher } from '../services/webhooks/dispatcher.ts';
@@ -255,9 +260,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // SVC_ROLE=api (docs/architecture.md "Several processes"): the chain writers (relayer reconciliation, indexer,
     // scheduler, keepers, ledger batcher) run in the deployment's SVC_ROLE=all process only.
     const writers = config.role === 'all';
-    if (!writers) progress('role: api (SVC_ROLE=api): no indexer, scheduler, keepers, ledger batcher or relayer reconciliation in this process');
+    if (!writers) progress('role: api (SVC_ROLE=api): never leads, so no indexer, scheduler, keepers, ledger batcher or relayer reconciliation in this process');
+    // Several processes on one PostgreSQL (docs/operations.md): the coordination connection, and one start-up at a time
+    // among the processes that may lead (the contracts are verified or deployed under it).
+    const coordinator = database.kind === 'postgres' ? database.coordinator : undefined;
+    let starting = true;
+    let releaseStartup = writers && coordinator ? await holdStartupLock(coordinator, progress) : null;
+    let cluster: ClusterService | null = null;
     reconcileSteps = async (say) => {
-      if (!writers) return;
+      // At start-up under the start-up lock, then only in the leader (it runs the relayer's and the ledger's timers).
+      if (!writers || (!starting && !cluster?.isLeader())) return;
       if (config.chain.mode === 'embedded') {
         const funded = await fundFromDevAccount({ client, chain, rpcUrl, devKey: ANVIL_DEV_PRIVATE_KEY, operator: account.address });
         if (funded > 0n) say(`chain: funded operator ${account.address} from the dev account`);
@@ -317,6 +329,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       inventory: config.economy.saleInventory,
       progress,
     });
+    await releaseStartup?.();
+    releaseStartup = null;
+    starting = false;
 
     const rateLimits = config.redisUrl ? createRedisStore(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : createMemoryStore();
     cleanups.push(() => rateLimits.close());
@@ -348,6 +363,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const orderBooksEnding = (reason: typeof MARKET_VOID | typeof MARKET_CLOSED | typeof MARKET_TAKEN_DOWN): EndedMarketsListener => ({
       ending: async (trx, markets) => {
         await services.orderbook.cancelMarketOrders(trx, markets, reason);
+        // The books may live in other processes (docs/operations.md): their owners forget them at this commit.
+        if (coordinator) await sql`SELECT pg_notify(${ORDER_BOOKS_CHANNEL}, '')`.execute(trx);
       },
       ended: (markets) => services.orderbook.forgetBooks(markets),
     });
@@ -372,7 +389,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // Rendered list pages: forgotten when this process commits a change to the markets or their trades, and when another
     // process's commit NOTIFYs; never kept longer than the published read-after-write window (at most 1 s).
     const readCache = createReadCache({ ttlMs: Math.min(LIST_PAGE_TTL_MS, config.chain.readAfterWriteWindowMs) });
-    const unwatch = database.writes.on(['markets', 'market_trade_events'], () => readCache.invalidate());
+    const unwatch = database.writes.on(['markets', 'market_trades', 'order_fills'], () => readCache.invalidate());
     cleanups.push(async () => unwatch());
     if (database.listen) cleanups.push(await database.listen(READ_MODELS_CHANNEL, () => readCache.invalidate()));
     // Another process's change to a key (a revocation, a rotation) reaches this process's key cache at its commit.
@@ -443,10 +460,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const webhookDispatcher = createWebhookDispatcher({ ...webhookDeps, bus: events, intervalMs: config.webhooks.dispatchIntervalMs });
     // What the economy's and the participation release's chain-writing loops share.
     const keeperDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log, guard: chainService.guard, chainLive: () => liveness.state().up, intervalMs: config.markets.schedulerMs };
+    cluster = createClusterService({
+      db: database.db,
+      clock,
+      log,
+      coordinator,
+      candidate: writers,
+      url: config.cluster.internalUrl ?? `http://127.0.0.1:${config.port}`,
+      tickMs: config.cluster.tickMs,
+      leadership: { elected: () => startSingleWriters(), deposed: () => stopSingleWriters() },
+      forgetBooks: (markets) => services.orderbook.forgetBooks(markets),
+    });
     const services: Services = {
+      cluster,
+      // Verified in every process of the deployment: the key derives from the operator key they share.
+      visitors: createVisitorService({ secret: Buffer.from(operatorKey.slice(2), 'hex') }),
       readCache,
       keys,
-      idempotency: createIdempotencyService({ db: database.db, clock, faults: options.idempotencyFaults }),
+      idempotency: createIdempotencyService({ db: database.db, clock, faults: options.idempotencyFaults, holder: cluster.memberId }),
       rateLimits,
       events,
       chain: chainService,
@@ -478,7 +509,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       walletProofs,
       elevation: createElevationService({ db: database.db, walletProofs }),
       ledger,
-      orderbook: createOrderBookService({ db: database.db, clock, ledger, events, chainId: config.chain.id, fills: config.fills, freeFillsOf: (db, agentId) => reputationGates.freeFillsOfAgent(agentId, db) }),
+      orderbook: createOrderBookService({
+        db: database.db,
+        clock,
+        ledger,
+        events,
+        chainId: config.chain.id,
+        fills: config.fills,
+        freeFillsOf: (db, agentId) => reputationGates.freeFillsOfAgent(agentId, db),
+        fewestFreeFills: reputationGates.fewestFreeFills,
+        // Several processes: a book changes only in the process that owns its shard (docs/operations.md).
+        fence: (trx, marketId) => cluster!.fence(trx, marketId),
+      }),
       fillPacks: createFillPackService({ db: database.db, clock, chain: chainService, log, payTo: account.address, priceUsdcPerPm: config.economy.priceUsdcPerPm, fills: config.fills }),
       ledgerBatcher,
       participation: createParticipationService({
@@ -574,32 +616,30 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     mailDrain.unref();
     cleanups.push(async () => clearInterval(mailDrain));
     mailer.kick();
-    if (writers) {
-      indexer.start();
-      cleanups.push(() => indexer.stop());
-      services.lifecycle.start();
-      cleanups.push(() => services.lifecycle.stop());
-      services.resolutionKeeper.start();
-      cleanups.push(() => services.resolutionKeeper.stop());
-      services.payoutKeeper.start();
-      cleanups.push(() => services.payoutKeeper.stop());
-      services.reputation.start();
-      cleanups.push(() => services.reputation.stop());
-      services.leaderboard.start();
-      cleanups.push(() => services.leaderboard.stop());
-      services.economy.start();
-      cleanups.push(() => services.economy.stop());
-      services.participation.start();
-      cleanups.push(() => services.participation.stop());
-    }
     services.webhookDispatcher.start();
     cleanups.push(() => services.webhookDispatcher.stop());
-    if (writers) {
+    // The single writers run in the leader only: this process at once on the embedded database; on PostgreSQL the one
+    // process the others elect, until it dies or loses its coordination connection (docs/operations.md).
+    const volumeWindow = createVolumeWindowKeeper({ db: database.db, clock, log });
+    const loops = [indexer, volumeWindow, services.lifecycle, services.resolutionKeeper, services.payoutKeeper, services.reputation, services.leaderboard, services.economy, services.participation];
+    let electedOnce = false;
+    async function startSingleWriters(): Promise<void> {
+      // A process elected while it runs takes over whatever the last leader left in flight.
+      if (electedOnce) await reconcileChain((line) => log.warn(line)).catch((err: unknown) => log.error({ err }, 'chain: reconciliation on election failed; the timer tries again'));
+      electedOnce = true;
+      for (const loop of loops) loop.start();
       progress('ledger: loading committed balances');
       await ledgerBatcher.start();
       ledgerOnChain = ledgerBatcher;
-      cleanups.push(() => ledgerBatcher.stop());
     }
+    async function stopSingleWriters(): Promise<void> {
+      ledgerOnChain = null;
+      await ledgerBatcher.stop();
+      for (const loop of [...loops].reverse()) await loop.stop();
+    }
+    await cluster.start();
+    const joined = cluster;
+    cleanups.push(() => joined.stop());
     // While running: a probe notices a node that stops answering (503 for chain-dependent writes) and reconciles when
     // it answers again; a timer reconciles now and then even when nothing was noticed (docs/chain.md "Liveness").
     liveness.watch(() => client.getBlockNumber({ cacheTime: 0 }), config.chain.probeIntervalMs, () => reconcileChain((line) => log.warn(line)));
@@ -614,7 +654,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         { db: database.db, clock, chain: chainService, chainDefinition: chain, rpcUrl, relayer, negotiations: services.negotiations, trading: services.trading, indexer, ledger, orderbook: services.orderbook, progress },
         { force },
       );
-    if (config.chain.mode === 'embedded' && config.markets.seedDemo) {
+    if (config.chain.mode === 'embedded' && config.markets.seedDemo && cluster.isLeader()) {
       const created = await seed(false);
       if (created > 0) progress(`seed: ${created} demo markets with trades are live (SEED_DEMO_MARKETS=false skips this)`);
     }
@@ -649,7 +689,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       documents,
       http,
       seed,
-      listen: () => http.listen({ port: config.port, host: config.host }),
+      listen: async () => {
+        const address = await http.listen({ port: config.port, host: config.host });
+        // Where the other processes forward requests for the books this one owns.
+        const bound = http.server.address();
+        const port = typeof bound === 'object' && bound ? bound.port : config.port;
+        await joined.setUrl(config.cluster.internalUrl ?? `http://127.0.0.1:${port}`);
+        return address;
+      },
       close: closeAll,
     };
   } catch (err) {

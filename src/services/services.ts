@@ -45,8 +45,14 @@ import type { LeaderboardService } from './leaderboard/leaderboard.ts';
 // Reputation (issue 20).
 import type { ReputationService } from './reputation/reputation.ts';
 import type { ThesisService } from './theses/theses.ts';
+import type { ClusterService } from './cluster/cluster.ts';
+import type { VisitorService } from './visitors/visitors.ts';
 
 export interface Services {
+  /** Several processes: the leader, the owners of the order-book shards, where a call runs (docs/operations.md). */
+  cluster: ClusterService;
+  /** The web app's visitor sessions: read-only callers of the public market reads (docs/web.md). */
+  visitors: VisitorService;
   keys: KeyService;
   idempotency: IdempotencyService;
   rateLimits: RateLimitStore;

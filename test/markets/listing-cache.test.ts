@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { createReadCache } from '../../src/services/read-cache/read-cache.ts';
 import type { Database } from '../../src/db/index.ts';
 import { onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
-import { bareMarketRow } from '../support/market-rows.ts';
+import { bareMarketRow, seedMarket, seedTrade, USDC, WAD } from '../support/market-rows.ts';
 import { waitFor } from '../support/wait.ts';
 
 const clock = new ManualClock(new Date('2026-11-24T12:00:00Z'));
@@ -60,6 +60,32 @@ describe('list pages and the changes that end them', () => {
     const second = await server.call('GET', path, { key });
     expect(second.body).toEqual(first.body); // same rows; a fresh render, not a stale one
     expect(second.headers['cache-control']).toBe(first.headers['cache-control']);
+  });
+
+  it('orders a volume_24h page again on the next request after a trade, written here or (PostgreSQL) by another process', async () => {
+    const path = '/api/v1/markets?limit=50&sort=volume_24h';
+    const [a, b] = [await seedMarket(server, { question: 'Will trades reorder page A?' }), await seedMarket(server, { question: 'Will trades reorder page B?' })];
+    const order = async () => (await questions(path)).filter((q) => q.startsWith('Will trades reorder page'));
+    await order(); // cached
+    await seedTrade(server, a, { cost: 5n * USDC, pricesAfter: [WAD / 2n, WAD / 2n], at: clock.now() });
+    expect(await order()).toEqual(['Will trades reorder page A?', 'Will trades reorder page B?']);
+    if (!onPostgres) return;
+    const config = server.config.database;
+    if (config.kind !== 'postgres') throw new Error('expected PostgreSQL');
+    // Another process's trade: its statement trigger NOTIFYs at commit (a copy of A's trade row, on B, larger).
+    const other = new pg.Client({ connectionString: config.url });
+    await other.connect();
+    try {
+      await other.query(
+        `INSERT INTO market_trades SELECT (t).* FROM (SELECT jsonb_populate_record(NULL::market_trades,
+           to_jsonb(mt) || jsonb_build_object('market', $1::text, 'cost', '50000000', 'tx_hash', $2::text, 'log_index', 7)) AS t
+           FROM market_trades mt WHERE mt.market = $3 LIMIT 1) s`,
+        [b.address, `0x${'77'.repeat(32)}`, a.address],
+      );
+    } finally {
+      await other.end();
+    }
+    await waitFor(async () => (await order())[0] === 'Will trades reorder page B?', { what: "the other process's trade to reorder the page", timeoutMs: 900, intervalMs: 10 });
   });
 
   it.runIf(onPostgres)('shows a market another process committed once its NOTIFY arrives', async () => {

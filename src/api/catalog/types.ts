@@ -101,6 +101,14 @@ export interface HandlerInput<P, Q, B> {
   body: Out<B>;
 }
 
+/** The raw parts of a request, before validation. */
+export interface RawRequest {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+export type CallRoute = 'leader' | { market: (raw: RawRequest) => unknown } | { order: (raw: RawRequest) => unknown };
+
 export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier | null = AgentTier | null> {
   surface: Surface;
   method: HttpMethod;
@@ -148,6 +156,12 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   };
   /** The call removes or replaces something (MCP destructiveHint), e.g. rotating a key revokes the old one. */
   destructive?: boolean;
+  /**
+   * Several processes (docs/operations.md "Routing"): where the call runs. 'leader': in the elected leader (a ledger
+   * proof, from its tree); `market` / `order`: in the process that owns that market's order book, the key read from
+   * the raw request (the owner validates it). Another process forwards the call there as it came.
+   */
+  route?: CallRoute;
   input?: CapabilityInputSchemas<P, Q, B>;
   /**
    * One problem code for every input part that fails validation (a code the spec pins for the operation). Default: by

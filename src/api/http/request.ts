@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { problem } from '../../core/error-codes.ts';
 import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
+import { VISITOR_COOKIE } from '../../services/visitors/visitors.ts';
 
 /** The first value of a request header. */
 export function header(req: FastifyRequest, name: string): string | undefined {
@@ -13,6 +14,11 @@ export function header(req: FastifyRequest, name: string): string | undefined {
 export function walletCredentialOf(req: FastifyRequest): string | undefined {
   const fromHeader = header(req, WALLET_SESSION_HEADER.toLowerCase())?.trim();
   return fromHeader ? fromHeader : readCookie(header(req, 'cookie'), WALLET_SESSION_COOKIE);
+}
+
+/** The web app's visitor session cookie (docs/web.md "Reading without a key"), if any. */
+export function visitorOf(req: FastifyRequest): string | undefined {
+  return readCookie(header(req, 'cookie'), VISITOR_COOKIE);
 }
 
 /** Authorization: Bearer <key> is canonical; X-API-Key is the accepted alias. */

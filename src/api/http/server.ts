@@ -15,13 +15,15 @@ import { CONFIRM_PAGE_HEADERS, CONFIRM_PAGE_HTML, CONFIRM_PAGE_PATH } from './co
 import { discoveryDocuments } from '../docs/documents.ts';
 import type { Capability } from '../catalog/types.ts';
 import { executeCall, type BaseContext } from '../pipeline/execute.ts';
+import { FORWARDED_HEADER } from '../pipeline/forward.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { resolveVersion } from './versions.ts';
-import { credentialOf, header, walletCredentialOf } from './request.ts';
+import { credentialOf, header, visitorOf, walletCredentialOf } from './request.ts';
 import { registerMcpEndpoint, type McpEndpointDeps } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
 import { registerEventTransports } from '../events/transports.ts';
 import { PROVIDER_WEBHOOK_PATH, registerProviderWebhook } from './provider-webhook.ts';
+import { registerWebApp } from './web-app.ts';
 
 /** What the MCP endpoint needs (it shares the catalog and the pipeline), plus the HTTP server's own settings. */
 export interface HttpDeps extends Omit<McpEndpointDeps, 'origins'> {
@@ -104,11 +106,13 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
               capability: cap,
               credential: credentialOf(req),
               walletCredential: cap.walletAuth ? walletCredentialOf(req) : undefined,
+              visitor: visitorOf(req),
               ip: req.ip,
               idempotencyKey: header(req, 'idempotency-key'),
               params: req.params,
               query: req.query,
               body: req.body,
+              forwarded: cap.route !== undefined && header(req, FORWARDED_HEADER) !== undefined,
             },
             headers,
           );
@@ -146,6 +150,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   // The discovery documents that are not capabilities (landing and contract pages, skill.md, agent card).
   const documents = discoveryDocuments(deps.documents.skill(), deps.documents.site);
   for (const doc of documents) app.get(doc.path, async (_req, reply) => reply.headers(doc.headers).send(doc.body));
+  // The consumer web app at / (docs/web.md): its client routes and built assets.
+  registerWebApp(app, { sendProblem, visitors: deps.services.visitors, secureCookies: deps.publicBaseUrl.startsWith('https:') });
 
   // Known path, other method → 405 with Allow; otherwise 404.
   const routes = [...deps.catalog, ...documents.map((d) => ({ method: 'GET', fullPath: d.path })), { method: 'POST', fullPath: PROVIDER_WEBHOOK_PATH }].map((c) => ({ method: c.method, re: pathRegex(c.fullPath) }));

@@ -15,6 +15,7 @@ import { WalletProofArgumentsSchema, type ElevationRequest, type WalletProofArgu
 import { Reply, type Capability, type HandlerContext, type InputPart } from '../catalog/types.ts';
 import { tierRank } from '../../core/tiers.ts';
 import type { Principal } from '../../core/principal.ts';
+import { forwardCall, routeOf } from './forward.ts';
 import { unstorableText } from './storable-text.ts';
 import { parseInput } from './validate.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
@@ -35,6 +36,10 @@ export interface CallRequest {
   body: unknown;
   /** MCP calls of an elevated tool: the wallet-proof arguments and the tool-intent payload they sign. */
   elevation?: { proof: unknown; intent: Record<string, unknown> };
+  /** The web app's visitor session cookie (REST only): a read-only caller of the public market reads, when no key is sent. */
+  visitor?: string;
+  /** Another process of the deployment sent it here (forward.ts): it runs here, whoever owns what it names. */
+  forwarded?: boolean;
 }
 
 export interface CallResult {
@@ -50,11 +55,18 @@ export type BaseContext = Omit<HandlerContext, 'principal' | 'clientIp' | 'walle
 
 export async function executeCall(base: BaseContext, req: CallRequest, headers: Record<string, string>): Promise<CallResult> {
   const { capability: cap } = req;
+  // Several processes: a call on a book another process owns (or a leader-only one) runs there (forward.ts).
+  if (cap.route && !req.forwarded) {
+    const target = await routeOf(base.services.cluster, cap.route, req);
+    if (target !== null) return forwardCall(req, target, base.apiVersion);
+  }
+  // A web app visitor's session stands in for a key on the public market reads only (docs/web.md).
+  const visitor = req.authenticated === undefined && req.credential === undefined && visitorReadable(cap) ? base.services.visitors.principalOf(req.visitor) : null;
   const principal =
-    req.authenticated !== undefined ? req.authenticated : req.credential === undefined ? null : await base.services.keys.authenticate(req.credential);
+    req.authenticated !== undefined ? req.authenticated : req.credential !== undefined ? await base.services.keys.authenticate(req.credential) : visitor;
   authorize(cap, principal);
   const walletSession = cap.walletAuth ? await base.services.sessions.resolve(req.walletCredential) : null;
-  await chargeRateLimit(base, cap, principal, req.ip, headers);
+  await chargeRateLimit(base, cap, principal, visitor !== null, req.ip, headers);
 
   refuseUnreadableInput(cap, req);
   const input = {
@@ -235,7 +247,16 @@ export function authorize(cap: Capability, principal: Principal | null): void {
   }
 }
 
-async function chargeRateLimit(base: BaseContext, cap: Capability, principal: Principal | null, ip: string, headers: Record<string, string>): Promise<void> {
+/**
+ * The reads a web app visitor makes without a key (docs/web.md "Reading without a key"): the public market reads of
+ * tier read-only, on the consumer surface and the agent surface's /discover; never a write, never a wallet's own data.
+ */
+function visitorReadable(cap: Capability): boolean {
+  return cap.tier === 'read-only' && cap.effect === 'read' && !cap.walletAuth && (cap.surface === 'consumer' || cap.fullPath.startsWith('/api/agent/v1/discover/'));
+}
+
+/** `byAddress`: the principal is a visitor session, whose budget is its address's (anyone may open a new session). */
+async function chargeRateLimit(base: BaseContext, cap: Capability, principal: Principal | null, byAddress: boolean, ip: string, headers: Record<string, string>): Promise<void> {
   // The data plane's budgets are per market: its service charges them once the market is known.
   if (cap.rateClass === 'uncharged' || cap.rateClass === 'data') return;
   const rateClass = cap.rateClass;
@@ -243,7 +264,7 @@ async function chargeRateLimit(base: BaseContext, cap: Capability, principal: Pr
   const charged = await chargeBudget(
     { rateLimits: base.services.rateLimits, clock: base.clock },
     {
-      bucket: `${principal ? `key:${principal.keyId}` : `ip:${ip}`}:${rateClass}`,
+      bucket: `${principal === null ? `ip:${ip}` : byAddress ? `visitor-ip:${ip}` : `key:${principal.keyId}`}:${rateClass}`,
       limit,
       windowMs: RATE_WINDOW_MS,
       spent: (retryAfter) => `${rateClass} budget of ${limit} requests per 60 s is spent; retry after ${retryAfter} s`,

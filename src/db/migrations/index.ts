@@ -36,6 +36,8 @@ import { m0027_economy } from './0027_economy.ts';
 import { m0028_participation } from './0028_participation.ts';
 // The list pages' change signal (issue 22).
 import { m0029_read_model_changes } from './0029_read_model_changes.ts';
+import { m0030_cluster } from './0030_cluster.ts';
+import { m0031_market_volumes } from './0031_market_volumes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -67,4 +69,6 @@ export const migrations: Record<string, Migration> = {
   '0027_economy': m0027_economy,
   '0028_participation': m0028_participation,
   '0029_read_model_changes': m0029_read_model_changes,
+  '0030_cluster': m0030_cluster,
+  '0031_market_volumes': m0031_market_volumes,
 };

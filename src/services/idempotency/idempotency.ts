@@ -12,10 +12,11 @@
  * reference instead of running again; a claim taken over meanwhile makes the effect's transaction fail,
  * so two processes never both commit an effect for one key.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { ERROR_CODES, problem } from '../../core/error-codes.ts';
 import { ProblemError } from '../../core/errors.ts';
+import { MEMBER_ALIVE_SQL } from '../../db/coordinator.ts';
 import type { DB } from '../../db/schema.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
@@ -68,8 +69,12 @@ export interface IdempotencyService {
 
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;
 
-export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; faults?: IdempotencyFaults }): IdempotencyService {
+export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; faults?: IdempotencyFaults; holder?: string | null }): IdempotencyService {
   const { db, clock } = deps;
+  const holder = deps.holder ?? null;
+  // A claim of another process that is dead (its member lock is free; docs/operations.md) is taken over at once.
+  const holderDead = sql<boolean>`(holder IS NOT NULL AND holder IS DISTINCT FROM ${holder}
+    AND NOT EXISTS (SELECT 1 FROM cluster_members m WHERE m.id = idempotency_records.holder AND ${sql.raw(MEMBER_ALIVE_SQL)}))`;
   return {
     async claim(principal, key, requestHash, route) {
       const now = clock.now();
@@ -83,6 +88,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
           request_hash: requestHash,
           state: 'in_progress',
           created_at: now,
+          holder,
         })
         .onConflict((oc) => oc.columns(['principal', 'idem_key']).doNothing())
         .returning('idem_key')
@@ -113,15 +119,15 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
           },
         };
       }
-      // In progress: take it over only if its lease ran out (its process died).
+      // In progress: take it over only if its lease ran out or its process is gone (its process died).
       const staleBefore = new Date(now.getTime() - LEASE_MS);
       const taken = await db
         .updateTable('idempotency_records')
-        .set({ created_at: now })
+        .set({ created_at: now, holder })
         .where('principal', '=', principal)
         .where('idem_key', '=', key)
         .where('state', '=', 'in_progress')
-        .where('created_at', '<', staleBefore)
+        .where((eb) => eb.or([eb('created_at', '<', staleBefore), holderDead]))
         .returning('idem_key')
         .executeTakeFirst();
       if (taken) return { kind: 'new' };
@@ -137,6 +143,8 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
         .where('principal', '=', principal)
         .where('idem_key', '=', key)
         .where('state', '=', 'in_progress')
+        // Another process took the claim over (this one was thought dead): its retry makes the effect, not this request.
+        .where(sql<boolean>`holder IS NOT DISTINCT FROM ${holder}`)
         .returning('idem_key')
         .executeTakeFirst();
       if (!marked) throw new ClaimTakenOver();

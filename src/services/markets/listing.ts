@@ -149,16 +149,7 @@ export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<
       break;
     case 'volume_24h':
       qb = qb
-        .leftJoin(
-          (eb) =>
-            eb
-              .selectFrom('market_trade_events')
-              .select(['chain_id', 'market', sql<string>`sum(cost)`.as('volume')])
-              .where(sql<boolean>`at > ${new Date(req.now.getTime() - DAY_MS).toISOString()}::timestamptz`)
-              .groupBy(['chain_id', 'market'])
-              .as('v'),
-          (join) => join.onRef('v.chain_id', '=', 'm.chain_id').onRef('v.market', '=', 'm.address'),
-        )
+        .leftJoin(volumesAt(req.now).as('v'), (join) => join.onRef('v.chain_id', '=', 'm.chain_id').onRef('v.market', '=', 'm.address'))
         .orderBy(sql`coalesce(v.volume, 0)`, 'desc')
         .orderBy('m.id', 'desc');
       break;
@@ -173,19 +164,36 @@ export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<
   };
 }
 
-/** Σ cost of each market's trades (LMSR trades and order-book fills) in the 24 hours before `now`, in one grouped query; keyed by marketKey(). */
+/**
+ * Σ cost of each market's trades (LMSR trades and order-book fills) in the 24 hours before `now` (docs/markets.md
+ * "24-hour volume"): the maintained aggregate (migration 0031), corrected by the trades between its boundary and
+ * now − 24 h, so it is exact at `now` while reading only a few seconds of trades. A derived table (chain_id, market,
+ * volume) of every market with a volume.
+ */
+export function volumesAt(now: Date): RawBuilder<{ chain_id: number; market: string; volume: string }> {
+  const cut = new Date(now.getTime() - DAY_MS).toISOString();
+  return sql<{ chain_id: number; market: string; volume: string }>`(
+    WITH w AS (SELECT since, ${cut}::timestamptz AS cut FROM market_volume_window WHERE id = 1),
+    adj AS (
+      SELECT e.chain_id, e.market, sum(CASE WHEN e.at <= w.cut THEN -e.cost ELSE e.cost END) AS d
+        FROM market_trade_events e, w
+       WHERE e.at > least(w.since, w.cut) AND e.at <= greatest(w.since, w.cut)
+       GROUP BY e.chain_id, e.market)
+    SELECT chain_id, market, coalesce(v.volume, 0) + coalesce(a.d, 0) AS volume
+      FROM market_volumes v FULL JOIN adj a USING (chain_id, market))`;
+}
+
+/** The 24-hour volume of each of `rows` at `now` (volumesAt), keyed by marketKey(). */
 export async function volume24hOf(db: Kysely<DB>, rows: readonly Pick<MarketRow, 'chain_id' | 'address'>[], now: Date): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (rows.length === 0) return out;
   const found = await db
-    .selectFrom('market_trade_events')
-    .select(['chain_id', 'market', sql<string>`sum(cost)::text`.as('volume')])
-    .where('chain_id', 'in', [...new Set(rows.map((r) => r.chain_id))])
-    .where('market', 'in', [...new Set(rows.map((r) => r.address))])
-    .where(sql<boolean>`at > ${new Date(now.getTime() - DAY_MS).toISOString()}::timestamptz`)
-    .groupBy(['chain_id', 'market'])
+    .selectFrom(volumesAt(now).as('v'))
+    .select(['v.chain_id', 'v.market', sql<string>`v.volume::text`.as('volume')])
+    .where('v.chain_id', 'in', [...new Set(rows.map((r) => r.chain_id))])
+    .where('v.market', 'in', [...new Set(rows.map((r) => r.address))])
     .execute();
-  for (const r of found) out.set(marketKey(r.chain_id, r.market), r.volume);
+  for (const r of found) if (BigInt(r.volume) !== 0n) out.set(marketKey(r.chain_id, r.market), r.volume);
   return out;
 }
 

@@ -4,8 +4,9 @@
  * its own under ./orders/; this builds the shared state once (the per-market books and their queues) and binds
  * every operation to it. One in-memory OrderBook per market does the matching; every fill becomes one ledger match
  * operation in the same database transaction as the order rows, the fills, the per-agent order events, the
- * execution:report outbox events and the fill-allowance count. Placements on one market are serialised; a failed
- * transaction rebuilds that market's book from the database, so memory never runs ahead of what was committed. A
+ * execution:report outbox events and the fill-allowance count. Placements on one market queue up and the ones waiting
+ * together are placed in one transaction (group commit); a failed transaction rebuilds that market's book from the
+ * database, so memory never runs ahead of what was committed, and its orders are tried again one by one. A
  * market the indexer voids, or the lifecycle closes at its close time, has its resting orders cancelled in that
  * transaction (cancelMarketOrders) and its book dropped after it (forgetBooks).
  */
@@ -14,6 +15,7 @@ import type { Principal } from '../../core/principal.ts';
 import type { DB } from '../../db/schema.ts';
 import type { EndedMarket } from '../markets/ended-markets.ts';
 import { MarketBooks } from './orders/books.ts';
+import { Lookups } from './orders/lookups.ts';
 import { cancelMarketOrders } from './orders/cancel-market-orders.ts';
 import { cancelOrder } from './orders/cancel-order.ts';
 import { confirmCancel, type ConfirmCancelResult } from './orders/confirm-cancel.ts';
@@ -24,9 +26,10 @@ import { placeOrder } from './orders/place-order.ts';
 import { readView } from './orders/order-view.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { readDepth, type ReadDepthResult } from './orders/read-depth.ts';
-import type { MarketEndReason, OrderBookDeps, OrderView, PlaceOrderInput } from './orders/types.ts';
+import type { MarketEndReason, OrderBookDeps, OrderView, PlaceOrderInput, PlacementStats } from './orders/types.ts';
 
 export { ENGINE_CONFIG, MARKET_CLOSED, MARKET_TAKEN_DOWN, MARKET_VOID } from './orders/types.ts';
+export type { PlacementStats } from './orders/types.ts';
 
 export interface OrderBookService {
   /** `recordEffect`, under an Idempotency-Key, is called inside the placement's transaction with the order id. */
@@ -50,10 +53,12 @@ export interface OrderBookService {
   cancelMarketOrders(trx: Transaction<DB>, markets: readonly EndedMarket[], reason: MarketEndReason): Promise<number>;
   /** After that transaction committed: drops the markets' in-memory books (the next read rebuilds them, empty). */
   forgetBooks(markets: readonly EndedMarket[]): void;
+  /** Placement transactions and the orders they placed since the start (a copy). */
+  stats(): PlacementStats;
 }
 
 export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
-  const ctx = { ...deps, books: new MarketBooks(deps.db) };
+  const ctx = { ...deps, books: new MarketBooks(deps.db), lookups: new Lookups(), stats: { transactions: 0, orders: 0 } };
   return {
     place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),
     view: (orderId) => readView(ctx.db, orderId),
@@ -64,5 +69,6 @@ export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
     depth: (marketId, levels) => readDepth(ctx, { marketId, levels }),
     cancelMarketOrders: (trx, markets, reason) => cancelMarketOrders(ctx, { trx, markets, reason }),
     forgetBooks: (markets) => forgetBooks(ctx, { markets }),
+    stats: () => ({ ...ctx.stats }),
   };
 }

@@ -4,7 +4,7 @@
  * answers the gate of TIER_GATES; the callers enforce it where they already enforce the default.
  */
 import type { Kysely } from 'kysely';
-import { gatesOf, type ReputationTier, type TierGates } from '../../core/reputation/tiers.ts';
+import { gatesOf, REPUTATION_TIERS, type ReputationTier, type TierGates } from '../../core/reputation/tiers.ts';
 import type { DB } from '../../db/schema.ts';
 import { tierOfWallet } from './subjects.ts';
 
@@ -17,6 +17,8 @@ export interface ReputationGates {
   ofWallet(wallet: string, db?: Kysely<DB>): Promise<WalletGates>;
   /** The free fills per month of an agent (its bound wallet's tier; the default without one). */
   freeFillsOfAgent(agentId: string, db?: Kysely<DB>): Promise<number>;
+  /** The fewest free fills per month freeFillsOfAgent answers for any agent (the smallest tier's share). */
+  readonly fewestFreeFills: number;
 }
 
 export function createReputationGates(deps: { db: Kysely<DB>; freeFillsPerMonth: number }): ReputationGates {
@@ -26,6 +28,7 @@ export function createReputationGates(deps: { db: Kysely<DB>; freeFillsPerMonth:
   };
   return {
     ofWallet,
+    fewestFreeFills: Math.min(...REPUTATION_TIERS.map((tier) => gatesOf(tier, deps.freeFillsPerMonth).freeFillsPerMonth)),
     async freeFillsOfAgent(agentId, db = deps.db) {
       const agent = await db.selectFrom('agents').select('wallet_address').where('id', '=', agentId).executeTakeFirst();
       if (!agent?.wallet_address) return gatesOf('new', deps.freeFillsPerMonth).freeFillsPerMonth;

@@ -42,6 +42,8 @@ const VERIFY =
 /** The proofs of one account against the last committed root; the handler of both surfaces. */
 async function ledgerProof(ctx: HandlerContext, { params }: { params: { account: string } }): Promise<z.output<typeof LedgerProofResponse>> {
   if (!/^0x[a-fA-F0-9]{40}$/.test(params.account)) throw problem('INVALID_ADDRESS', 'account must be an EVM address (0x + 40 hex digits)');
+  // The proof tree lives in the leader's memory (docs/operations.md); a call reaches another process only forwarded.
+  if (!ctx.services.cluster.isLeader()) throw problem('SERVICE_UNAVAILABLE', 'ledger proofs are served by the leading process, which is changing; retry shortly', { headers: { 'Retry-After': '1' } });
   const batcher = ctx.services.ledgerBatcher;
   const account = params.account.toLowerCase() as Account;
   const c = batcher.committed();
@@ -79,7 +81,8 @@ const PROOF_READ = {
   invalidInputCode: 'INVALID_ADDRESS',
   output: LedgerProofResponse,
   outputName: 'LedgerProofResponse',
-  errors: ['INVALID_ADDRESS'],
+  errors: ['INVALID_ADDRESS', 'SERVICE_UNAVAILABLE'],
+  route: 'leader',
   handler: ledgerProof,
 } as const;
 

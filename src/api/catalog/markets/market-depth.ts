@@ -22,6 +22,8 @@ export const getMarketDepth = defineCapability({
   rateClass: 'read',
   idempotent: true,
   mcp: { tool: 'svc_discover_markets_depth' },
+  // An order book's depth is read from the book, in the process that holds it (docs/operations.md "Routing").
+  route: { market: (raw) => (raw.params as { address?: unknown } | null)?.address },
   input: { params: MarketPathParams, query: MarketChainQuery },
   output: MarketDepth,
   errors: ['INVALID_ID', 'INVALID_QUERY', 'UNSUPPORTED_CHAIN', 'MARKET_NOT_FOUND', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],

@@ -33,6 +33,8 @@ export const placeOrder = defineCapability({
   idempotent: false,
   needsChain: 'its fills are final only once a ledger batch is committed on chain, so it is refused while the node is down',
   mcp: { tool: 'svc_orderbook_place_order' },
+  // Runs in the process that holds the market's book (docs/operations.md "Routing").
+  route: { market: (raw) => (raw.body as { market?: unknown } | null)?.market },
   input: { body: PlaceBody },
   output: OrderSchema,
   outputName: 'Order',
@@ -61,6 +63,7 @@ export const cancelOrder = defineCapability({
   rateClass: 'write',
   idempotent: true,
   mcp: { tool: 'svc_orderbook_cancel_order' },
+  route: { order: (raw) => (raw.body as { orderId?: unknown } | null)?.orderId },
   input: { body: OrderRef },
   output: OrderSchema,
   outputName: 'Order',

@@ -1,49 +1,137 @@
 /**
  * The fill allowance as the order loop meets it (docs/orderbook.md "Fill allowance"): a new order needs a fill
- * left, and every fill counts once for each of its two owners, free fills of the month first.
+ * left, and every fill counts once for each of its two owners, free fills of the month first. A batch of placements
+ * reads its agents' allowances once and counts its fills in memory as they happen, so an agent's later order in the
+ * batch sees the fills of the earlier ones; the counts are written once, at the end of the batch.
  */
 import { sql, type Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import { fillMonth } from '../../../core/fill-allowance.ts';
+import type { Account } from '../../../core/ledger/types.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
 
-type AllowanceDeps = Pick<OrderBookDeps, 'clock' | 'fills' | 'freeFillsOf'>;
+type AllowanceDeps = Pick<OrderBookDeps, 'clock' | 'fills' | 'freeFillsOf' | 'fewestFreeFills'>;
 
 /** No fills remain this month (402). */
 export type FillAllowanceError = OrderLoopError<'FILL_ALLOWANCE_EXHAUSTED'>;
 
-/** Refuses a new order of an agent with no free fill left this month and no purchased one (`paidFills`). */
-export async function requireFillLeft(deps: AllowanceDeps, trx: Transaction<DB>, agent: { agentId: string; paidFills: number }): Promise<void> {
-  if (deps.fills.enabled && (await freeRemaining(deps, trx, agent.agentId)) + agent.paidFills <= 0) {
-    throw problem('FILL_ALLOWANCE_EXHAUSTED', 'no fills remain this month: resting orders keep filling and cancels are always accepted; buy a fill pack or wait for the monthly reset (GET /me fills.resetsOn)');
+interface Usage {
+  freeUsed: number;
+  paid: number;
+}
+
+/**
+ * The fewest free fills per month any agent has, as whoever supplies `freeFillsOf` says: while an agent's free fills
+ * used stay below it, its tier need not be read (a read of several statements per agent and batch).
+ */
+const fewestFreeFills = (deps: AllowanceDeps): number => (deps.freeFillsOf ? (deps.fewestFreeFills ?? 0) : deps.fills.freePerMonth);
+
+/** The allowances of a batch's agents: what they had when the batch began, and the fills the batch counted since. */
+export class Allowances {
+  readonly #deps: AllowanceDeps;
+  readonly #trx: Transaction<DB>;
+  readonly #usage: Map<string, Usage>;
+  // An agent's free fills per month under its tier, read once per batch.
+  readonly #freePerMonth = new Map<string, number>();
+  // Fills counted in this batch, per owner (an agent's wallet; an agent trades under one).
+  readonly #counted = new Map<Account, number>();
+
+  private constructor(deps: AllowanceDeps, trx: Transaction<DB>, usage: Map<string, Usage>) {
+    this.#deps = deps;
+    this.#trx = trx;
+    this.#usage = usage;
+  }
+
+  /** This month's free fills used and the purchased fills left of each agent, in one statement. */
+  static async read(deps: AllowanceDeps, trx: Transaction<DB>, agentIds: readonly string[]): Promise<Allowances> {
+    if (!deps.fills.enabled || agentIds.length === 0) return new Allowances(deps, trx, new Map());
+    const rows = await trx
+      .selectFrom('agents as a')
+      .leftJoin('fill_usage as u', (join) => join.onRef('u.agent_id', '=', 'a.id').on('u.month', '=', fillMonth(deps.clock.now())))
+      .select(['a.id', 'a.paid_fills_remaining', 'u.free_used'])
+      .where('a.id', 'in', agentIds)
+      .execute();
+    return new Allowances(deps, trx, new Map(rows.map((r) => [r.id, { freeUsed: r.free_used ?? 0, paid: r.paid_fills_remaining }])));
+  }
+
+  /** Refuses a new order of an agent with no free fill left this month and no purchased one, counting this batch's fills. */
+  async require(agent: { agentId: string; owner: Account }): Promise<void> {
+    if (!this.#deps.fills.enabled) return;
+    const usage = this.#usage.get(agent.agentId) ?? { freeUsed: 0, paid: 0 };
+    const counted = this.#counted.get(agent.owner) ?? 0;
+    // Purchased fills alone cover it, or free fills of every tier: the tier need not be read.
+    if (usage.paid > counted || usage.freeUsed + counted < fewestFreeFills(this.#deps)) return;
+    const free = Math.max(0, (await this.freePerMonthOf(agent.agentId)) - usage.freeUsed);
+    const left = Math.max(0, free - counted) + Math.max(0, usage.paid - Math.max(0, counted - free));
+    if (left <= 0) {
+      throw problem('FILL_ALLOWANCE_EXHAUSTED', 'no fills remain this month: resting orders keep filling and cancels are always accepted; buy a fill pack or wait for the monthly reset (GET /me fills.resetsOn)');
+    }
+  }
+
+  /** One fill of the batch counted for an owner. */
+  count(owner: Account): void {
+    this.#counted.set(owner, (this.#counted.get(owner) ?? 0) + 1);
+  }
+
+  /** The agent's free fills per month under its reputation tier (`fills.freePerMonth` without tiers). */
+  async freePerMonthOf(agentId: string): Promise<number> {
+    let n = this.#freePerMonth.get(agentId);
+    if (n === undefined) {
+      n = this.#deps.freeFillsOf ? await this.#deps.freeFillsOf(this.#trx, agentId) : this.#deps.fills.freePerMonth;
+      this.#freePerMonth.set(agentId, n);
+    }
+    return n;
   }
 }
 
 /**
- * The fills of one order off their owners' allowances (each fill counts once for each owner): this month's
- * free fills first, then purchased ones (never below zero). One read and at most two writes per owner, the
- * owners in agent-id order (a fixed lock order).
+ * Takes fills off their owners' allowances (each fill counts once for each owner): this month's free fills first,
+ * then purchased ones (never below zero), the agents in id order (a fixed lock order). When every agent's fills fit
+ * in the smallest tier's free fills, one statement counts them all as free wherever that keeps the agent within it;
+ * the others are read and counted one by one (their tier read when it matters).
  */
-export async function consumeFills(deps: AllowanceDeps, trx: Transaction<DB>, perAgent: ReadonlyMap<string, number>): Promise<void> {
-  if (!deps.fills.enabled) return;
-  for (const agentId of [...perAgent.keys()].sort()) {
-    const n = perAgent.get(agentId)!;
-    const free = Math.min(n, await freeRemaining(deps, trx, agentId));
-    if (free > 0) {
-      await trx
-        .insertInto('fill_usage')
-        .values({ agent_id: agentId, month: fillMonth(deps.clock.now()), free_used: free })
-        .onConflict((oc) => oc.columns(['agent_id', 'month']).doUpdateSet({ free_used: sql`fill_usage.free_used + ${free}` }))
-        .execute();
-    }
-    if (n > free) await trx.updateTable('agents').set({ paid_fills_remaining: sql`greatest(paid_fills_remaining - ${n - free}, 0)` }).where('id', '=', agentId).execute();
+export async function consumeFills(deps: AllowanceDeps, trx: Transaction<DB>, perAgent: ReadonlyMap<string, number>, allowances?: Allowances): Promise<void> {
+  if (!deps.fills.enabled || perAgent.size === 0) return;
+  const month = fillMonth(deps.clock.now());
+  const fewest = fewestFreeFills(deps);
+  let agents = [...perAgent.keys()].sort();
+  if (agents.every((agentId) => perAgent.get(agentId)! <= fewest)) {
+    // Every row is locked here, in order, also where the condition leaves it as it was.
+    const counted = await trx
+      .insertInto('fill_usage')
+      .values(agents.map((agentId) => ({ agent_id: agentId, month, free_used: perAgent.get(agentId)! })))
+      .onConflict((oc) =>
+        oc
+          .columns(['agent_id', 'month'])
+          .doUpdateSet({ free_used: sql`fill_usage.free_used + excluded.free_used` })
+          .where(sql<number>`fill_usage.free_used + excluded.free_used`, '<=', fewest),
+      )
+      .returning('agent_id')
+      .execute();
+    const done = new Set(counted.map((r) => r.agent_id));
+    agents = agents.filter((agentId) => !done.has(agentId));
+    if (agents.length === 0) return;
   }
-}
-
-async function freeRemaining(deps: AllowanceDeps, trx: Transaction<DB>, agentId: string): Promise<number> {
-  const row = await trx.selectFrom('fill_usage').select('free_used').where('agent_id', '=', agentId).where('month', '=', fillMonth(deps.clock.now())).executeTakeFirst();
-  // The free fills of the agent's reputation tier (a restricted tier has fewer, a trusted one more).
-  const freePerMonth = deps.freeFillsOf ? await deps.freeFillsOf(trx, agentId) : deps.fills.freePerMonth;
-  return Math.max(0, freePerMonth - (row?.free_used ?? 0));
+  const tiers = allowances ?? (await Allowances.read(deps, trx, []));
+  const used = new Map((await trx.selectFrom('fill_usage').select(['agent_id', 'free_used']).where('agent_id', 'in', agents).where('month', '=', month).execute()).map((r) => [r.agent_id, r.free_used]));
+  const split = [];
+  for (const agentId of agents) {
+    const n = perAgent.get(agentId)!;
+    const before = used.get(agentId) ?? 0;
+    const freePerMonth = before + n <= fewest ? fewest : await tiers.freePerMonthOf(agentId);
+    const free = Math.min(n, Math.max(0, freePerMonth - before));
+    split.push({ agentId, free, paid: n - free });
+  }
+  const freeRows = split.filter((s) => s.free > 0).map((s) => ({ agent_id: s.agentId, month, free_used: s.free }));
+  if (freeRows.length > 0) {
+    await trx
+      .insertInto('fill_usage')
+      .values(freeRows)
+      .onConflict((oc) => oc.columns(['agent_id', 'month']).doUpdateSet({ free_used: sql`fill_usage.free_used + excluded.free_used` }))
+      .execute();
+  }
+  for (const s of split) {
+    if (s.paid > 0) await trx.updateTable('agents').set({ paid_fills_remaining: sql`greatest(paid_fills_remaining - ${s.paid}, 0)` }).where('id', '=', s.agentId).execute();
+  }
 }

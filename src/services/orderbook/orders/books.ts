@@ -1,6 +1,7 @@
 /**
- * The in-memory books of the order-book markets, one per market, and the queue that runs a market's placements,
- * cancels and depth reads one at a time. A book is loaded from the market's resting orders on first use and
+ * The in-memory books of the order-book markets, one per market, and the queue that runs a market's work in arrival
+ * order: placements waiting next to each other are taken together (group commit, at most MAX_BATCH), everything
+ * else (a cancel, a depth read) runs alone. A book is loaded from the market's resting orders on first use and
  * rebuilt from them whenever a transaction that changed it in memory failed, so memory never runs ahead of what
  * was committed.
  */
@@ -11,13 +12,38 @@ import type { Outcome, RestingOrder, TimeInForce } from '../../../core/orderbook
 import type { DB } from '../../../db/schema.ts';
 import { ENGINE_CONFIG } from './types.ts';
 
-/** The two changes a placement or cancel makes to a book in memory. */
-export type BookChanges = Pick<OrderBook, 'submit' | 'cancel'>;
+/** What a placement or cancel does to a book in memory: its two changes, and a look at a resting order. */
+export type BookChanges = Pick<OrderBook, 'submit' | 'cancel' | 'get'>;
+
+/** Placements taken into one batch at most: bounds one transaction's size and the wait of the last of them. */
+export const MAX_BATCH = 64;
+
+/**
+ * Runs a batch of queued items. `take()` answers the batch: the items queued next to each other at the head of the
+ * queue when it is first called (the same ones on every later call), so a runner that calls it once its transaction
+ * holds a connection takes everyone who queued while it waited for one. Answers each taken item's outcome, in order.
+ */
+export type BatchRunner<I, R> = (take: () => I[]) => Promise<PromiseSettledResult<R>[]>;
+
+interface AloneJob {
+  kind: 'alone';
+  run: () => Promise<void>;
+}
+interface BatchJob {
+  kind: 'batch';
+  group: string;
+  item: unknown;
+  runner: BatchRunner<unknown, unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+type Job = AloneJob | BatchJob;
 
 export class MarketBooks {
   readonly #db: Kysely<DB>;
   readonly #books = new Map<string, OrderBook>();
-  readonly #queues = new Map<string, Promise<unknown>>();
+  // A market's jobs not yet taken; present while its queue is being worked through.
+  readonly #queues = new Map<string, Job[]>();
   // One load of a market's book at a time, shared by everyone who asks meanwhile (depth reads too), and only
   // the latest load is cached: a load started before a rebuild or a drop never overwrites what came after.
   readonly #loads = new Map<string, Promise<OrderBook>>();
@@ -26,12 +52,22 @@ export class MarketBooks {
     this.#db = db;
   }
 
-  /** Runs `fn` after every earlier placement, cancel and depth read of the market, whether they failed or not. */
+  /** Runs `fn` alone after every earlier job of the market, whether they failed or not. */
   serial<T>(marketId: bigint, fn: () => Promise<T>): Promise<T> {
-    const key = marketId.toString();
-    const next = (this.#queues.get(key) ?? Promise.resolve()).then(fn, fn);
-    this.#queues.set(key, next.catch(() => undefined));
-    return next;
+    return new Promise<T>((resolve, reject) => {
+      this.#enqueue(marketId.toString(), { kind: 'alone', run: () => Promise.resolve().then(fn).then(resolve, reject) });
+    });
+  }
+
+  /**
+   * Queues `item` behind every earlier job of the market. Items of one `group` queued next to each other are run
+   * together by the first one's `runner` (at most MAX_BATCH), which answers each item's outcome; a job of another
+   * kind in between starts a new batch, so nothing is reordered.
+   */
+  batched<I, R>(marketId: bigint, group: string, item: I, runner: BatchRunner<I, R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#enqueue(marketId.toString(), { kind: 'batch', group, item, runner: runner as BatchRunner<unknown, unknown>, resolve: resolve as (value: unknown) => void, reject });
+    });
   }
 
   /** The market's book, loaded from its resting orders if it is not cached. */
@@ -55,7 +91,7 @@ export class MarketBooks {
       return result;
     };
     try {
-      return await change({ submit: marking((order) => book.submit(order)), cancel: marking((orderId) => book.cancel(orderId)) });
+      return await change({ submit: marking((order) => book.submit(order)), cancel: marking((orderId) => book.cancel(orderId)), get: (orderId) => book.get(orderId) });
     } catch (err) {
       if (changed) await this.#load(marketId).catch(() => undefined);
       throw err;
@@ -67,6 +103,53 @@ export class MarketBooks {
     const key = marketId.toString();
     this.#loads.delete(key);
     this.#books.delete(key);
+  }
+
+  #enqueue(key: string, job: Job): void {
+    const queue = this.#queues.get(key);
+    if (queue) {
+      queue.push(job);
+      return;
+    }
+    const fresh = [job];
+    this.#queues.set(key, fresh);
+    void this.#drain(key, fresh);
+  }
+
+  /** Works through a market's queue until it is empty: a batch of the placements at its head, or the one job there. */
+  async #drain(key: string, queue: Job[]): Promise<void> {
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      if (head.kind === 'alone') {
+        queue.shift();
+        await head.run();
+        continue;
+      }
+      // A turn of the event loop first, so the requests already read from the network reach the queue and join. On
+      // PGlite a whole request can otherwise run in one chain of microtasks (its queries do not wait on I/O), and
+      // every batch would be one order.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      let jobs: BatchJob[] | null = null;
+      const take = (): BatchJob[] => {
+        if (jobs) return jobs;
+        let n = 1;
+        while (n < queue.length && n < MAX_BATCH && sameGroup(queue[n]!, head.group)) n++;
+        jobs = queue.splice(0, n) as BatchJob[];
+        return jobs;
+      };
+      try {
+        const outcomes = await head.runner(() => take().map((j) => j.item));
+        take().forEach((j, i) => {
+          const o = outcomes[i];
+          if (o === undefined) j.reject(new Error('order book: a batch answered fewer outcomes than it took items'));
+          else if (o.status === 'fulfilled') j.resolve(o.value);
+          else j.reject(o.reason);
+        });
+      } catch (err) {
+        for (const j of take()) j.reject(err);
+      }
+    }
+    this.#queues.delete(key);
   }
 
   /** Rebuilds a market's book from its resting orders (replacing whatever is cached). */
@@ -84,6 +167,8 @@ export class MarketBooks {
     return load;
   }
 }
+
+const sameGroup = (job: Job, group: string): boolean => job.kind === 'batch' && job.group === group;
 
 /** A fresh book holding the market's resting orders. */
 async function restingBook(db: Kysely<DB>, marketId: string): Promise<OrderBook> {

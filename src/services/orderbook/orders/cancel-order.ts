@@ -1,7 +1,8 @@
 /**
  * Cancels what is left of the caller's order (POST /orderbook/cancel-order), releasing its reservation. Always
- * accepted: an order with nothing left to cancel just records the request. Runs in the market's queue. Under an
- * Idempotency-Key the cancel's transaction records it (by order id), whatever it had left to cancel.
+ * accepted: an order with nothing left to cancel just records the request. Runs in the market's queue, alone and after
+ * every placement queued before it. Under an Idempotency-Key the cancel's transaction records it (by order id),
+ * whatever it had left to cancel.
  */
 import type { Transaction } from 'kysely';
 import type { Principal } from '../../../core/principal.ts';
@@ -15,7 +16,7 @@ import { ownOrder, type OrderNotFoundError, type TraderError } from './trader.ts
 import type { OrderBookDeps, OrderView } from './types.ts';
 import { writeCancelled } from './write-cancelled.ts';
 
-export type CancelOrderDeps = Pick<OrderBookDeps, 'db' | 'clock' | 'events' | 'chainId'> & { books: MarketBooks };
+export type CancelOrderDeps = Pick<OrderBookDeps, 'db' | 'clock' | 'events' | 'chainId' | 'fence'> & { books: MarketBooks };
 export interface CancelOrderParams {
   principal: Principal;
   orderId: string;
@@ -30,20 +31,31 @@ export async function cancelOrder(deps: CancelOrderDeps, { principal, orderId, r
   const o = await ownOrder(deps, principal, orderId);
   return deps.books.serial(o.marketId, () =>
     retryingDeadlocks(async () => {
-      await deps.books.changing(o.marketId, (book) => deps.db.transaction().execute((trx) => cancelInTransaction(deps, trx, book, { id: orderId, agentId: o.agent_id }, recordEffect)));
+      await deps.books.changing(o.marketId, (book) => deps.db.transaction().execute((trx) => cancelInTransaction(deps, trx, book, { id: orderId, agentId: o.agent_id, marketId: o.marketId }, recordEffect)));
       deps.events.notify();
       return readView(deps.db, orderId);
     }),
   );
 }
 
+/** The fence first; when it refuses, another process holds the book now and the next use loads it from the rows. */
+async function fence(deps: Pick<CancelOrderDeps, 'fence' | 'books'>, trx: Transaction<DB>, marketId: bigint): Promise<void> {
+  try {
+    await deps.fence?.(trx, marketId);
+  } catch (err) {
+    deps.books.forget(marketId);
+    throw err;
+  }
+}
+
 async function cancelInTransaction(
-  deps: Pick<OrderBookDeps, 'clock' | 'chainId'>,
+  deps: Pick<CancelOrderDeps, 'clock' | 'chainId' | 'fence' | 'books'>,
   trx: Transaction<DB>,
   book: BookChanges,
-  order: { id: string; agentId: string },
+  order: { id: string; agentId: string; marketId: bigint },
   recordEffect: EffectRecorder | undefined,
 ): Promise<void> {
+  await fence(deps, trx, order.marketId);
   const queue: PendingEvent[] = [];
   const row = await trx.selectFrom('orders').select(['status']).where('id', '=', order.id).forUpdate().executeTakeFirstOrThrow();
   // Always accepted: an order with nothing left to cancel just records the request.

@@ -1,6 +1,6 @@
 /**
  * The first and the last resort of the order loop's lock order (docs/orderbook.md "Concurrency"): the per-owner
- * placement lock every placement takes first, and the retry of a transaction the database broke as a deadlock.
+ * placement locks every batch of placements takes first, and the retry of a transaction the database broke as a deadlock.
  */
 import { sql, type Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
@@ -17,9 +17,15 @@ const isRetryable = (err: unknown): boolean => ['40P01', '40001'].includes(Strin
 /** The lock conflict persisted through every attempt (503 with Retry-After). */
 export type BusyError = OrderLoopError<'SERVICE_UNAVAILABLE'>;
 
-/** One placement of an owner at a time, whatever the market: what it may reserve depends on its others. */
-export async function lockOwner(trx: Transaction<DB>, owner: Account): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(${owner}))`.execute(trx);
+/**
+ * One placement of an owner at a time, whatever the market: what it may reserve depends on its others. A batch takes
+ * the locks of all its owners at once, in one statement, sorted (the rows of unnest come in array order), so two
+ * batches on different markets that share owners wait for each other instead of deadlocking.
+ */
+export async function lockOwners(trx: Transaction<DB>, owners: readonly Account[]): Promise<void> {
+  const sorted = [...new Set(owners)].sort();
+  if (sorted.length === 0) return;
+  await sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(o)) FROM unnest(ARRAY[${sql.join(sorted)}]::text[]) AS o`.execute(trx);
 }
 
 /**

@@ -64,20 +64,18 @@ export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>
   await appendEvents(trx, deps.clock, written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })));
 }
 
-/** Advances each agent's event cursor past its events in the queue, agents in id order; answers each one's first seq. */
+/**
+ * Advances each agent's event cursor past its events in the queue, in one statement whose rows go in agent-id order
+ * (so the cursors are locked in that order); answers each agent's first seq.
+ */
 async function reserveSeqs(trx: Transaction<DB>, queue: readonly PendingEvent[]): Promise<Map<string, bigint>> {
   const counts = new Map<string, number>();
   for (const e of queue) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
-  const first = new Map<string, bigint>();
-  for (const agentId of [...counts.keys()].sort()) {
-    const n = counts.get(agentId)!;
-    const row = await trx
-      .insertInto('order_event_cursors')
-      .values({ agent_id: agentId, last_seq: String(n) })
-      .onConflict((oc) => oc.column('agent_id').doUpdateSet({ last_seq: sql`order_event_cursors.last_seq + ${n}` }))
-      .returning('last_seq')
-      .executeTakeFirstOrThrow();
-    first.set(agentId, BigInt(row.last_seq) - BigInt(n) + 1n);
-  }
-  return first;
+  const rows = await trx
+    .insertInto('order_event_cursors')
+    .values([...counts.keys()].sort().map((agentId) => ({ agent_id: agentId, last_seq: String(counts.get(agentId)!) })))
+    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ last_seq: sql`order_event_cursors.last_seq + excluded.last_seq` }))
+    .returning(['agent_id', 'last_seq'])
+    .execute();
+  return new Map(rows.map((r) => [r.agent_id, BigInt(r.last_seq) - BigInt(counts.get(r.agent_id)!) + 1n]));
 }

@@ -1,60 +1,106 @@
 /**
- * Places an order (POST /orderbook/place-order): the market's book matches it in memory, and the order row, its
- * fills settled in the ledger and every owner's order events are written in one transaction, in the lock order of
- * docs/orderbook.md "Concurrency". Placements on one market run one at a time.
+ * Places an order (POST /orderbook/place-order): the order joins its market's queue, and the placements waiting
+ * there are placed together in one transaction (group commit, placeBatch): each matched by the market's book in
+ * memory in arrival order, their rows, fills settled in the ledger and every owner's order events written once for
+ * the batch, in the lock order of docs/orderbook.md "Concurrency". If that transaction fails for any reason but a
+ * refusal of the whole batch, each of its orders is tried again alone, so only an order that fails by itself fails.
  */
 import { randomUUID } from 'node:crypto';
-import type { Selectable, Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import type { Principal } from '../../../core/principal.ts';
-import type { SubmitResult } from '../../../core/orderbook/types.ts';
 import { baseUnitsOfShares, bpsOfPrice, priceOfBps, sharesOfBaseUnits } from '../../../core/orderbook/units.ts';
-import type { DB, OrdersTable } from '../../../db/schema.ts';
-import { requireFillLeft, type FillAllowanceError } from './allowance.ts';
-import type { BookChanges, MarketBooks } from './books.ts';
-import { lockOwner, retryingDeadlocks, type BusyError } from './locks.ts';
-import { emit, writeEvents, type PendingEvent } from './order-events.ts';
-import { renderView, type ViewFill } from './order-view.ts';
-import { requireAvailable, reservationOf, type InsufficientBalanceError } from './reservations.ts';
-import { settleFills } from './settle-fills.ts';
-import { lockOpenMarket, openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
+import type { FillAllowanceError } from './allowance.ts';
+import type { MarketBooks } from './books.ts';
+import { retryingDeadlocks, type BusyError } from './locks.ts';
+import type { Lookups } from './lookups.ts';
+import { BatchRefused, placeBatch, type Placement } from './place-batch.ts';
+import type { InsufficientBalanceError } from './reservations.ts';
+import { openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
 import { walletOf, type Trader, type TraderError } from './trader.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
-import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms, type OrderView, type PlaceOrderInput } from './types.ts';
+import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms, type OrderView, type PlaceOrderInput, type PlacementStats } from './types.ts';
 
-export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks };
+export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks; lookups: Lookups; stats: PlacementStats };
 export interface PlaceOrderParams {
   principal: Principal;
   order: PlaceOrderInput;
-  /** Under an Idempotency-Key: records the placement (by order id) in its own transaction, exactly once. */
+  /** Under an Idempotency-Key: records the placement (by order id) in the transaction that places it, exactly once. */
   recordEffect?: EffectRecorder;
 }
 /** The order with its fills so far, as the transaction wrote them. */
 export type PlaceOrderResult = OrderView;
 export type PlaceOrderError = TraderError | MarketError | OrderLoopError<'INVALID_PAYLOAD'> | FillAllowanceError | InsufficientBalanceError | BusyError;
 
-/** What one attempt places: the order (its id kept across attempts, its terms in the engine's units) by the trader on the market. */
-interface Placement {
-  orderId: string;
-  trader: Trader;
-  market: OrderBookMarket;
-  order: OrderTerms;
-  recordEffect?: EffectRecorder;
-}
+/** The queue group of placements (what batches together). */
+const PLACEMENTS = 'place';
 
+/**
+ * With the trader and the market already known (an earlier placement looked them up), nothing is awaited before the
+ * order joins its market's queue: orders placed in one turn join it in the order they were placed.
+ */
 export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recordEffect }: PlaceOrderParams): Promise<PlaceOrderResult> {
   const terms = termsOf(order);
+  const trader = (principal.agentId ? deps.lookups.traders.get(principal.agentId) : undefined) ?? (await lookUpTrader(deps, principal));
+  const market = deps.lookups.markets.get(order.market.toLowerCase()) ?? (await lookUpMarket(deps, order.market));
+  const placement: Placement = { orderId: randomUUID(), trader, market, order: terms, recordEffect };
+  return deps.books.batched(market.marketId, PLACEMENTS, placement, (take) => placeQueued(deps, market.marketId, take));
+}
+
+async function lookUpTrader(deps: PlaceOrderDeps, principal: Principal): Promise<Trader> {
   const trader = await walletOf(deps, principal);
-  const market = await openMarketOf(deps, order.market);
-  return deps.books.serial(market.marketId, async () => {
-    const placement: Placement = { orderId: randomUUID(), trader, market, order: terms, recordEffect };
-    return retryingDeadlocks(async () => {
-      const placed = await deps.books.changing(market.marketId, (book) => deps.db.transaction().execute((trx) => placeInTransaction(deps, trx, book, placement)));
-      deps.events.notify();
-      // The answer is what the transaction wrote (no fill of it can be in a committed batch yet).
-      return renderView(placed.order, placed.fills);
-    });
-  });
+  deps.lookups.traders.set(trader.agentId, trader);
+  return trader;
+}
+
+async function lookUpMarket(deps: PlaceOrderDeps, address: string): Promise<OrderBookMarket> {
+  const market = await openMarketOf(deps, address);
+  deps.lookups.markets.set(market.address, market);
+  return market;
+}
+
+/**
+ * Places the batch at the head of the market's queue, taken once its transaction holds a connection (everyone who
+ * queued while it waited for one joins); answers each placement's outcome in the batch's order.
+ */
+async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
+  try {
+    return await commit(deps, marketId, take);
+  } catch (err) {
+    const batch = take();
+    const refused = refusalOf(deps, batch, err);
+    if (refused || batch.length === 1) return batch.map(() => ({ status: 'rejected', reason: refused ?? err }));
+    // The batch failed as a whole (a database error, a failed write of one order, a deadlock that outlasted the
+    // retries): alone, each order meets only its own failure. The book was rebuilt from the rows meanwhile.
+    const outcomes: PromiseSettledResult<OrderView>[] = [];
+    for (const p of batch) {
+      try {
+        outcomes.push(...(await commit(deps, marketId, () => [p])));
+      } catch (alone) {
+        outcomes.push({ status: 'rejected', reason: refusalOf(deps, batch, alone) ?? alone });
+      }
+    }
+    return outcomes;
+  }
+}
+
+/** One transaction for the batch (tried again on a deadlock); the market's book is rebuilt from the rows if it fails. */
+async function commit(deps: PlaceOrderDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
+  const outcomes = await retryingDeadlocks(() => deps.books.changing(marketId, (book) => deps.db.transaction().execute((trx) => placeBatch(deps, trx, book, take()))));
+  deps.stats.transactions += 1;
+  deps.stats.orders += outcomes.filter((o) => o.status === 'fulfilled').length;
+  deps.events.notify();
+  return outcomes;
+}
+
+/** The problem that refused the whole batch, if that is how it failed. */
+function refusalOf(deps: PlaceOrderDeps, batch: readonly Placement[], err: unknown): Error | null {
+  if (!(err instanceof BatchRefused)) return null;
+  const { market } = batch[0]!;
+  // Another process holds the book now: what memory has may be overtaken by its placements; the next use loads it.
+  if (err.by === 'fence') deps.books.forget(market.marketId);
+  // The market stopped trading or was registered again under another id: the next placement looks it up afresh.
+  else deps.lookups.markets.delete(market.address);
+  return err.problem;
 }
 
 /**
@@ -76,69 +122,3 @@ function termsOf(order: PlaceOrderInput): OrderTerms {
   return { outcome: order.outcome, action: order.action, priceBps, shares: whole, tif: order.tif, postOnly: order.postOnly };
 }
 
-/** The placement's transaction, its locks in the fixed order: owner, market row, ledger, makers' rows, allowances, events. */
-async function placeInTransaction(deps: OrderBookDeps, trx: Transaction<DB>, book: BookChanges, p: Placement): Promise<{ order: Selectable<OrdersTable>; fills: ViewFill[] }> {
-  const queue: PendingEvent[] = [];
-  await lockOwner(trx, p.trader.owner);
-  await lockOpenMarket(deps, trx, p.market.address);
-  await requireFillLeft(deps, trx, p.trader);
-  await requireAvailable(trx, p.trader.owner, p.market.marketId, p.order);
-  const seq = await insertOrder(deps, trx, p);
-  await p.recordEffect?.(trx, p.orderId);
-  const { outcome, action, priceBps, shares, tif, postOnly } = p.order;
-  emit(queue, p.trader.agentId, p.orderId, 'accepted', { outcome, action, priceBps, shares: shares.toString(), tif, postOnly });
-  const result = book.submit({ id: p.orderId, owner: p.trader.owner, outcome, action, priceBps, shares, tif, postOnly, seq });
-  const fills = await settleFills(deps, trx, queue, { market: p.market, takerAgent: p.trader.agentId, fills: result.fills });
-  const row = await finishOrder(deps, trx, p, result);
-  if (result.status !== 'filled' && result.status !== 'resting') {
-    emit(queue, p.trader.agentId, p.orderId, result.status, { reason: result.reason, cancelled: result.cancelled.toString() });
-  }
-  await writeEvents(deps, trx, queue);
-  return { order: row, fills };
-}
-
-/** Writes the new order as resting with nothing filled yet; answers its seq (its time priority in the book). */
-async function insertOrder(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, { orderId, trader, market, order }: Placement): Promise<bigint> {
-  const inserted = await trx
-    .insertInto('orders')
-    .values({
-      id: orderId,
-      agent_id: trader.agentId,
-      owner: trader.owner,
-      chain_id: deps.chainId,
-      market: market.address,
-      market_id: market.marketId.toString(),
-      outcome: order.outcome,
-      action: order.action,
-      price_bps: order.priceBps,
-      shares: order.shares.toString(),
-      remaining: order.shares.toString(),
-      tif: order.tif,
-      post_only: order.postOnly,
-      status: 'resting',
-      created_at: deps.clock.now(),
-      updated_at: deps.clock.now(),
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
-  return BigInt(inserted.seq);
-}
-
-/** Writes what matching left of the order: filled, remaining, what it still reserves, its status and reason. */
-async function finishOrder(deps: Pick<OrderBookDeps, 'clock'>, trx: Transaction<DB>, { orderId, order }: Placement, result: SubmitResult): Promise<Selectable<OrdersTable>> {
-  const filled = result.fills.reduce((n, f) => n + f.shares, 0n);
-  const remaining = result.resting?.remaining ?? 0n;
-  return trx
-    .updateTable('orders')
-    .set({
-      filled: filled.toString(),
-      remaining: remaining.toString(),
-      reserved: reservationOf(order.action, order.priceBps, remaining).toString(),
-      status: result.status,
-      reason: result.reason,
-      updated_at: deps.clock.now(),
-    })
-    .where('id', '=', orderId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}

@@ -34,11 +34,21 @@ export async function openMarketOf(deps: MarketDeps, address: string): Promise<O
 /**
  * Locks the market row and checks again that it takes orders (the fills update this row anyway): the indexer voids
  * a market, and cancels its orders, in a transaction of its own, so an order cannot land between the void and the
- * cancellations.
+ * cancellations. Also checks that the market still has the ledger id the order was queued under.
  */
-export async function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, address: string): Promise<void> {
-  const now = await trx.selectFrom('markets').select(['state', 'controls', 'close_time']).where('chain_id', '=', deps.chainId).where('address', '=', address).forUpdate().executeTakeFirstOrThrow();
-  if (!tradeable(deps.clock, now)) throw notTradeable(address);
+export async function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, market: OrderBookMarket): Promise<void> {
+  const now = await trx
+    .selectFrom('markets')
+    .select(['state', 'controls', 'close_time', 'ledger_market_id'])
+    .where('chain_id', '=', deps.chainId)
+    .where('address', '=', market.address)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  // The id came from a read before the queue (or a cache of it): a creation re-mined after others was given another.
+  if (now.ledger_market_id === null || BigInt(now.ledger_market_id) !== market.marketId) {
+    throw problem('SERVICE_UNAVAILABLE', `market ${market.address} was registered again under another id while the order waited; retry it`, { headers: { 'Retry-After': '1' } });
+  }
+  if (!tradeable(deps.clock, now)) throw notTradeable(market.address);
 }
 
 function tradeable(clock: Clock, m: { state: string; controls: unknown; close_time: Date }): boolean {

@@ -16,14 +16,12 @@ export interface Trader {
   agentId: string;
   /** The bound wallet, lower case: the ledger account the orders settle under. */
   owner: Account;
-  /** Purchased fills left (agents.paid_fills_remaining). */
-  paidFills: number;
 }
 
 export async function walletOf(deps: { db: Kysely<DB> }, principal: Principal): Promise<Trader> {
   const agent = await requireAgent(deps.db, principal);
   if (!agent.wallet_address) throw problem('WALLET_NOT_BOUND', 'order-book trading settles in the ledger under your wallet: bind one (POST /agents/me/bind-wallet)');
-  return { agentId: agent.id, owner: agent.wallet_address.toLowerCase() as Account, paidFills: agent.paid_fills_remaining };
+  return { agentId: agent.id, owner: agent.wallet_address.toLowerCase() as Account };
 }
 
 /** The caller's order `orderId` (its market, owner and status as they stand now). */

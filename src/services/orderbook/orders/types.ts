@@ -2,7 +2,7 @@
  * The order loop's shared vocabulary (docs/orderbook.md "The order loop"): what its operations take and answer, the
  * engine configuration every book is built with, and the reasons a market's orders are cancelled when it ends.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { z } from 'zod';
 import type { Clock } from '../../../core/clock.ts';
 import type { ErrorCode } from '../../../core/error-codes.ts';
@@ -55,9 +55,27 @@ export interface OrderBookDeps {
   fills: { enabled: boolean; freePerMonth: number };
   /**
    * An agent's free fills per month under its reputation tier (docs/reputation.md "Gates"), read with the caller's
-   * executor (the placement's transaction); `fills.freePerMonth` for everyone when not given.
+   * executor (the placement's transaction) and only for an agent that has used at least `fewestFreeFills` this month;
+   * `fills.freePerMonth` for everyone when not given.
    */
   freeFillsOf?: (db: Kysely<DB>, agentId: string) => Promise<number>;
+  /** The fewest free fills per month `freeFillsOf` answers for any agent (0, the safe default, reads every tier). */
+  fewestFreeFills?: number;
+  /**
+   * Called first in every transaction that changes a market's book (a batch of placements, a cancel); throws to
+   * refuse the whole transaction (the market's book is owned by another process). A ProblemError it throws is the
+   * answer of every order of the batch (none is retried alone) or of the cancel, and the market's book is dropped
+   * from memory (the next use loads it from the rows).
+   */
+  fence?: (trx: Transaction<DB>, marketId: bigint) => Promise<void>;
+}
+
+/** What the placement transactions did since the service started (group commit: orders per transaction). */
+export interface PlacementStats {
+  /** Placement transactions committed: batches, and orders retried alone after their batch failed. */
+  transactions: number;
+  /** Orders those transactions placed (refused ones not counted). */
+  orders: number;
 }
 
 /** The problem an operation throws with one of `C` as its code (the edge maps the code to a status). */

@@ -1,0 +1,170 @@
+/**
+ * One transaction for a batch of placements on one market (group commit, docs/orderbook.md "The order loop"): the
+ * fence, the owners' locks and the market row, then each order in arrival order — its checks against what the
+ * earlier orders of the batch left, its idempotency record, its matching in the book — and then the batch's writes
+ * (settleFills). An order refused by its checks answers its own problem and writes nothing; anything else thrown
+ * fails the whole transaction.
+ */
+import type { Transaction } from 'kysely';
+import { sql } from 'kysely';
+import { isProblemError, type ProblemError } from '../../../core/errors.ts';
+import { COLLATERAL_ASSET, MATCH_KINDS, outcomeAsset } from '../../../core/ledger/types.ts';
+import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
+import type { DB } from '../../../db/schema.ts';
+import type { EffectRecorder } from '../../idempotency/idempotency.ts';
+import { Allowances } from './allowance.ts';
+import type { BookChanges } from './books.ts';
+import { lockOwners } from './locks.ts';
+import { renderView } from './order-view.ts';
+import { Availability, reservationOf, reservedAssetOf } from './reservations.ts';
+import { matchOf, settleFills, type BatchFill, type MakerChange, type PlacedOrder } from './settle-fills.ts';
+import { lockOpenMarket, type OrderBookMarket } from './tradeable-market.ts';
+import type { Trader } from './trader.ts';
+import type { OrderBookDeps, OrderTerms, OrderView } from './types.ts';
+
+/** One order waiting in its market's queue: its id (kept across attempts), its trader and market, its terms in the engine's units. */
+export interface Placement {
+  orderId: string;
+  trader: Trader;
+  market: OrderBookMarket;
+  order: OrderTerms;
+  /** Under an Idempotency-Key: records the placement (by order id) in the transaction that places it. */
+  recordEffect?: EffectRecorder;
+}
+
+/**
+ * The whole batch is refused with one problem, before anything was written: by the fence (another process holds the
+ * market's book) or by the market row (the market stopped trading, or has another id now).
+ */
+export class BatchRefused extends Error {
+  readonly problem: ProblemError;
+  readonly by: 'fence' | 'market';
+
+  constructor(refusal: ProblemError, by: 'fence' | 'market') {
+    super(refusal.message, { cause: refusal });
+    this.problem = refusal;
+    this.by = by;
+  }
+}
+
+/** Runs `step`; a problem it throws refuses the whole batch. */
+async function refusingBatch(by: BatchRefused['by'], step: () => Promise<void> | undefined): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    throw isProblemError(err) ? new BatchRefused(err, by) : err;
+  }
+}
+
+/** The transaction of a batch of placements on one market; answers each placement's outcome, in the batch's order. */
+export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book: BookChanges, batch: readonly Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
+  const { market } = batch[0]!;
+  await refusingBatch('fence', () => deps.fence?.(trx, market.marketId));
+  await lockOwners(trx, batch.map((p) => p.trader.owner));
+  await refusingBatch('market', () => lockOpenMarket(deps, trx, market));
+  const owners = [...new Set(batch.map((p) => p.trader.owner))];
+  const seqs = await reserveSeqs(trx, batch.length);
+  const available = await Availability.read(trx, deps.ledger.feeAccount, market.marketId, owners);
+  const allowances = await Allowances.read(deps, trx, [...new Set(batch.map((p) => p.trader.agentId))]);
+
+  const done = new BatchState(market.marketId, available, allowances);
+  const outcomes: (PlacedOrder | ProblemError)[] = [];
+  for (const [i, p] of batch.entries()) {
+    try {
+      await allowances.require(p.trader);
+      available.require(p.trader.owner, p.order);
+    } catch (err) {
+      if (!isProblemError(err)) throw err;
+      outcomes.push(err);
+      continue;
+    }
+    await p.recordEffect?.(trx, p.orderId);
+    const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! });
+    for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId);
+    outcomes.push(done.placed(p, seqs[i]!, result));
+  }
+
+  const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances });
+  return outcomes.map((o): PromiseSettledResult<OrderView> => {
+    if (!('orderId' in o)) return { status: 'rejected', reason: o };
+    const { row, fills: own } = settled.get(o.orderId)!;
+    // The answer is what the transaction wrote for this order (no fill of it can be in a committed batch yet).
+    return { status: 'fulfilled', value: renderView(row, own) };
+  });
+}
+
+/**
+ * What the batch has done so far, in memory: its placed orders, its fills and the resting orders from before it that
+ * it filled, with the owners' available balances and allowances kept in step for the next order's checks.
+ */
+class BatchState {
+  readonly placedById = new Map<string, PlacedOrder>();
+  readonly fills: BatchFill[] = [];
+  readonly makers = new Map<string, MakerChange>();
+
+  readonly #marketId: bigint;
+  readonly #available: Availability;
+  readonly #allowances: Allowances;
+
+  constructor(marketId: bigint, available: Availability, allowances: Allowances) {
+    this.#marketId = marketId;
+    this.#available = available;
+    this.#allowances = allowances;
+  }
+
+  /** A fill of the current order: the ledger moves, both owners count a fill, the maker reserves less and has less left. */
+  filled(fill: Fill, makerRemaining: bigint, takerAgent: string): void {
+    this.#available.settle(matchOf(this.#marketId, fill));
+    this.#allowances.count(fill.maker);
+    this.#allowances.count(fill.taker);
+    const action = makerActionOf(fill);
+    const asset = action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(this.#marketId, fill.side);
+    this.#available.reserve(fill.maker, asset, reservationOf(action, fill.priceBps, makerRemaining) - reservationOf(action, fill.priceBps, makerRemaining + fill.shares));
+    const inBatch = this.placedById.get(fill.makerOrderId);
+    if (inBatch) {
+      const f = inBatch.final;
+      inBatch.final = { ...f, filled: f.filled + fill.shares, remaining: makerRemaining, status: makerRemaining === 0n ? 'filled' : 'resting' };
+    } else {
+      const before = this.makers.get(fill.makerOrderId);
+      this.makers.set(fill.makerOrderId, { action, priceBps: fill.priceBps, remaining: makerRemaining, filled: (before?.filled ?? 0n) + fill.shares });
+    }
+    this.fills.push({ fill, takerAgent, makerRemaining, makerAgent: inBatch?.agentId ?? null });
+  }
+
+  /** The order after its matching: what it left resting is reserved. */
+  placed(p: Placement, seq: bigint, result: SubmitResult): PlacedOrder {
+    const remaining = result.resting?.remaining ?? 0n;
+    this.#available.reserve(p.trader.owner, reservedAssetOf(this.#marketId, p.order), reservationOf(p.order.action, p.order.priceBps, remaining));
+    const state = { filled: result.fills.reduce((n, f) => n + f.shares, 0n), remaining, status: result.status, reason: result.reason };
+    const placed: PlacedOrder = { orderId: p.orderId, agentId: p.trader.agentId, owner: p.trader.owner, order: p.order, seq, result, placedAs: state, final: state };
+    this.placedById.set(p.orderId, placed);
+    return placed;
+  }
+}
+
+/**
+ * Seqs (time priority in the book) for the batch's orders, one per order in arrival order, taken from the orders.seq
+ * column's sequence before matching; a refused order's is never used.
+ */
+async function reserveSeqs(trx: Transaction<DB>, n: number): Promise<bigint[]> {
+  const { rows } = await sql<{ seq: string }>`SELECT nextval(pg_get_serial_sequence('orders', 'seq'))::text AS seq FROM generate_series(1, ${n})`.execute(trx);
+  return rows.map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The resting order's action in a fill: it sells in a TRANSFER and a MERGE, buys in a TAKER_SELLS and a MINT. */
+function makerActionOf(fill: Fill): OrderAction {
+  return fill.kind === MATCH_KINDS.TRANSFER || fill.kind === MATCH_KINDS.MERGE ? 'sell' : 'buy';
+}
+
+/** The submit's fills, each with what its maker had left after it (the book shows what is left after the last). */
+function withMakerRemainders(book: BookChanges, fills: readonly Fill[]): { fill: Fill; makerRemaining: bigint }[] {
+  const left = new Map<string, bigint>();
+  const out: { fill: Fill; makerRemaining: bigint }[] = [];
+  for (let i = fills.length - 1; i >= 0; i--) {
+    const fill = fills[i]!;
+    const after = left.get(fill.makerOrderId) ?? book.get(fill.makerOrderId)?.remaining ?? 0n;
+    left.set(fill.makerOrderId, after + fill.shares);
+    out.push({ fill, makerRemaining: after });
+  }
+  return out.reverse();
+}
