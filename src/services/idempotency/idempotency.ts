@@ -12,12 +12,13 @@
  * reference instead of running again; a claim taken over meanwhile makes the effect's transaction fail,
  * so two processes never both commit an effect for one key.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { ERROR_CODES, problem } from '../../core/error-codes.ts';
 import { ProblemError } from '../../core/errors.ts';
+import { grouped, type Grouped } from '../../core/group.ts';
 import { MEMBER_ALIVE_SQL } from '../../db/coordinator.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, IdempotencyRecordsTable } from '../../db/schema.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
 const LEASE_MS = 60_000;
@@ -69,31 +70,66 @@ export interface IdempotencyService {
 
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;
 
+interface Effect {
+  principal: string;
+  key: string;
+  ref: string;
+}
+
+const rowKey = (principal: string, key: string): string => `${principal}\u0000${key}`;
+
 export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; faults?: IdempotencyFaults; holder?: string | null }): IdempotencyService {
   const { db, clock } = deps;
   const holder = deps.holder ?? null;
   // A claim of another process that is dead (its member lock is free; docs/operations.md) is taken over at once.
   const holderDead = sql<boolean>`(holder IS NOT NULL AND holder IS DISTINCT FROM ${holder}
     AND NOT EXISTS (SELECT 1 FROM cluster_members m WHERE m.id = idempotency_records.holder AND ${sql.raw(MEMBER_ALIVE_SQL)}))`;
+  // Claims and answers of concurrent requests go into one statement each (group commit): a claim is still committed
+  // before its request runs, and an answer before it is sent.
+  const claimNew = grouped(async (rows: Insertable<IdempotencyRecordsTable>[]) => {
+    // A key twice in one group: the first goes in; the second finds it, as it would a statement later.
+    const first = new Map<string, number>();
+    rows.forEach((r, i) => first.has(rowKey(r.principal, r.idem_key)) || first.set(rowKey(r.principal, r.idem_key), i));
+    const fresh = rows.filter((r, i) => first.get(rowKey(r.principal, r.idem_key)) === i);
+    const inserted = await db
+      .insertInto('idempotency_records')
+      .values(fresh)
+      .onConflict((oc) => oc.columns(['principal', 'idem_key']).doNothing())
+      .returning(['principal', 'idem_key'])
+      .execute();
+    const made = new Set(inserted.map((r) => rowKey(r.principal, r.idem_key)));
+    return rows.map((r, i) => first.get(rowKey(r.principal, r.idem_key)) === i && made.has(rowKey(r.principal, r.idem_key)));
+  });
+  const storeAnswer = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
+    const values = answers.map(
+      (a) => sql`(${a.principal}, ${a.key}, ${a.response.status}::int, ${JSON.stringify(a.response.body ?? null)}::jsonb, ${JSON.stringify(a.response.headers)}::jsonb, ${a.at}::timestamptz)`,
+    );
+    await sql`UPDATE idempotency_records AS r
+      SET state = 'done', status_code = v.status, response_body = v.body, response_headers = v.headers, completed_at = v.at
+      FROM (VALUES ${sql.join(values)}) AS v (principal, idem_key, status, body, headers, at)
+      WHERE r.principal = v.principal AND r.idem_key = v.idem_key`.execute(db);
+    return answers.map(() => undefined);
+  });
+
+  // The effects one transaction records (a batch of orders) go into one statement when they are recorded together.
+  const effectGroups = new WeakMap<Transaction<DB>, Grouped<Effect, boolean>>();
+  const markCommitted = async (trx: Transaction<DB>, effects: Effect[]): Promise<boolean[]> => {
+    const values = effects.map((e) => sql`(${e.principal}, ${e.key}, ${e.ref})`);
+    const marked = await sql<{ principal: string; idem_key: string }>`UPDATE idempotency_records AS r
+      SET state = 'committed', effect_ref = v.ref
+      FROM (VALUES ${sql.join(values)}) AS v (principal, idem_key, ref)
+      WHERE r.principal = v.principal AND r.idem_key = v.idem_key AND r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM ${holder}
+      RETURNING r.principal, r.idem_key`.execute(trx);
+    const made = new Set(marked.rows.map((r) => rowKey(r.principal, r.idem_key)));
+    return effects.map((e) => made.has(rowKey(e.principal, e.key)));
+  };
+
   return {
     async claim(principal, key, requestHash, route) {
       const now = clock.now();
-      const inserted = await db
-        .insertInto('idempotency_records')
-        .values({
-          principal,
-          idem_key: key,
-          method: route.method,
-          path: route.path,
-          request_hash: requestHash,
-          state: 'in_progress',
-          created_at: now,
-          holder,
-        })
-        .onConflict((oc) => oc.columns(['principal', 'idem_key']).doNothing())
-        .returning('idem_key')
-        .executeTakeFirst();
-      if (inserted) return { kind: 'new' };
+      if (await claimNew({ principal, idem_key: key, method: route.method, path: route.path, request_hash: requestHash, state: 'in_progress', created_at: now, holder })) {
+        return { kind: 'new' };
+      }
 
       const existing = await db
         .selectFrom('idempotency_records')
@@ -137,34 +173,16 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     },
 
     async commitEffect(trx, principal, key, ref) {
-      const marked = await trx
-        .updateTable('idempotency_records')
-        .set({ state: 'committed', effect_ref: ref })
-        .where('principal', '=', principal)
-        .where('idem_key', '=', key)
-        .where('state', '=', 'in_progress')
-        // Another process took the claim over (this one was thought dead): its retry makes the effect, not this request.
-        .where(sql<boolean>`holder IS NOT DISTINCT FROM ${holder}`)
-        .returning('idem_key')
-        .executeTakeFirst();
-      if (!marked) throw new ClaimTakenOver();
+      let group = effectGroups.get(trx);
+      if (!group) effectGroups.set(trx, (group = grouped((effects: Effect[]) => markCommitted(trx, effects))));
+      // Another process took the claim over (this one was thought dead): its retry makes the effect, not this request.
+      if (!(await group({ principal, key, ref }))) throw new ClaimTakenOver();
       deps.faults?.duringEffect?.(principal, key);
     },
 
     async complete(principal, key, response) {
       deps.faults?.beforeComplete?.(principal, key);
-      await db
-        .updateTable('idempotency_records')
-        .set({
-          state: 'done',
-          status_code: response.status,
-          response_body: JSON.stringify(response.body ?? null),
-          response_headers: JSON.stringify(response.headers),
-          completed_at: clock.now(),
-        })
-        .where('principal', '=', principal)
-        .where('idem_key', '=', key)
-        .execute();
+      await storeAnswer({ principal, key, response, at: clock.now() });
     },
 
     async committedEffect(principal, key) {

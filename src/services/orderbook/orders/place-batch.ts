@@ -69,6 +69,8 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
 
   const done = new BatchState(market.marketId, available, allowances);
   const outcomes: (PlacedOrder | ProblemError)[] = [];
+  // The placements' Idempotency-Key records, marked together in one statement (awaited before the batch's writes).
+  const effects: Promise<void>[] = [];
   for (const [i, p] of batch.entries()) {
     try {
       await allowances.require(p.trader);
@@ -78,12 +80,17 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
       outcomes.push(err);
       continue;
     }
-    await p.recordEffect?.(trx, p.orderId);
+    const effect = p.recordEffect?.(trx, p.orderId);
+    if (effect) {
+      effect.catch(() => undefined); // handled by the Promise.all below, even when it fails while the loop runs on
+      effects.push(effect);
+    }
     const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! });
     for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId);
     outcomes.push(done.placed(p, seqs[i]!, result));
   }
 
+  await Promise.all(effects);
   const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances });
   return outcomes.map((o): PromiseSettledResult<OrderView> => {
     if (!('orderId' in o)) return { status: 'rejected', reason: o };
