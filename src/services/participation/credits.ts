@@ -44,13 +44,24 @@ export async function creditPass(deps: ParticipationDeps): Promise<number> {
   const byAccount = await qualifyingDays(deps, from);
   const releaseId = participationReleaseId(deps.chainId);
   let booked = 0;
+  // Every account's last credited day in one read: an account credited up to yesterday costs nothing more.
+  const lastRows =
+    byAccount.size === 0
+      ? []
+      : await deps.db
+          .selectFrom('participation_credits')
+          .select(['member_key', (eb) => eb.fn.max('day').as('day')])
+          .where('member_key', 'in', [...byAccount.keys()])
+          .groupBy('member_key')
+          .execute();
+  const lastDays = new Map(lastRows.map((r) => [r.member_key, dayOf(new Date(`${String(r.day)}T00:00:00Z`))]));
   for (const [account, days] of byAccount) {
+    const first = Math.max(Math.min(...days) + 1, (lastDays.get(account) ?? -Infinity) + 1, from);
+    if (first >= today) continue;
     // The account's wallets: a day one of them was already credited for under its own account (before it joined
     // this identity) is not credited again.
     const wallets = await walletsOfAccount(deps, account);
-    const last = await deps.db.selectFrom('participation_credits').select((eb) => eb.fn.max('day').as('day')).where('member_key', '=', account).executeTakeFirst();
-    const lastDay = last?.day ? dayOf(new Date(`${String(last.day)}T00:00:00Z`)) : -Infinity;
-    for (let day = Math.max(Math.min(...days) + 1, lastDay + 1, from); day < today; day++) {
+    for (let day = first; day < today; day++) {
       if (!activeOn(days, day, activeDays)) continue;
       const done = await deps.db.transaction().execute(async (trx) => {
         // One pass books at a time across processes, so the pool is never over-credited.

@@ -5,7 +5,7 @@
  * transaction. A pass that finds its cursors moved by another (a second process, a concurrent call) writes nothing,
  * so a fact counts once. Work per pass is the new facts and the subjects they touch, never the whole history.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { standingsOf } from '../../core/reputation/standing.ts';
 import { isIdentityKey, subjectIdOf, subjectValueOf, type SubjectKey } from '../../core/reputation/subject.ts';
 import { EMPTY_RECORD, nextTier, reputationTierRank, type ReputationRecord, type ReputationTier, type TierReason } from '../../core/reputation/tiers.ts';
@@ -66,12 +66,17 @@ export async function foldOnce(deps: ReputationDeps): Promise<FoldResult> {
     for (const w of humans.items) {
       await trx.insertInto('reputation_wallets').values({ wallet: w, subject_key: keyOf.get(w)!, updated_at: now }).onConflict((oc) => oc.column('wallet').doNothing()).execute();
     }
-    let n = 0;
-    for (const key of touched) {
-      const inherited = inheritedTier(key, moves, oldTiers);
-      const formed = moves.some((m) => m.to === key);
-      if (await refoldSubject(trx, { key, human: human.get(key) ?? { verified: false, wallet: null }, inherited, formed, cause: causes.get(key) ?? null, now })) n++;
-    }
+    const n = await refoldSubjects(
+      trx,
+      [...touched].map((key) => ({
+        key,
+        human: human.get(key) ?? { verified: false, wallet: null },
+        inherited: inheritedTier(key, moves, oldTiers),
+        formed: moves.some((m) => m.to === key),
+        cause: causes.get(key) ?? null,
+        now,
+      })),
+    );
     await writeCursors(trx, after, now);
     return n;
   });
@@ -161,7 +166,8 @@ async function applyMoves(trx: Transaction<DB>, moves: readonly Move[], now: Dat
   for (const m of moves) {
     await trx.updateTable('reputation_wallets').set({ subject_key: m.to, updated_at: now }).where('wallet', '=', m.wallet).execute();
     const linked = isIdentityKey(m.to);
-    await insertEvent(trx, {
+    await insertEvents(trx, [
+      {
       subject_key: m.to,
       wallet: m.wallet,
       kind: 'input',
@@ -170,7 +176,8 @@ async function applyMoves(trx: Transaction<DB>, moves: readonly Move[], now: Dat
       source: 'identity',
       occurred_at: now,
       recorded_at: now,
-    });
+      },
+    ]);
     causes.set(m.to, m.wallet);
     causes.set(m.from, m.wallet);
   }
@@ -195,27 +202,26 @@ async function applyFacts(trx: Transaction<DB>, facts: readonly Fact[], keyOf: R
       perVolume.set(id, { trades: v.trades + f.volume.trades, amount: v.amount + f.volume.amount });
     }
   }
-  for (const [wallet, delta] of perWallet) {
+  // One upsert per table for every wallet of the pass: each row carries every counter (0 where the facts moved none).
+  if (perWallet.size > 0) {
     await trx
       .insertInto('reputation_wallets')
-      .values({ wallet, subject_key: keyOf.get(wallet)!, ...columnsOf(delta), updated_at: now })
-      .onConflict((oc) => oc.column('wallet').doUpdateSet({ ...incrementsOf('reputation_wallets', delta), updated_at: now }))
+      .values([...perWallet].map(([wallet, delta]) => ({ wallet, subject_key: keyOf.get(wallet)!, ...allColumnsOf(delta), updated_at: now })))
+      .onConflict((oc) => oc.column('wallet').doUpdateSet({ ...excludedIncrements('reputation_wallets'), updated_at: now }))
       .execute();
   }
-  for (const [id, delta] of perDay) {
-    const [wallet, day] = id.split('|') as [string, string];
+  if (perDay.size > 0) {
     await trx
       .insertInto('reputation_wallet_days')
-      .values({ wallet, day, ...columnsOf(delta) })
-      .onConflict((oc) => oc.columns(['wallet', 'day']).doUpdateSet(incrementsOf('reputation_wallet_days', delta)))
+      .values([...perDay].map(([id, delta]) => ({ wallet: id.split('|')[0]!, day: id.split('|')[1]!, ...allColumnsOf(delta) })))
+      .onConflict((oc) => oc.columns(['wallet', 'day']).doUpdateSet(excludedIncrements('reputation_wallet_days')))
       .execute();
   }
-  for (const [id, v] of perVolume) {
-    const [wallet, symbol] = id.split('|') as [string, string];
+  if (perVolume.size > 0) {
     await trx
       .insertInto('reputation_wallet_volumes')
-      .values({ wallet, symbol, trades: v.trades.toString(), volume: v.amount.toString() })
-      .onConflict((oc) => oc.columns(['wallet', 'symbol']).doUpdateSet({ trades: sql`reputation_wallet_volumes.trades + ${v.trades.toString()}::bigint`, volume: sql`reputation_wallet_volumes.volume + ${v.amount.toString()}::numeric` }))
+      .values([...perVolume].map(([id, v]) => ({ wallet: id.split('|')[0]!, symbol: id.split('|')[1]!, trades: v.trades.toString(), volume: v.amount.toString() })))
+      .onConflict((oc) => oc.columns(['wallet', 'symbol']).doUpdateSet({ trades: sql`reputation_wallet_volumes.trades + excluded.trades`, volume: sql`reputation_wallet_volumes.volume + excluded.volume` }))
       .execute();
   }
   if (facts.length > 0) {
@@ -248,17 +254,14 @@ function changeOf(f: Fact): Record<string, unknown> {
   return change;
 }
 
-const columnsOf = (delta: Partial<Record<Counter, bigint>>) =>
-  Object.fromEntries((Object.entries(delta) as [Counter, bigint][]).map(([c, v]) => [COUNTERS[c], c === 'volumeMicros' || c === 'trades' ? v.toString() : Number(v)]));
+const columnValue = (c: Counter, v: bigint): string | number => (c === 'volumeMicros' || c === 'trades' ? v.toString() : Number(v));
 
-const incrementsOf = (table: string, delta: Partial<Record<Counter, bigint>>) =>
-  Object.fromEntries(
-    (Object.entries(delta) as [Counter, bigint][]).map(([c, v]) => {
-      const column = COUNTERS[c];
-      const cast = c === 'volumeMicros' ? 'numeric' : c === 'trades' ? 'bigint' : 'integer';
-      return [column, sql`${sql.ref(`${table}.${column}`)} + ${v.toString()}::${sql.raw(cast)}`];
-    }),
-  );
+/** Every counter's column, 0 where the delta has none. */
+const allColumnsOf = (delta: Partial<Record<Counter, bigint>>) => Object.fromEntries((Object.keys(COUNTERS) as Counter[]).map((c) => [COUNTERS[c], columnValue(c, delta[c] ?? 0n)]));
+
+/** Every counter column plus the row's new values (the upsert's excluded row). */
+const excludedIncrements = (table: string) =>
+  Object.fromEntries(Object.values(COUNTERS).map((column) => [column, sql`${sql.ref(`${table}.${column}`)} + excluded.${sql.ref(column)}`]));
 
 type EventInsert = {
   subject_key: string;
@@ -273,38 +276,42 @@ type EventInsert = {
   recorded_at: Date;
 };
 
-async function insertEvent(trx: Transaction<DB>, e: EventInsert): Promise<void> {
+async function insertEvents(trx: Transaction<DB>, events: readonly EventInsert[]): Promise<void> {
+  if (events.length === 0) return;
   await trx
     .insertInto('reputation_events')
-    .values({ ...e, change: JSON.stringify(e.change), tier_from: e.tier_from ?? null, tier_to: e.tier_to ?? null, chain_id: null, market: null })
+    .values(events.map((e) => ({ ...e, change: JSON.stringify(e.change), tier_from: e.tier_from ?? null, tier_to: e.tier_to ?? null, chain_id: null, market: null })))
     .execute();
 }
 
-/** The record of a subject now: the sum of its wallets' records (those counted under its key). */
-async function subjectRecord(trx: Transaction<DB>, key: SubjectKey): Promise<{ wallets: number; record: Omit<ReputationRecord, 'humanVerified'> }> {
+/** The record of each subject now: the sum of its wallets' records (those counted under its key); absent: no wallet. */
+async function subjectRecords(trx: Transaction<DB>, keys: readonly SubjectKey[]): Promise<Map<string, Omit<ReputationRecord, 'humanVerified'>>> {
   const sum = (c: string) => sql<string>`COALESCE(SUM(${sql.ref(c)}), 0)::text`.as(c);
-  const row = await trx
+  const rows = await trx
     .selectFrom('reputation_wallets')
-    .select([sql<string>`COUNT(*)::text`.as('wallets'), ...Object.values(COUNTERS).map(sum)])
-    .where('subject_key', '=', key)
-    .executeTakeFirstOrThrow();
-  const r = row as unknown as Record<string, string>;
-  const n = (c: Counter) => Number(r[COUNTERS[c]]);
-  return {
-    wallets: Number(r.wallets),
-    record: {
-      trades: n('trades'),
-      volumeMicros: BigInt(r.volume_micros!),
-      marketsCreated: n('marketsCreated'),
-      resolvedClean: n('resolvedClean'),
-      disputesLost: n('disputesLost'),
-      creatorAbsences: n('creatorAbsences'),
-      challengesUpheld: n('challengesUpheld'),
-      challengesLost: n('challengesLost'),
-      ballotsAgreed: n('ballotsAgreed'),
-      ballotsDisagreed: n('ballotsDisagreed'),
-    },
-  };
+    .select(['subject_key', ...Object.values(COUNTERS).map(sum)])
+    .where('subject_key', 'in', [...keys])
+    .groupBy('subject_key')
+    .execute();
+  return new Map(
+    rows.map((row) => {
+      const r = row as unknown as Record<string, string>;
+      const n = (c: Counter) => Number(r[COUNTERS[c]]);
+      const record = {
+        trades: n('trades'),
+        volumeMicros: BigInt(r.volume_micros!),
+        marketsCreated: n('marketsCreated'),
+        resolvedClean: n('resolvedClean'),
+        disputesLost: n('disputesLost'),
+        creatorAbsences: n('creatorAbsences'),
+        challengesUpheld: n('challengesUpheld'),
+        challengesLost: n('challengesLost'),
+        ballotsAgreed: n('ballotsAgreed'),
+        ballotsDisagreed: n('ballotsDisagreed'),
+      };
+      return [row.subject_key, record];
+    }),
+  );
 }
 
 interface Refold {
@@ -318,68 +325,89 @@ interface Refold {
   now: Date;
 }
 
-/** Recomputes one subject's tier from its record; answers whether the tier changed. */
-async function refoldSubject(trx: Transaction<DB>, p: Refold): Promise<boolean> {
-  const { key, now } = p;
-  const { wallets, record: counts } = await subjectRecord(trx, key);
-  const stored = await trx.selectFrom('reputation_subjects').select(['tier', 'human_verified', 'tier_since']).where('subject_key', '=', key).executeTakeFirst();
-  if (wallets === 0) {
-    // Every wallet moved to another subject: this one ended (its trail stays with the wallets).
-    await trx.deleteFrom('reputation_subjects').where('subject_key', '=', key).execute();
-    return false;
-  }
-  const record: ReputationRecord = { ...EMPTY_RECORD, ...counts, humanVerified: p.human.verified };
-  const wasVerified = stored?.human_verified ?? false;
-  if (wasVerified !== p.human.verified) {
-    await insertEvent(trx, {
+/**
+ * Recomputes the touched subjects' tiers from their records, in a few statements for all of them; answers how many
+ * tiers changed. A subject's events keep their order (its human flag's, then its tier's).
+ */
+async function refoldSubjects(trx: Transaction<DB>, subjects: readonly Refold[]): Promise<number> {
+  if (subjects.length === 0) return 0;
+  const keys = subjects.map((p) => p.key);
+  const records = await subjectRecords(trx, keys);
+  const storedRows = await trx.selectFrom('reputation_subjects').select(['subject_key', 'tier', 'human_verified', 'tier_since']).where('subject_key', 'in', keys).execute();
+  const stored = new Map(storedRows.map((r) => [r.subject_key, r]));
+  const ended: SubjectKey[] = [];
+  const rows: Insertable<DB['reputation_subjects']>[] = [];
+  const events: EventInsert[] = [];
+  let changes = 0;
+  for (const p of subjects) {
+    const { key, now } = p;
+    const counts = records.get(key);
+    const before = stored.get(key);
+    if (!counts) {
+      // Every wallet moved to another subject: this one ended (its trail stays with the wallets).
+      ended.push(key);
+      continue;
+    }
+    const record: ReputationRecord = { ...EMPTY_RECORD, ...counts, humanVerified: p.human.verified };
+    const wasVerified = before?.human_verified ?? false;
+    if (wasVerified !== p.human.verified) {
+      events.push({
+        subject_key: key,
+        wallet: p.human.wallet ?? p.cause,
+        kind: 'input',
+        reason: p.human.verified ? 'HUMAN_VERIFIED' : ('HUMAN_VERIFICATION_REVOKED' satisfies InputReason),
+        change: { humanVerified: p.human.verified },
+        source: 'attestation',
+        occurred_at: now,
+        recorded_at: now,
+      });
+    }
+    // A subject met for the first time starts new, unless wallets moved into it (linking, unlinking): then it starts
+    // from the tier they bring, and its first tier event comes from nowhere (tier_from null).
+    const previous = before?.tier ?? null;
+    const step = nextTier(previous ?? p.inherited, record);
+    const from = previous ?? (p.formed ? null : 'new');
+    const changed = step.tier !== (from ?? 'new');
+    const s = standingsOf(record);
+    rows.push({
       subject_key: key,
-      wallet: p.human.wallet ?? p.cause,
-      kind: 'input',
-      reason: p.human.verified ? 'HUMAN_VERIFIED' : ('HUMAN_VERIFICATION_REVOKED' satisfies InputReason),
-      change: { humanVerified: p.human.verified },
-      source: 'attestation',
+      tier: step.tier,
+      tier_rank: reputationTierRank(step.tier),
+      tier_since: changed || !before ? now : before.tier_since,
+      human_verified: record.humanVerified,
+      ...Object.fromEntries((Object.keys(COUNTERS) as Counter[]).map((c) => [COUNTERS[c], columnValue(c, BigInt(record[c]))])),
+      creator_standing: s.creator.toString(),
+      juror_standing: s.juror.toString(),
+      trader_standing: s.trader.toString(),
+      overall_standing: s.overall.toString(),
+      updated_at: now,
+    });
+    if (!changed) continue;
+    changes++;
+    events.push({
+      subject_key: key,
+      wallet: p.cause ?? p.human.wallet,
+      kind: 'tier',
+      reason: step.reason ?? ('SUBJECT_FORMED' satisfies TierReason),
+      change: {},
+      tier_from: from,
+      tier_to: step.tier,
+      source: null,
       occurred_at: now,
       recorded_at: now,
     });
   }
-  // A subject met for the first time starts new, unless wallets moved into it (linking, unlinking): then it starts
-  // from the tier they bring, and its first tier event comes from nowhere (tier_from null).
-  const previous = stored?.tier ?? null;
-  const step = nextTier(previous ?? p.inherited, record);
-  const from = previous ?? (p.formed ? null : 'new');
-  const changed = step.tier !== (from ?? 'new');
-  const s = standingsOf(record);
-  const values = {
-    tier: step.tier,
-    tier_rank: reputationTierRank(step.tier),
-    tier_since: changed || !stored ? now : stored.tier_since,
-    human_verified: record.humanVerified,
-    ...Object.fromEntries((Object.keys(COUNTERS) as Counter[]).map((c) => [COUNTERS[c], c === 'volumeMicros' || c === 'trades' ? String(record[c]) : record[c]])),
-    creator_standing: s.creator.toString(),
-    juror_standing: s.juror.toString(),
-    trader_standing: s.trader.toString(),
-    overall_standing: s.overall.toString(),
-    updated_at: now,
-  };
-  await trx
-    .insertInto('reputation_subjects')
-    .values({ subject_key: key, ...values })
-    .onConflict((oc) => oc.column('subject_key').doUpdateSet(values))
-    .execute();
-  if (!changed) return false;
-  await insertEvent(trx, {
-    subject_key: key,
-    wallet: p.cause ?? p.human.wallet,
-    kind: 'tier',
-    reason: step.reason ?? ('SUBJECT_FORMED' satisfies TierReason),
-    change: {},
-    tier_from: from,
-    tier_to: step.tier,
-    source: null,
-    occurred_at: now,
-    recorded_at: now,
-  });
-  return true;
+  if (ended.length > 0) await trx.deleteFrom('reputation_subjects').where('subject_key', 'in', ended).execute();
+  if (rows.length > 0) {
+    const columns = Object.keys(rows[0]!).filter((c) => c !== 'subject_key');
+    await trx
+      .insertInto('reputation_subjects')
+      .values(rows)
+      .onConflict((oc) => oc.column('subject_key').doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql`excluded.${sql.ref(c)}`]))))
+      .execute();
+  }
+  await insertEvents(trx, events);
+  return changes;
 }
 
 /** The verified-human flag of each subject now (the attestation of any of its wallets), and the attested wallet. */
