@@ -11,7 +11,7 @@ import { rollbackAbove } from '../projection.ts';
 import { writeCursor } from './cursor.ts';
 import type { IndexerDeps } from './deps.ts';
 import { rollbackResolutionsAbove } from './resolutions.ts';
-import { endVoided, voidReorgedMarkets } from './void-markets.ts';
+import { endVoided, voidReorgedMarkets, type GoneCreation } from './void-markets.ts';
 
 type Orphan = { address: string; created_tx: string };
 
@@ -53,12 +53,12 @@ async function commonAncestor(deps: Pick<IndexerDeps, 'db' | 'client' | 'chainId
  * A creation whose transaction the chain no longer knows is gone for good; one that is pending or re-mined
  * elsewhere is confirmed again when the indexer reads its new log.
  */
-async function goneCreations(deps: Pick<IndexerDeps, 'client'>, orphaned: readonly Orphan[]): Promise<string[]> {
-  const gone: string[] = [];
+async function goneCreations(deps: Pick<IndexerDeps, 'client'>, orphaned: readonly Orphan[]): Promise<GoneCreation[]> {
+  const gone: GoneCreation[] = [];
   for (const m of orphaned) {
     const receipt = await deps.client.getTransactionReceipt({ hash: m.created_tx as Hex }).catch(() => null);
     const pending = receipt ? null : await deps.client.getTransaction({ hash: m.created_tx as Hex }).catch(() => null);
-    if (!receipt && !pending) gone.push(m.address);
+    if (!receipt && !pending) gone.push({ address: m.address, createdTx: m.created_tx });
   }
   return gone;
 }
