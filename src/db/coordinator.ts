@@ -16,8 +16,11 @@ export interface Coordinator {
   unlock(namespace: number, key: number): Promise<void>;
   /** The keys of `namespace` whose session advisory lock some session of this database holds now. */
   heldKeys(namespace: number): Promise<number[]>;
-  /** Calls `onNotify` on each NOTIFY on `channel` (and after every reconnection); returns how to stop. */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onNotify` on each NOTIFY on `channel` with its payload, and after every reconnection without one (what was
+   * sent while the connection was down is lost: treat it as "anything may have changed"); returns how to stop.
+   */
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   /** Calls `fn` each time the connection is lost (every session lock this process held is gone); returns how to stop. */
   onLost(fn: () => void): () => void;
   /** Whether the connection is up now. */
@@ -47,7 +50,7 @@ const checkKey = (n: number, what: string): number => {
 };
 
 export function createCoordinator(connectionString: string, log?: (msg: string) => void): Coordinator {
-  const channels = new Map<string, Set<() => void>>();
+  const channels = new Map<string, Set<(payload?: string) => void>>();
   const lostListeners = new Set<() => void>();
   let client: pg.Client | null = null;
   let connecting: Promise<pg.Client | null> | null = null;
@@ -77,7 +80,7 @@ export function createCoordinator(connectionString: string, log?: (msg: string) 
       c.on('error', (err) => lose(c, err.message));
       c.on('end', () => lose(c, 'closed'));
       c.on('notification', (n) => {
-        for (const fn of channels.get(n.channel) ?? []) fn();
+        for (const fn of channels.get(n.channel) ?? []) fn(n.payload);
       });
       try {
         await c.connect();

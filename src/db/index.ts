@@ -37,7 +37,7 @@ export interface Database {
    * their commit); returns how to stop. A lost connection is retried after a second, and every listener is woken when
    * it is back; until then callers fall back to polling.
    */
-  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  listen?: (channel: string, onNotify: (payload?: string) => void) => Promise<() => Promise<void>>;
   /** PostgreSQL only: the coordination connection (session advisory locks; coordinator.ts). */
   coordinator?: Coordinator;
   /** Committed writes of this process to chosen tables, reported before the writer's await resolves (write-watch.ts). */

@@ -81,7 +81,7 @@ import { createMarketDataService } from '../services/market-data/market-data.ts'
 import { createReputationGates } from '../services/reputation/gates.ts';
 import { createReputationService } from '../services/reputation/reputation.ts';
 import { sql } from 'kysely';
-import { createClusterService, ORDER_BOOKS_CHANNEL, type ClusterService } from '../services/cluster/cluster.ts';
+import { createClusterService, endedBooksPayload, ORDER_BOOKS_CHANNEL, type ClusterService } from '../services/cluster/cluster.ts';
 import { holdStartupLock } from '../services/cluster/startup.ts';
 import { createVisitorService } from '../services/visitors/visitors.ts';
 import { createVolumeWindowKeeper } from '../services/markets/volume-window.ts';
@@ -364,7 +364,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ending: async (trx, markets) => {
         await services.orderbook.cancelMarketOrders(trx, markets, reason);
         // The books may live in other processes (docs/operations.md): their owners forget them at this commit.
-        if (coordinator) await sql`SELECT pg_notify(${ORDER_BOOKS_CHANNEL}, '')`.execute(trx);
+        if (coordinator) await sql`SELECT pg_notify(${ORDER_BOOKS_CHANNEL}, ${endedBooksPayload(markets)})`.execute(trx);
       },
       ended: (markets) => services.orderbook.forgetBooks(markets),
     });

@@ -9,7 +9,7 @@ import { systemClock } from '../../src/core/clock.ts';
 import { isProblemError } from '../../src/core/errors.ts';
 import { LOCK_NAMESPACES } from '../../src/db/coordinator.ts';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
-import { createClusterService, type ClusterService } from '../../src/services/cluster/cluster.ts';
+import { createClusterService, endedBooksPayload, ORDER_BOOKS_CHANNEL, type ClusterService } from '../../src/services/cluster/cluster.ts';
 import { preferredOwner, SHARDS } from '../../src/services/cluster/shards.ts';
 import { createIdempotencyService } from '../../src/services/idempotency/idempotency.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
@@ -23,6 +23,7 @@ interface Member {
   elected: number;
   deposed: number;
   forgotten: number;
+  forgot: bigint[];
 }
 
 describe.skipIf(!onPostgres)('cluster members on one PostgreSQL (skipped without DATABASE_URL)', () => {
@@ -31,7 +32,7 @@ describe.skipIf(!onPostgres)('cluster members on one PostgreSQL (skipped without
 
   const member = async (name: string, failFirstElection = false): Promise<Member> => {
     const database = await openDatabase({ databaseUrl: url });
-    const m: Member = { database, cluster: undefined as unknown as ClusterService, elected: 0, deposed: 0, forgotten: 0 };
+    const m: Member = { database, cluster: undefined as unknown as ClusterService, elected: 0, deposed: 0, forgotten: 0, forgot: [] };
     m.cluster = createClusterService({
       db: database.db,
       clock: systemClock,
@@ -47,7 +48,10 @@ describe.skipIf(!onPostgres)('cluster members on one PostgreSQL (skipped without
         },
         deposed: async () => void m.deposed++,
       },
-      forgetBooks: () => void m.forgotten++,
+      forgetBooks: (markets) => {
+        m.forgotten++;
+        m.forgot.push(...markets.map((b) => b.ledgerMarketId!));
+      },
     });
     members.push(m);
     return m;
@@ -138,4 +142,31 @@ describe.skipIf(!onPostgres)('cluster members on one PostgreSQL (skipped without
     expect(c.deposed).toBe(1);
     await c.cluster.stop();
   }, 60_000);
+
+  it('forgets only the books a NOTIFY names as ended; a payload too long for PostgreSQL means every book', async () => {
+    const d = await member('d');
+    await d.cluster.start();
+    await waitFor(() => d.cluster.status().shards === SHARDS, { what: 'd to own every shard' });
+    await waitFor(() => d.forgotten > 0, { what: 'd to forget what it held when it took the shards' });
+    d.forgot.length = 0;
+    const notify = (payload: string) => sql`SELECT pg_notify(${ORDER_BOOKS_CHANNEL}, ${payload})`.execute(d.database.db);
+    // Two order-book markets ended (an LMSR market has no ledger id and is never named).
+    await notify(endedBooksPayload([{ address: '0x' + '1'.repeat(40), ledgerMarketId: 70n }, { address: '0x' + '2'.repeat(40), ledgerMarketId: 71n }, { address: '0x' + '3'.repeat(40), ledgerMarketId: null }]));
+    await waitFor(() => d.forgot.length === 2, { what: 'd to forget the two books' });
+    expect(d.forgot).toEqual([70n, 71n]);
+    // Nothing named: nothing forgotten (before, any market that ended made every owner drop all its books).
+    const before = d.forgotten;
+    await notify(endedBooksPayload([{ address: '0x' + '3'.repeat(40), ledgerMarketId: null }]));
+    await notify(endedBooksPayload([{ address: '0x' + '4'.repeat(40), ledgerMarketId: 72n }]));
+    await waitFor(() => d.forgot.length === 3, { what: 'd to forget the third book' });
+    expect(d.forgotten).toBe(before + 2);
+    expect(d.forgot).toEqual([70n, 71n, 72n]);
+    // Too many to name: '*', every book of every owned shard (the member reads them from the markets table).
+    const many = Array.from({ length: 200 }, (_, i) => ({ address: '0x' + i.toString(16).padStart(40, '0'), ledgerMarketId: BigInt(1000 + i) }));
+    expect(endedBooksPayload(many)).toBe('*');
+    const forgottenBefore = d.forgotten;
+    await notify('*');
+    await waitFor(() => d.forgotten === forgottenBefore + 1, { what: 'd to forget every book' });
+    await d.cluster.stop();
+  });
 });

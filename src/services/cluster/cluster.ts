@@ -26,6 +26,25 @@ export const CLUSTER_CHANNEL = 'svc_cluster';
 /** NOTIFYed by a transaction that ended order-book markets: each owner forgets its books (they load again from the rows). */
 export const ORDER_BOOKS_CHANNEL = 'svc_order_books';
 
+/** The NOTIFY payload naming the order-book markets a transaction ended: `<ledger id>:<address>,…` (under 8000 bytes). */
+export function endedBooksPayload(markets: readonly EndedMarket[]): string {
+  const books = markets.filter((m) => m.ledgerMarketId !== null).map((m) => `${m.ledgerMarketId}:${m.address}`);
+  const text = books.join(',');
+  // PostgreSQL refuses a payload of 8000 bytes or more: then every owner forgets all its books, as after a reconnection.
+  return text.length < 7_900 ? text : '*';
+}
+
+/** The markets of an endedBooksPayload; null means every book. */
+function endedBooksOf(payload: string | undefined): EndedMarket[] | null {
+  if (payload === undefined || payload === '*') return null;
+  const books: EndedMarket[] = [];
+  for (const item of payload.split(',')) {
+    const m = /^([0-9]+):(0x[0-9a-f]{40})$/.exec(item);
+    if (m) books.push({ ledgerMarketId: BigInt(m[1]!), address: m[2]! });
+  }
+  return books;
+}
+
 export interface ClusterStatus {
   memberId: string | null;
   leader: boolean;
@@ -304,8 +323,11 @@ function sharedCluster(deps: ClusterDeps & { coordinator: Coordinator }): Cluste
       unsubscribe.push(coordinator.onLost(lost));
       unsubscribe.push(await coordinator.listen(CLUSTER_CHANNEL, () => void tick()));
       unsubscribe.push(
-        await coordinator.listen(ORDER_BOOKS_CHANNEL, () => {
-          void forgetShards([...owned]).catch(() => undefined);
+        await coordinator.listen(ORDER_BOOKS_CHANNEL, (payload) => {
+          const ended = endedBooksOf(payload);
+          // Without a payload (a reconnection: a NOTIFY may have been missed) every book this process owns goes.
+          if (ended) deps.forgetBooks(ended.filter((m) => owned.has(shardOf(m.ledgerMarketId!))));
+          else void forgetShards([...owned]).catch(() => undefined);
         }),
       );
       await tick();
