@@ -9,6 +9,13 @@ export const WALLET_SESSION_COOKIE = 'svc_session';
 /** developerAuthHeader: `Svc-Wallet-Session: <token>`, the token POST /api/auth/verify returns. */
 export const WALLET_SESSION_HEADER = 'Svc-Wallet-Session';
 
+/**
+ * The CSRF guard of a write that acts as the session's wallet through the cookie (docs/web.md "Trading with a wallet
+ * session"): `Svc-Csrf: 1`. A cross-site page cannot send a custom header without a CORS preflight, which svc never
+ * grants, so its forged request arrives without it.
+ */
+export const CSRF_HEADER = 'Svc-Csrf';
+
 /** Session tokens: a fixed prefix (so secret scanners recognise them) and 256 random bits, base64url. */
 export const WALLET_SESSION_TOKEN_PATTERN = /^svc_ws_[A-Za-z0-9_-]{43}$/;
 

@@ -43,7 +43,7 @@ describe('web app files', () => {
   });
 
   it('answers index.html, never cached, with a CSP that allows no inline script, on every app route', async () => {
-    for (const url of ['/', '/markets', '/markets/0x1234567890abcdef1234567890abcdef12345678', '/leaderboard', '/?category=SPORTS']) {
+    for (const url of ['/', '/markets', '/markets/0x1234567890abcdef1234567890abcdef12345678', '/leaderboard', '/?category=SPORTS', '/discover', '/profiles/0x1234567890abcdef1234567890abcdef12345678']) {
       const res = await app.inject({ url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -97,7 +97,7 @@ describe('web app files', () => {
   });
 
   it('serves nothing outside the build: an unknown asset, a path out of the folder, a path that is not an app route', async () => {
-    for (const url of ['/assets/missing-12345678.js', '/assets/..%2Findex.html', '/assets/%2E%2E%2F%2E%2E%2Fpackage.json', '/portfolio-nope', '/markets/a/b']) {
+    for (const url of ['/assets/missing-12345678.js', '/assets/..%2Findex.html', '/assets/%2E%2E%2F%2E%2E%2Fpackage.json', '/portfolio-nope', '/markets/a/b', '/profiles/a/b', '/discover/x']) {
       expect((await app.inject({ url })).statusCode, url).toBe(404);
     }
   });

@@ -138,6 +138,12 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   needsChain?: string;
   /** 'required': the caller must hold a wallet session (cookieAuth or developerAuthHeader), else 401 WALLET_AUTH_REQUIRED. */
   walletAuth?: 'required';
+  /**
+   * 'principal': a call that sends no API key may send a wallet session instead (cookieAuth or developerAuthHeader), and
+   * acts as the agent bound to the session's wallet (docs/web.md "Trading with a wallet session"). A key, when sent,
+   * wins; MCP carries no session. For the trading loop the web app runs without a key.
+   */
+  walletSession?: 'principal';
   /** Agent capabilities are MCP tools unless REST-only by the spec; consumer capabilities are never tools. */
   mcp?: { tool: string } | { restOnly: string };
   /**

@@ -152,6 +152,8 @@ function securityOf(cap: Capability): Record<string, string[]>[] {
   const keys = cap.tier === null ? [{}] : [{ bearerAuth: [] }, { apiKeyHeader: [] }];
   const wallets = cap.walletAuth ? [{ cookieAuth: [] }, { developerAuthHeader: [] }] : [{}];
   const alternatives = keys.flatMap((k) => wallets.map((w) => ({ ...k, ...w })));
+  // walletSession: 'principal': a wallet session alone, in place of the key (docs/web.md "Trading with a wallet session").
+  if (cap.walletSession) alternatives.push({ cookieAuth: [] }, { developerAuthHeader: [] });
   return alternatives.filter((a) => Object.keys(a).length > 0);
 }
 
@@ -160,6 +162,9 @@ export function pipelineErrors(cap: Capability): ErrorCode[] {
   const codes: ErrorCode[] = ['INVALID_API_KEY', 'API_KEY_REVOKED', 'API_KEY_EXPIRED', 'API_KEY_DORMANT'];
   if (cap.tier !== null) codes.push('API_KEY_REQUIRED', 'INSUFFICIENT_TIER', 'INSUFFICIENT_SCOPE');
   if (cap.walletAuth) codes.push('WALLET_AUTH_REQUIRED');
+  // A session in place of the key: unusable (401), a cookie write without the CSRF guard (403), or a wallet with no
+  // agent while the wallet registration path is closed (403 FEATURE_DISABLED).
+  if (cap.walletSession) codes.push('WALLET_AUTH_REQUIRED', 'FORBIDDEN', 'FEATURE_DISABLED');
   if (cap.rateClass !== 'uncharged') codes.push('RATE_LIMITED');
   // Every capability refuses unknown query parameters and text the database cannot store (src/api/pipeline/execute.ts).
   codes.push(cap.invalidInputCode);

@@ -1,7 +1,7 @@
 // What the HTTP adapters (REST and MCP) read from a request: a header, the API key, the wallet session.
 import type { FastifyRequest } from 'fastify';
 import { problem } from '../../core/error-codes.ts';
-import { readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
+import { CSRF_HEADER, readCookie, WALLET_SESSION_COOKIE, WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import { VISITOR_COOKIE } from '../../services/visitors/visitors.ts';
 
 /** The first value of a request header. */
@@ -14,6 +14,21 @@ export function header(req: FastifyRequest, name: string): string | undefined {
 export function walletCredentialOf(req: FastifyRequest): string | undefined {
   const fromHeader = header(req, WALLET_SESSION_HEADER.toLowerCase())?.trim();
   return fromHeader ? fromHeader : readCookie(header(req, 'cookie'), WALLET_SESSION_COOKIE);
+}
+
+/**
+ * The wallet session a keyless call of the trading loop acts as (walletSession: 'principal'). A write carried by the
+ * cookie alone must send the CSRF guard (Svc-Csrf: 1), else 403 FORBIDDEN with reason CSRF_GUARD_MISSING; the
+ * developer header is no ambient credential and needs none.
+ */
+export function actingSessionOf(req: FastifyRequest): string | undefined {
+  const fromHeader = header(req, WALLET_SESSION_HEADER.toLowerCase())?.trim();
+  if (fromHeader) return fromHeader;
+  const cookie = readCookie(header(req, 'cookie'), WALLET_SESSION_COOKIE);
+  if (cookie === undefined || req.method === 'GET' || header(req, CSRF_HEADER.toLowerCase())?.trim() === '1') return cookie;
+  throw problem('FORBIDDEN', `a call that acts as the signed-in wallet through its session cookie must send the header ${CSRF_HEADER}: 1 (a cross-site page cannot)`, {
+    extensions: { reason: 'CSRF_GUARD_MISSING' },
+  });
 }
 
 /** The web app's visitor session cookie (docs/web.md "Reading without a key"), if any. */

@@ -18,7 +18,7 @@ import { executeCall, type BaseContext } from '../pipeline/execute.ts';
 import { FORWARDED_HEADER } from '../pipeline/forward.ts';
 import { internalErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { resolveVersion } from './versions.ts';
-import { credentialOf, header, visitorOf, walletCredentialOf } from './request.ts';
+import { actingSessionOf, credentialOf, header, visitorOf, walletCredentialOf } from './request.ts';
 import { registerMcpEndpoint, type McpEndpointDeps } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
 import { registerEventTransports } from '../events/transports.ts';
@@ -100,12 +100,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
         try {
           const base = baseFor(req, cap);
           if (cap.surface === 'agent') headers['Svc-Version'] = base.apiVersion;
+          const credential = credentialOf(req);
           const result = await executeCall(
             base,
             {
               capability: cap,
-              credential: credentialOf(req),
-              walletCredential: cap.walletAuth ? walletCredentialOf(req) : undefined,
+              credential,
+              // A key, when sent, wins: the session of a walletSession capability is read (and its CSRF guard asked) only without one.
+              walletCredential: cap.walletAuth ? walletCredentialOf(req) : cap.walletSession && credential === undefined ? actingSessionOf(req) : undefined,
               visitor: visitorOf(req),
               ip: req.ip,
               idempotencyKey: header(req, 'idempotency-key'),

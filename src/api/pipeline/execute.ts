@@ -18,6 +18,7 @@ import type { Principal } from '../../core/principal.ts';
 import { forwardCall, routeOf } from './forward.ts';
 import { unstorableText } from './storable-text.ts';
 import { parseInput } from './validate.ts';
+import { sessionPrincipal } from './session-principal.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
 
 export interface CallRequest {
@@ -62,8 +63,11 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   }
   // A web app visitor's session stands in for a key on the public market reads only (docs/web.md).
   const visitor = req.authenticated === undefined && req.credential === undefined && visitorReadable(cap) ? base.services.visitors.principalOf(req.visitor) : null;
+  // A signed-in wallet stands in for a key on the trading loop (walletSession: 'principal'; docs/web.md).
+  const keyless = req.authenticated === undefined && req.credential === undefined;
+  const sessionActor = keyless && cap.walletSession === 'principal' && req.walletCredential !== undefined ? await sessionPrincipal(base.services, req.walletCredential, req.ip) : null;
   const principal =
-    req.authenticated !== undefined ? req.authenticated : req.credential !== undefined ? await base.services.keys.authenticate(req.credential) : visitor;
+    req.authenticated !== undefined ? req.authenticated : req.credential !== undefined ? await base.services.keys.authenticate(req.credential) : (sessionActor ?? visitor);
   authorize(cap, principal);
   const walletSession = cap.walletAuth ? await base.services.sessions.resolve(req.walletCredential) : null;
   await chargeRateLimit(base, cap, principal, visitor !== null, req.ip, headers);
@@ -249,10 +253,14 @@ export function authorize(cap: Capability, principal: Principal | null): void {
 
 /**
  * The reads a web app visitor makes without a key (docs/web.md "Reading without a key"): the public market reads of
- * tier read-only, on the consumer surface and the agent surface's /discover; never a write, never a wallet's own data.
+ * tier read-only, on the consumer surface and the agent surface's /discover, and any wallet's public profile (its
+ * track record, tier and P&L curve, which the leaderboard already ranks); never a write, never a caller's own data.
  */
 function visitorReadable(cap: Capability): boolean {
-  return cap.tier === 'read-only' && cap.effect === 'read' && !cap.walletAuth && (cap.surface === 'consumer' || cap.fullPath.startsWith('/api/agent/v1/discover/'));
+  if (cap.tier !== 'read-only' || cap.effect !== 'read' || cap.walletAuth) return false;
+  // Profiles by exact template path: a later /profile/… read of the caller's own data stays closed until named here.
+  const profileRead = cap.fullPath === '/api/agent/v1/profile/:address' || cap.fullPath === '/api/agent/v1/profile/:address/pnl-history';
+  return cap.surface === 'consumer' || cap.fullPath.startsWith('/api/agent/v1/discover/') || profileRead;
 }
 
 /** `byAddress`: the principal is a visitor session, whose budget is its address's (anyone may open a new session). */

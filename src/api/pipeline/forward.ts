@@ -8,6 +8,7 @@
 import { problem } from '../../core/error-codes.ts';
 import { ProblemError } from '../../core/errors.ts';
 import type { ClusterService } from '../../services/cluster/cluster.ts';
+import { WALLET_SESSION_HEADER } from '../../core/wallet-session.ts';
 import { VISITOR_COOKIE } from '../../services/visitors/visitors.ts';
 import type { Capability, CallRoute } from '../catalog/types.ts';
 
@@ -17,6 +18,8 @@ export interface ForwardedCall {
   credential: string | undefined;
   /** A web app visitor's session (docs/web.md "Reading without a key"), sent on as its cookie. */
   visitor?: string;
+  /** A wallet session (walletAuth, or walletSession without a key), sent on as the developer header: checked here already. */
+  walletCredential?: string;
   idempotencyKey: string | undefined;
   ip: string;
   params: unknown;
@@ -55,6 +58,7 @@ export async function forwardCall(req: ForwardedCall, target: string, apiVersion
   const headers: Record<string, string> = { [FORWARDED_HEADER]: '1', 'svc-version': apiVersion, 'x-forwarded-for': req.ip };
   if (req.credential !== undefined) headers.authorization = `Bearer ${req.credential}`;
   else if (req.visitor !== undefined) headers.cookie = `${VISITOR_COOKIE}=${req.visitor}`;
+  if (req.walletCredential !== undefined) headers[WALLET_SESSION_HEADER.toLowerCase()] = req.walletCredential;
   if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
   const hasBody = cap.method !== 'GET' && cap.method !== 'DELETE';
   if (hasBody) headers['content-type'] = 'application/json';

@@ -54,6 +54,12 @@ export interface RegistrationService {
   register(input: RegisterInput, clientIp: string, recordEffect?: EffectRecorder): Promise<RegisteredAgent>;
   /** The registration `register` recorded as `ref`, as it stands now, without its key. */
   recordedRegistration(ref: string): Promise<RecordedRegistration>;
+  /**
+   * The agent a signed-in wallet (a SIWE session, which proved the wallet) acts as: the one bound to it, or else a new
+   * one on the wallet path, without a key, made only while that path is open and charged to its budget (docs/web.md
+   * "Trading with a wallet session"). `wallet` lowercase.
+   */
+  walletAgent(wallet: string, clientIp: string): Promise<AgentRow>;
 }
 
 export interface RegistrationDeps {
@@ -193,6 +199,30 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
             return registered(trx, created, { ...link, purpose: 'claim', sentTo: input.ownerEmail }, recordEffect);
           });
         }
+      }
+    },
+
+    async walletAgent(wallet, clientIp) {
+      const bound = () => db.selectFrom('agents').selectAll().where('wallet_address', '=', wallet).executeTakeFirst();
+      const found = await bound();
+      if (found) return found;
+      assertOpen('wallet');
+      await charge('wallet', clientIp);
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const agent = await trx
+            .insertInto('agents')
+            .values({ id: randomUUID(), created_at: clock.now(), name: `wallet-${wallet.slice(2, 10)}`, registration_path: 'wallet', wallet_address: wallet })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await deps.onWalletBound?.(trx, agent.id, wallet);
+          return agent;
+        });
+      } catch (err) {
+        // Two first calls of one wallet at once: the other made its agent.
+        const raced = isUniqueViolation(err) ? await bound() : undefined;
+        if (raced) return raced;
+        throw err;
       }
     },
 

@@ -83,4 +83,25 @@ export const purchaseFillPack = defineCapability({
   },
 });
 
-export const FILL_PACK_CAPABILITIES = [listFillPacks, purchaseFillPack];
+export const getFillAllowance = defineCapability({
+  surface: 'agent',
+  method: 'GET',
+  path: '/orderbook/fill-allowance',
+  category: 'orderbook',
+  summary: "The caller's fill allowance",
+  description:
+    'How many fills your new orders may still make this month (the same as GET /me fills): free fills of the month under your reputation tier, purchased fills left, and when the free ones reset. null without a bound wallet. A new order with none left answers 402 FILL_ALLOWANCE_EXHAUSTED; cancels are always accepted. A signed-in wallet session may call it without a key (the web app\'s order form shows it).',
+  tier: 'read-only',
+  scopes: [],
+  rateClass: 'read',
+  idempotent: true,
+  mcp: { tool: 'svc_get_orderbook_fill_allowance' },
+  walletSession: 'principal',
+  input: {},
+  output: z.object({ fills: FillAllowanceSchema.nullable() }),
+  outputName: 'FillAllowance',
+  errors: ['FORBIDDEN'],
+  handler: async (ctx) => ({ fills: (await ctx.services.profile.me(ctx.principal)).fills }),
+});
+
+export const FILL_PACK_CAPABILITIES = [listFillPacks, purchaseFillPack, getFillAllowance];

@@ -33,6 +33,7 @@ export const placeOrder = defineCapability({
   idempotent: false,
   needsChain: 'its fills are final only once a ledger batch is committed on chain, so it is refused while the node is down',
   mcp: { tool: 'svc_orderbook_place_order' },
+  walletSession: 'principal',
   // Runs in the process that holds the market's book (docs/operations.md "Routing").
   route: { market: (raw) => (raw.body as { market?: unknown } | null)?.market },
   input: { body: PlaceBody },
@@ -63,6 +64,7 @@ export const cancelOrder = defineCapability({
   rateClass: 'write',
   idempotent: true,
   mcp: { tool: 'svc_orderbook_cancel_order' },
+  walletSession: 'principal',
   route: { order: (raw) => (raw.body as { orderId?: unknown } | null)?.orderId },
   input: { body: OrderRef },
   output: OrderSchema,
@@ -87,6 +89,7 @@ export const confirmCancel = defineCapability({
   idempotent: true,
   effect: 'read',
   mcp: { tool: 'svc_confirm_order_cancel' },
+  walletSession: 'principal',
   input: { body: OrderRef },
   output: OrderSchema.extend({ final: z.literal(true) }),
   outputName: 'ConfirmedCancel',
@@ -128,6 +131,7 @@ export const listOrders = defineCapability({
   rateClass: 'read',
   idempotent: true,
   mcp: { tool: 'svc_get_orderbook_orders' },
+  walletSession: 'principal',
   input: {
     query: z.strictObject({
       market: EvmAddress.optional().describe('only this market\'s orders'),

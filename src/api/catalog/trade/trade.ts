@@ -51,6 +51,7 @@ export const tradeQuote = defineCapability({
   idempotent: true,
   effect: 'read',
   mcp: { tool: 'svc_trade_quote' },
+  walletSession: 'principal',
   input: { body: z.strictObject(TradeBody) },
   output: QuoteSchema,
   outputName: 'TradeQuote',
@@ -85,6 +86,7 @@ export const tradePrepare = defineCapability({
   idempotent: true,
   effect: 'read', // preparing changes nothing: the wallet sends the transaction
   mcp: { tool: 'svc_trade_prepare' },
+  walletSession: 'principal',
   input: {
     body: z.strictObject({
       ...TradeBody,

@@ -1,0 +1,28 @@
+/**
+ * A wallet session as the principal of the trading loop (capabilities with walletSession: 'principal'; docs/web.md
+ * "Trading with a wallet session"): the agent bound to the session's wallet, with what that agent's keys may do,
+ * narrowed to trading, and a rate budget of its own per wallet.
+ */
+import { entitlementOf } from '../../core/entitlement.ts';
+import type { Principal } from '../../core/principal.ts';
+import type { Scope } from '../../core/scopes.ts';
+import { proofsOf } from '../../services/identity/agents.ts';
+import type { Services } from '../../services/services.ts';
+
+/** What a session may do at most: read markets, quote, trade (never keys, webhooks, market creation or claims). */
+export const SESSION_SCOPES: readonly Scope[] = ['markets:read', 'trade:quote', 'trade:execute'];
+
+/** The principal of a wallet session token; WALLET_AUTH_REQUIRED when it is unusable. */
+export async function sessionPrincipal(services: Pick<Services, 'sessions' | 'registration'>, token: string, clientIp: string): Promise<Principal> {
+  const session = await services.sessions.resolve(token);
+  const agent = await services.registration.walletAgent(session.walletAddress, clientIp);
+  // An operator's agent has no derived entitlement: its wallet's session trades like any wallet's.
+  const entitlement = entitlementOf(proofsOf(agent)) ?? { tier: 'execute' as const, scopes: SESSION_SCOPES };
+  return {
+    // Budgets and Idempotency-Keys are the wallet's, whichever of its sessions calls.
+    keyId: `wallet:${session.walletAddress}`,
+    agentId: agent.id,
+    tier: entitlement.tier,
+    scopes: SESSION_SCOPES.filter((s) => entitlement.scopes.includes(s)),
+  };
+}
