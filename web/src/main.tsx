@@ -7,7 +7,9 @@ import { enUS, type Messages } from './i18n/messages/en-US.ts';
 import { LeaderboardPage } from './pages/leaderboard.tsx';
 import { MarketPage } from './pages/market.tsx';
 import { MarketsPage } from './pages/markets.tsx';
+import { DiscoverPage, ProfilePage } from './pages/lazy-pages.tsx';
 import { onLinkClick, routeOf, useLocation, type Route } from './router.ts';
+import { WalletButton } from './wallet/wallet-button.tsx';
 import './styles.css';
 
 const LOCALE_KEY = 'svc.locale';
@@ -75,7 +77,11 @@ function App() {
             <a href="/leaderboard" aria-current={route.page === 'leaderboard' ? 'page' : undefined}>
               {t('nav.leaderboard')}
             </a>
+            <a href="/discover" aria-current={route.page === 'discover' ? 'page' : undefined}>
+              {t('nav.discover')}
+            </a>
           </nav>
+          <WalletButton />
           <div class="locale">
             <label for="locale-select" class="visually-hidden">
               {t('locale.label')}
@@ -106,6 +112,10 @@ function Page({ route, search }: { route: Route; search: string }) {
       return <MarketPage key={route.address} address={route.address} />;
     case 'leaderboard':
       return <LeaderboardPage />;
+    case 'discover':
+      return <DiscoverPage />;
+    case 'profile':
+      return <ProfilePage key={route.address} address={route.address} />;
     default:
       return (
         <div class="page">

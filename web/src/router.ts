@@ -2,14 +2,32 @@
 // history-API navigation with no library: links call navigate(), the back button fires popstate.
 import { useEffect, useState } from 'preact/hooks';
 
-export type Route = { page: 'markets' } | { page: 'market'; address: string } | { page: 'leaderboard' } | { page: 'notFound' };
+export type Route =
+  | { page: 'markets' }
+  | { page: 'market'; address: string }
+  | { page: 'leaderboard' }
+  | { page: 'discover' }
+  | { page: 'profile'; address: string }
+  | { page: 'notFound' };
 
 export function routeOf(pathname: string): Route {
   if (pathname === '/' || pathname === '/markets' || pathname === '/markets/') return { page: 'markets' };
   const market = /^\/markets\/([^/]+)\/?$/.exec(pathname);
   if (market) return { page: 'market', address: decodeURIComponent(market[1]!) };
   if (pathname === '/leaderboard' || pathname === '/leaderboard/') return { page: 'leaderboard' };
+  if (pathname === '/discover' || pathname === '/discover/') return { page: 'discover' };
+  const profile = /^\/profiles\/([^/]+)\/?$/.exec(pathname);
+  if (profile) return { page: 'profile', address: safeDecode(profile[1]!) };
   return { page: 'notFound' };
+}
+
+/** A malformed escape stays as it is (the profile page then refuses it as no address) instead of throwing. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const CHANGE = 'svc:navigate';

@@ -84,9 +84,9 @@ export function LeaderboardPage() {
                     <td>{i18n.number(e.rank)}</td>
                     <td>
                       {e.agentName && <span class="agent-name">{e.agentName} </span>}
-                      <span class="mono" title={e.walletAddress}>
+                      <a class="mono" href={`/profiles/${e.walletAddress.toLowerCase()}`} title={e.walletAddress}>
                         {shortAddress(e.walletAddress)}
-                      </span>
+                      </a>
                     </td>
                     <td>{valueOf(i18n, data, e)}</td>
                   </tr>

@@ -9,6 +9,8 @@ import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { shortAddress } from '../components/util.ts';
 import { useI18n } from '../i18n/i18n.ts';
+import { MarketMainExtras, MarketSideExtras } from './lazy-pages.tsx';
+import { TradePanel } from './lazy-trade.ts';
 
 const MARKETS = '/api/agent/v1/discover/markets';
 
@@ -51,8 +53,10 @@ export function MarketPage({ address }: { address: string }) {
           <PriceChart market={market} />
           <Depth market={market} />
           <RecentTrades market={market} />
+          <MarketMainExtras market={market} />
         </div>
         <aside class="market-side">
+          <TradePanel market={market} />
           <section class="panel" aria-labelledby="outcomes-title">
             <h2 id="outcomes-title">{t('market.outcomes')}</h2>
             <ul class="outcome-list">
@@ -81,6 +85,7 @@ export function MarketPage({ address }: { address: string }) {
               </p>
             )}
           </section>
+          <MarketSideExtras market={market} />
         </aside>
       </div>
     </div>

@@ -1,0 +1,13 @@
+// The read pages and sections that load as their own chunks (docs/web.md "Size"): discover, profiles and the market
+// page's extras are not part of the markets page's first load.
+import { lazyComponent } from '../components/lazy.tsx';
+import { Loading } from '../components/status.tsx';
+import { useI18n } from '../i18n/i18n.ts';
+
+const DiscoverLoading = () => <Loading label={useI18n().t('discover.loading')} />;
+const ProfileLoading = () => <Loading label={useI18n().t('profile.loading')} />;
+
+export const DiscoverPage = lazyComponent(() => import('./discover.tsx').then((m) => m.DiscoverPage), DiscoverLoading);
+export const ProfilePage = lazyComponent(() => import('./profile.tsx').then((m) => m.ProfilePage), ProfileLoading);
+export const MarketMainExtras = lazyComponent(() => import('./market-extras.tsx').then((m) => m.MarketMainExtras));
+export const MarketSideExtras = lazyComponent(() => import('./market-extras.tsx').then((m) => m.MarketSideExtras));
