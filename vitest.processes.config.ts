@@ -12,6 +12,7 @@ export const PROCESS_SUITES = [
   'test/events/restart-resume.test.ts',
   'test/events/two-processes.test.ts',
   'test/cluster/three-processes.test.ts',
+  'test/cluster/workers.test.ts',
   // the operator channel of a real svc start: banner, commands while it runs, a SIGKILLed run's socket
   'test/cli/operator-start.test.ts',
   // restarts within the test process, and locks held by other processes: slow, so with the process suites

@@ -25,6 +25,7 @@ const logger = async (level: string) => (await import('../runtime/logger.ts')).c
 
 const USAGE = `usage:
   svc start                      run the service (embedded PGlite + anvil unless DATABASE_URL / CHAIN_RPC_URL)
+  svc start --workers <n>        run n service processes on one port (needs DATABASE_URL and CHAIN_RPC_URL)
   svc migrate                    apply database migrations
   svc agents create --name <name> [--tier <read-only|propose|execute>] [--scopes a,b] [--wallet <address>] [--label text]
                                  make an agent (tier execute unless named, the tier's scopes unless named) and its
@@ -109,7 +110,7 @@ async function command(argv: string[], io: CliIo, env: Record<string, string | u
   const [name, ...rest] = argv;
   switch (name) {
     case 'start':
-      return start(loadConfig(env));
+      return startCommand(rest, loadConfig(env));
     case 'ledger':
       return ledger(loadConfig(env), rest, io);
     case 'resolution':
@@ -157,9 +158,25 @@ export function operatorCommandRunner(runtime: Runtime): RunOperatorCommand {
     });
 }
 
+/** `svc start [--workers N]`: one process, or a supervisor of N worker processes (src/cli/workers.ts). */
+async function startCommand(args: string[], config: Config): Promise<number> {
+  const { values } = parseArgs({ args, options: { workers: { type: 'string' } }, strict: true });
+  if (values.workers === undefined) return start(config);
+  const { cluster, MAX_WORKERS, superviseWorkers, workersRefusal } = await import('./workers.ts');
+  // A worker runs `svc start` as one process of the supervisor's (its args are the supervisor's: `start`).
+  if (cluster.isWorker) return start(config);
+  const count = /^[0-9]{1,2}$/.test(values.workers) ? Number(values.workers) : NaN;
+  if (!(count >= 1 && count <= MAX_WORKERS)) throw new UsageError(`--workers must be a whole number from 1 to ${MAX_WORKERS}`);
+  const refusal = workersRefusal(config);
+  if (refusal) throw new UsageError(refusal);
+  return superviseWorkers(config, count, (line) => process.stdout.write(`svc: ${line}\n`));
+}
+
 async function start(config: Config): Promise<number> {
   const began = Date.now();
-  const say = (line: string) => process.stdout.write(`svc: ${line}\n`);
+  const { cluster, WORKER_READY } = await import('./workers.ts');
+  const worker = cluster.isWorker ? cluster.worker : undefined;
+  const say = (line: string) => process.stdout.write(`${worker ? `svc[worker ${worker.id}]` : 'svc'}: ${line}\n`);
   // Handlers go in before start-up: a signal during start-up must still stop anvil and release the
   // PGlite lock (Node's default action would exit at once and leave anvil running on its port).
   const started: { runtime?: Runtime; channel?: OperatorChannel } = {};
@@ -187,7 +204,7 @@ async function start(config: Config): Promise<number> {
     process.exit(0);
   }
   try {
-    await runtime.listen();
+    await runtime.listen({ ownInternalPort: worker !== undefined });
   } catch (err) {
     await runtime.close(); // otherwise anvil and PGlite keep the process alive after the error
     throw err;
@@ -197,6 +214,7 @@ async function start(config: Config): Promise<number> {
   const { startBanner } = await import('./banner.ts');
   const facts = { config, seconds: (Date.now() - began) / 1000, rpcUrl: runtime.rpcUrl, embeddedAnvil: runtime.anvil !== null };
   for (const line of startBanner({ ...facts, operator: 'channel' in operator ? { socket: operator.channel.path } : operator })) say(line);
+  worker?.send(WORKER_READY);
   return new Promise<number>(() => undefined); // runs until a signal
 }
 

@@ -2,6 +2,7 @@
  * Composition root: builds the database, the chain (spawning anvil in embedded mode), the operator
  * relayer, the deployments, the services and the HTTP server, and tears them down in reverse.
  */
+import { createServer } from 'node:http';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -141,9 +142,27 @@ export interface Runtime {
   http: FastifyInstance;
   /** Creates the demo markets and trades (svc seed); once per chain unless forced. Returns how many it created. */
   seed(force: boolean): Promise<number>;
-  /** Starts listening; resolves to the bound address. */
-  listen(): Promise<string>;
+  /**
+   * Starts listening; resolves to the bound address. `ownInternalPort`: the port is shared by several processes
+   * (`svc start --workers N`), so calls forwarded to this one come to a port of its own on 127.0.0.1.
+   */
+  listen(opts?: { ownInternalPort?: boolean }): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * A port of this process alone on 127.0.0.1 that serves the same routes (its public port is shared with other worker
+ * processes, which would hand a forwarded call to any of them): `exclusive`, so the cluster module does not share it.
+ */
+async function listenInternally(http: FastifyInstance): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => http.server.emit('request', req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => resolve());
+  });
+  const bound = server.address();
+  const port = typeof bound === 'object' && bound ? bound.port : 0;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /**
@@ -539,7 +558,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         provider: config.economy.stripe ? createStripeProvider(config.economy.stripe) : null,
         terms: { priceUsdcPerPm: config.economy.priceUsdcPerPm, bundlesUsd: config.economy.bundlesUsd, cap: config.economy.cap, relayMinPayment: config.economy.relayMinPayment },
         // Where the provider sends the buyer back; {CHECKOUT_SESSION_ID} is the provider's own placeholder.
-        returnUrls: { success: `${config.publicBaseUrl}/?purchase={CHECKOUT_SESSION_ID}`, cancel: `${config.publicBaseUrl}/?purchase=cancelled` },
+        // The web app's Buy PM page shows the purchase on return (docs/web.md "Buying PM").
+        returnUrls: { success: `${config.publicBaseUrl}/buy?purchase={CHECKOUT_SESSION_ID}`, cancel: `${config.publicBaseUrl}/buy?purchase=cancelled` },
         currentGrant: config.ledger.signupGrant,
       }),
       faucet: createFaucetService({ db: database.db, relayer, chainId: config.chain.id, collateral, rateLimits, clock, guard: chainService.guard, off: faucetOffReason(config.environment, config.chain.mode) }),
@@ -689,12 +709,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       documents,
       http,
       seed,
-      listen: async () => {
+      listen: async (opts = {}) => {
         const address = await http.listen({ port: config.port, host: config.host });
         // Where the other processes forward requests for the books this one owns.
         const bound = http.server.address();
         const port = typeof bound === 'object' && bound ? bound.port : config.port;
-        await joined.setUrl(config.cluster.internalUrl ?? `http://127.0.0.1:${port}`);
+        const own = !config.cluster.internalUrl && opts.ownInternalPort ? await listenInternally(http) : null;
+        if (own) cleanups.push(own.close);
+        await joined.setUrl(config.cluster.internalUrl ?? own?.url ?? `http://127.0.0.1:${port}`);
         return address;
       },
       close: closeAll,
