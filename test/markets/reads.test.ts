@@ -185,6 +185,19 @@ describe('GET /discover/markets: sorts and pages', () => {
     expect(byVolume.body.nextCursor).toBeNull();
   });
 
+  it('sort=volume_24h compares whole tokens across collaterals: 200 PM ranks below 300 USDC and above 100 USDC', async () => {
+    const category = freshCategory();
+    const [usdc300, pm200, usdc100] = [await seedMarket(server, { category }), await seedMarket(server, { category, collateral: 'PM' }), await seedMarket(server, { category })] as MarketRow[];
+    const at = new Date(now().getTime() - HOUR);
+    await seedTrade(server, usdc300!, { cost: 300n * USDC, at, pricesAfter: [WAD / 2n, WAD / 2n] });
+    // 200 PM is 2·10^20 base units (18 decimals), far more base units than 300 USDC (3·10^8).
+    await seedTrade(server, pm200!, { cost: 200n * WAD, shares: 400n * WAD, at, pricesAfter: [WAD / 2n, WAD / 2n] });
+    await seedTrade(server, usdc100!, { cost: 100n * USDC, at, pricesAfter: [WAD / 2n, WAD / 2n] });
+    const byVolume = await get(`/discover/markets?${q({ category, sort: 'volume_24h' })}`);
+    expect(addresses(byVolume.body)).toEqual([usdc300, pm200, usdc100].map((m) => m!.address));
+    expect(byVolume.body.markets.map((m: { volume24h: string }) => m.volume24h)).toEqual([String(300n * USDC), String(200n * WAD), String(100n * USDC)]);
+  });
+
   it('sort=closing_soon lists open markets by close time; resolved_newest resolved and void markets, latest close first', async () => {
     const category = freshCategory();
     const t = now().getTime();

@@ -39,7 +39,7 @@ async function seed(): Promise<void> {
     await seedTrade(server, eth, { outcome: i % 3 === 2 ? 1 : 0, isBuy: true, shares: 40n * USDC, pricesAfter: [(WAD * p) / 100n, (WAD * (100n - p)) / 100n], at: new Date(now.getTime() - (6 - i) * 2 * HOUR) });
   }
   const derby = await seedMarket(server, { question: 'Who wins the city derby: home, away or a draw?', category: 'SPORTS', outcomes: ['Home', 'Away', 'Draw'], collateral: 'PM', createdAt: new Date(now.getTime() - 29 * HOUR) });
-  // Traded before the last 24 h: the volume_24h sort compares base units across collaterals, and PM has 18 decimals.
+  // Traded before the last 24 h: no 24 h volume.
   await seedTrade(server, derby, { outcome: 2, shares: 5n * WAD, cost: 2n * WAD, pricesAfter: [(WAD * 30n) / 100n, (WAD * 30n) / 100n, (WAD * 40n) / 100n], at: new Date(now.getTime() - 26 * HOUR) });
   await seedMarket(server, { question: 'Did the central bank cut rates in March?', category: 'FINANCE', state: 'resolved', createdAt: new Date(now.getTime() - 28 * HOUR), closeTime: new Date(now.getTime() - 2 * HOUR) });
   await seedMarket(server, { question: 'Will the open model top the leaderboard?', category: 'TECH', pricingModel: 'ORDERBOOK', createdAt: new Date(now.getTime() - 27 * HOUR), closeTime: new Date(now.getTime() + 5 * HOUR) });

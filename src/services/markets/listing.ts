@@ -124,8 +124,23 @@ export function decodeCursor(cursor: string): string {
   return match[1]!;
 }
 
+/** The decimals of each collateral symbol markets may hold (USDC 6, PM 18, the order books' PLAY 6). */
+export type CollateralDecimals = Readonly<Record<string, number>>;
+
+/** Decimals everything is scaled to when volumes of several collaterals are compared. */
+const COMMON_DECIMALS = 18;
+
+/**
+ * A market's volume in base units of a common 18 decimals: what the volume_24h sort compares, so that markets of
+ * several collaterals rank by whole tokens (one PM counts as one USDC), not by base units (docs/markets.md).
+ */
+function commonVolume(volume: RawBuilder<unknown>, decimals: CollateralDecimals) {
+  const scales = Object.entries(decimals).map(([symbol, d]) => sql`WHEN ${symbol} THEN ${(10n ** BigInt(COMMON_DECIMALS - Math.min(d, COMMON_DECIMALS))).toString()}::numeric`);
+  return scales.length === 0 ? volume : sql`${volume} * (CASE m.collateral_symbol ${sql.join(scales, sql` `)} ELSE 1 END)`;
+}
+
 /** One page of listed markets in the requested order. */
-export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<ListingPage> {
+export async function listMarkets(db: Kysely<DB>, req: ListingRequest, decimals: CollateralDecimals = {}): Promise<ListingPage> {
   if (req.cursor !== undefined && req.sort !== 'new') {
     throw problem('INVALID_QUERY', `cursor pages only sort=new; sort=${req.sort} returns one page (use the limit)`, {
       errors: [{ path: 'query.cursor', message: 'cursor is valid only with sort=new' }],
@@ -150,7 +165,7 @@ export async function listMarkets(db: Kysely<DB>, req: ListingRequest): Promise<
     case 'volume_24h':
       qb = qb
         .leftJoin(volumesAt(req.now).as('v'), (join) => join.onRef('v.chain_id', '=', 'm.chain_id').onRef('v.market', '=', 'm.address'))
-        .orderBy(sql`coalesce(v.volume, 0)`, 'desc')
+        .orderBy(commonVolume(sql`coalesce(v.volume, 0)`, decimals), 'desc')
         .orderBy('m.id', 'desc');
       break;
   }

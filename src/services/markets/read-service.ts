@@ -4,7 +4,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChainService } from '../chain/chain-service.ts';
-import { countLiveMarkets, countMarkets, listMarkets, listSitemap, volume24hOf, type ListingFilter, type ListingRequest } from './listing.ts';
+import { countLiveMarkets, countMarkets, listMarkets, listSitemap, volume24hOf, type CollateralDecimals, type ListingFilter, type ListingRequest } from './listing.ts';
+import { PLAY_MONEY } from '../orderbook/markets.ts';
 import { findMarket, findMarketByExternalId, marketChart, marketComments, marketDepth, marketHolders, marketTrades, relatedMarkets, type ChartWindow } from './market-reads.ts';
 import type { MarketRow } from './records.ts';
 import { readCreatorFunds, type CreatorFunds } from './creator-funds.ts';
@@ -33,10 +34,15 @@ export interface MarketReadService {
   creatorFunds(p: { principal: Principal; provenWallet: string | null; chainId?: number }): Promise<CreatorFunds>;
 }
 
+/** The decimals of every collateral a market may hold: the served chain's tokens and the order books' play money. */
+function collateralDecimals(chain: ChainService): CollateralDecimals {
+  return { ...Object.fromEntries(chain.collateral().map((c) => [c.symbol, c.decimals])), [PLAY_MONEY.symbol]: PLAY_MONEY.decimals };
+}
+
 export function createMarketReadService(deps: { db: Kysely<DB>; chain: ChainService }): MarketReadService {
   const { db, chain } = deps;
   return {
-    list: (req) => listMarkets(db, req),
+    list: (req) => listMarkets(db, req, collateralDecimals(chain)),
     count: (filter, now) => countMarkets(db, filter, now),
     sitemap: () => listSitemap(db),
     liveCount: (p) => countLiveMarkets(db, p),

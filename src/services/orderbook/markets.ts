@@ -7,9 +7,10 @@
  * markets. docs/orderbook.md "Markets".
  */
 import { parseAbiItem, parseEventLogs, type TransactionReceipt } from 'viem';
+import { COLLATERAL_DECIMALS } from '../../core/ledger/types.ts';
 
 /** Collateral of every order-book market: the ledger's play money (asset 0); it has no token address. */
-export const PLAY_MONEY = { symbol: 'PLAY', token: '0x0000000000000000000000000000000000000000' } as const;
+export const PLAY_MONEY = { symbol: 'PLAY', token: '0x0000000000000000000000000000000000000000', decimals: COLLATERAL_DECIMALS } as const;
 
 /** IOrderBookMarketFactory.MarketCreated (contracts/orderbook/interfaces/IOrderBookMarketFactory.sol). */
 export const ORDERBOOK_MARKET_CREATED = parseAbiItem(
