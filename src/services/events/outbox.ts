@@ -47,14 +47,23 @@ export async function appendEvent(trx: Transaction<DB>, clock: Clock, event: New
  */
 export async function appendEvents(trx: Transaction<DB>, clock: Clock, events: readonly NewEvent[]): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const counter = await trx
-    .updateTable('event_sequence')
-    .set({ last_seq: sql<string>`last_seq + ${events.length}` })
-    .where('id', '=', 1)
-    .returning('last_seq')
-    .executeTakeFirstOrThrow();
-  const first = BigInt(counter.last_seq) - BigInt(events.length) + 1n;
   const createdAt = clock.now();
+  // One statement: the counter moved by the count, the rows numbered from it, and the NOTIFY delivered at commit to
+  // every process LISTENing (docs/events.md "Several processes"; a rollback sends nothing).
+  const n = events.length;
+  const values = events.map(
+    (e, i) => sql`(${i + 1}::bigint, ${e.type}::text, ${e.chainId ?? null}::int, ${e.marketAddress ?? null}::text, ${e.agentId ?? null}::uuid, ${JSON.stringify(e.payload)}::jsonb)`,
+  );
+  const counted = await sql<{ last_seq: string }>`
+    WITH c AS (UPDATE event_sequence SET last_seq = last_seq + ${n}::bigint WHERE id = 1 RETURNING last_seq),
+    i AS (
+      INSERT INTO events (seq, type, chain_id, market_address, agent_id, payload, created_at)
+      SELECT c.last_seq - ${n}::bigint + v.ord, v.type, v.chain_id, v.market_address, v.agent_id, v.payload, ${createdAt}::timestamptz
+        FROM c, (VALUES ${sql.join(values)}) AS v (ord, type, chain_id, market_address, agent_id, payload))
+    SELECT c.last_seq::text AS last_seq, pg_notify(${EVENTS_CHANNEL}, c.last_seq::text) FROM c`.execute(trx);
+  const last = counted.rows[0];
+  if (!last) throw new Error('event_sequence has no row 1');
+  const first = BigInt(last.last_seq) - BigInt(n) + 1n;
   const stored: StoredEvent[] = events.map((event, i) => ({
     seq: first + BigInt(i),
     type: event.type,
@@ -64,21 +73,5 @@ export async function appendEvents(trx: Transaction<DB>, clock: Clock, events: r
     payload: event.payload,
     createdAt,
   }));
-  // Delivered at commit to every process LISTENing (docs/events.md "Several processes"); a rollback sends nothing.
-  await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${stored.at(-1)!.seq.toString()})`.execute(trx);
-  await trx
-    .insertInto('events')
-    .values(
-      stored.map((e) => ({
-        seq: e.seq.toString(),
-        type: e.type,
-        chain_id: e.chainId,
-        market_address: e.marketAddress,
-        agent_id: e.agentId,
-        payload: JSON.stringify(e.payload),
-        created_at: e.createdAt,
-      })),
-    )
-    .execute();
   return stored;
 }
