@@ -1,0 +1,85 @@
+// The PGlite dialect's kept (named prepared) statements (src/db/pglite-dialect.ts): a statement run again is the
+// kept one; values and rows come out as PGlite's query() gives them; a schema change is never answered from a stale
+// statement; errors keep their SQLSTATE and leave the session usable; at most 500 are kept.
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/index.ts';
+import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
+import { blankPGlite } from '../support/pglite-template.ts';
+
+describe('PGlite kept statements', () => {
+  let database: Database;
+  const db = () => database.db;
+  const kept = async () => (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(db())).rows.map((r) => r.statement);
+
+  beforeAll(async () => {
+    database = await blankPGlite();
+    await sql`CREATE TABLE t (id int PRIMARY KEY, label text, amount numeric(78, 0), big bigint, doc jsonb, tags text[], at timestamptz, ok boolean)`.execute(db());
+  });
+  afterAll(async () => database?.close());
+
+  it('keeps a statement once and runs it again with other values; values and rows are what query() gives', async () => {
+    const at = new Date('2026-11-24T12:00:00.000Z');
+    const insert = (id: number, label: string | null) =>
+      sql`INSERT INTO t (id, label, amount, big, doc, tags, at, ok) VALUES (${id}, ${label}, ${'123456789012345678901234567890'}, ${9007199254740993n}, ${JSON.stringify({ a: [1, 'x'] })}, ${['p', 'q']}::text[], ${at}, ${true})`.execute(db());
+    await insert(1, 'one');
+    await insert(2, null);
+    const select = (id: number) => sql<Record<string, unknown>>`SELECT * FROM t WHERE id = ${id}`.execute(db());
+    const [one, two] = [(await select(1)).rows[0], (await select(2)).rows[0]];
+    expect(one).toEqual({ id: 1, label: 'one', amount: '123456789012345678901234567890', big: '9007199254740993', doc: { a: [1, 'x'] }, tags: ['p', 'q'], at, ok: true });
+    expect(two).toMatchObject({ id: 2, label: null });
+    // Each text is kept once, whatever the values.
+    const statements = await kept();
+    expect(statements.filter((s) => s.startsWith('SELECT * FROM t WHERE id = $1'))).toHaveLength(1);
+    expect(statements.filter((s) => s.startsWith('INSERT INTO t'))).toHaveLength(1);
+    const updated = await sql`UPDATE t SET label = ${'uno'} WHERE id = ${1}`.execute(db());
+    expect(updated.numAffectedRows).toBe(1n);
+  });
+
+  it('answers the new shape after a schema change, through the dialect or behind its back', async () => {
+    const all = async () => (await sql<Record<string, unknown>>`SELECT * FROM t WHERE id = ${1}`.execute(db())).rows[0]!;
+    expect(Object.keys(await all())).not.toContain('extra');
+    await sql`ALTER TABLE t ADD COLUMN extra int DEFAULT 7`.execute(db());
+    expect((await all()).extra).toBe(7);
+
+    // On a session whose schema changes without the dialect seeing it: the kept statement is refused (its result type
+    // changed) and prepared again.
+    const pglite = await PGlite.create('memory://');
+    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
+    try {
+      await pglite.exec('CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1)');
+      const row = async () => (await sql<Record<string, unknown>>`SELECT * FROM u WHERE id = ${1}`.execute(own)).rows[0]!;
+      expect(await row()).toEqual({ id: 1 });
+      await pglite.exec('ALTER TABLE u ADD COLUMN later text DEFAULT \'x\'');
+      expect(await row()).toEqual({ id: 1, later: 'x' });
+    } finally {
+      await own.destroy();
+    }
+  });
+
+  it('keeps the SQLSTATE of an error, and the session (or its transaction, once rolled back) goes on', async () => {
+    const dup = await sql`INSERT INTO t (id) VALUES (${1})`.execute(db()).catch((err: unknown) => err);
+    expect((dup as { code?: string }).code).toBe('23505');
+    await expect(
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`INSERT INTO t (id) VALUES (${50})`.execute(trx);
+          await sql`INSERT INTO t (id) VALUES (${50})`.execute(trx);
+        }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect((await sql<{ n: string }>`SELECT count(*)::text AS n FROM t WHERE id = ${50}`.execute(db())).rows[0]!.n).toBe('0');
+    const bad = await sql`SELECT nope FROM t WHERE id = ${1}`.execute(db()).catch((err: unknown) => err);
+    expect((bad as { code?: string }).code).toBe('42703');
+    expect((await sql<{ id: number }>`SELECT id FROM t WHERE id = ${1}`.execute(db())).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('keeps at most 500 statements, closing the least recently used', async () => {
+    for (let i = 0; i < 520; i++) await sql`SELECT ${sql.raw(String(i))} AS n, ${1}::int AS one`.execute(db());
+    const statements = await kept();
+    expect(statements.length).toBeLessThanOrEqual(500);
+    expect(statements).toContain('SELECT 519 AS n, $1::int AS one');
+    expect(statements).not.toContain('SELECT 0 AS n, $1::int AS one');
+  });
+});
