@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { WS_PATH } from '../src/api/events/transports.ts';
 import { envelopeOf } from '../src/core/events/envelope.ts';
+import { TIER_DEFAULT_SCOPES } from '../src/core/scopes.ts';
 import { appendEvent } from '../src/services/events/outbox.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { intFromEnv, runIfMain, withCleanups } from './scope.ts';
@@ -87,7 +88,7 @@ const payloadOf = (run: string, i: number) => ({ bench: run, i, question: `Will 
 // ---- the client process ------------------------------------------------------------------------------------------
 
 type ToClient =
-  | { id: number; op: 'open'; set: string; url: string; n: number }
+  | { id: number; op: 'open'; set: string; url: string; n: number; key?: string }
   | { id: number; op: 'clock' }
   | { id: number; op: 'arm'; set: string; run: string; m: number }
   | { id: number; op: 'finish'; commits: number[] };
@@ -133,12 +134,12 @@ function clientProcess(): void {
   let armed: Armed | null = null;
   const closedEarly: string[] = [];
 
-  const open = async (set: string, url: string, n: number): Promise<void> => {
+  const open = async (set: string, url: string, n: number, key?: string): Promise<void> => {
     const sockets: WebSocket[] = new Array<WebSocket>(n);
     sets.set(set, sockets);
     const one = (c: number) =>
       new Promise<void>((resolve, reject) => {
-        const ws = new WebSocket(url, { perMessageDeflate: false });
+        const ws = new WebSocket(url, { perMessageDeflate: false, headers: key ? { authorization: `Bearer ${key}` } : {} });
         sockets[c] = ws;
         let subscribed = false;
         ws.once('open', () => ws.send(JSON.stringify({ op: 'subscribe' })));
@@ -224,7 +225,7 @@ function clientProcess(): void {
       switch (msg.op) {
         case 'open': {
           const t0 = performance.now();
-          await open(msg.set, msg.url, msg.n);
+          await open(msg.set, msg.url, msg.n, msg.key);
           return { ms: performance.now() - t0 };
         }
         case 'clock':
@@ -334,7 +335,9 @@ export async function benchEvents(opts: EventsBenchOptions): Promise<EventsBench
     const clock = await clockOffset(clients);
 
     log(`bench: events: opening ${n} subscribers to svc (${WS_PATH}) and ${n} to the ws anchor`);
-    const svcOpen = await clients.call({ op: 'open', set: 'svc', url: `ws://127.0.0.1:${address.port}${WS_PATH}`, n });
+    // With a key: keyless subscribers are capped per client address (docs/events.md), and these all come from one.
+    const { key } = await runtime.services.keys.create({ tier: 'read-only', scopes: [...TIER_DEFAULT_SCOPES['read-only']] });
+    const svcOpen = await clients.call({ op: 'open', set: 'svc', url: `ws://127.0.0.1:${address.port}${WS_PATH}`, n, key });
     const anchorOpen = await clients.call({ op: 'open', set: 'anchor', url: anchor.url, n });
 
     const { db } = runtime.database;

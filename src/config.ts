@@ -78,6 +78,7 @@ const EnvSchema = z.object({
   MARKET_SCHEDULER_MS: int(z.number().int().min(50).max(60_000)).default(5000),
   EVENTS_HEARTBEAT_MS: int(z.number().int().min(20).max(300_000)).default(15_000),
   EVENTS_MAX_BUFFERED_BYTES: int(z.number().int().min(1_024).max(64 * 1024 * 1024)).default(1024 * 1024),
+  EVENTS_MAX_KEYLESS_PER_ADDRESS: int(z.number().int().min(1).max(10_000)).default(16),
   /** Webhooks may target loopback, private and link-local addresses (a receiver on this machine); refused when live. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   /** 32 random bytes (64 hex digits) the webhook signing secrets are sealed under; default: derived from the operator key. */
@@ -229,7 +230,7 @@ export interface Config {
   sessionTtlHours: number;
   markets: { indexerPollMs: number; schedulerMs: number; seedDemo: boolean };
   /** WebSocket and SSE (docs/events.md): heartbeat interval, and the buffer past which a slow subscriber is closed. */
-  events: { heartbeatMs: number; maxBufferedBytes: number };
+  events: { heartbeatMs: number; maxBufferedBytes: number; maxKeylessPerAddress: number };
   /** Webhooks (docs/events.md "Webhooks"): private targets allowed (never live), the sealing key (hex; else from the operator key), the dispatch interval. */
   webhooks: { allowPrivateTargets: boolean; secretKeyHex?: string; dispatchIntervalMs: number };
   /** The play-money ledger's batcher: commit mode and when a batch closes (by size or by age). */
@@ -350,7 +351,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     sessionTtlHours: e.SESSION_TTL_HOURS,
     markets: { indexerPollMs: e.INDEXER_POLL_MS, schedulerMs: e.MARKET_SCHEDULER_MS, seedDemo: e.SEED_DEMO_MARKETS },
-    events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, maxBufferedBytes: e.EVENTS_MAX_BUFFERED_BYTES },
+    events: { heartbeatMs: e.EVENTS_HEARTBEAT_MS, maxBufferedBytes: e.EVENTS_MAX_BUFFERED_BYTES, maxKeylessPerAddress: e.EVENTS_MAX_KEYLESS_PER_ADDRESS },
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, secretKeyHex: e.WEBHOOK_SECRET_KEY, dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS },
     ledger: { mode: e.LEDGER_MODE, batchMaxOps: e.LEDGER_BATCH_MAX_OPS, batchIntervalMs: e.LEDGER_BATCH_INTERVAL_MS, signupGrant: e.LEDGER_SIGNUP_GRANT },
     registrationPaths: e.REGISTRATION_PATHS,

@@ -3,6 +3,8 @@
  * {prefix}/events/ws, both over the outbox through openEventStream (gap-free, resumable by sequence, private events to
  * their agent only). Not capabilities: streams, REST-only by the spec (GET /events/discovery describes them). An API
  * key is optional: without one a subscriber receives public events; with one, also its agent's private events. A
+ * keyless subscriber (the web app's pages, docs/web.md "Live updates") is charged the read-only tier's read budget of
+ * its client address per connection, and one address holds at most EVENTS_MAX_KEYLESS_PER_ADDRESS at once. A
  * subscriber that cannot keep up (its socket's buffer passes EVENTS_MAX_BUFFERED_BYTES) is closed with the sequence to
  * resume from, and never slows anyone else.
  */
@@ -14,12 +16,15 @@ import { z } from 'zod';
 import { problem } from '../../core/error-codes.ts';
 import { isProblemError, type ProblemError } from '../../core/errors.ts';
 import type { EventEnvelope, EventFilter } from '../../core/events/envelope.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { EventStream } from '../../services/events/stream.ts';
 import type { Services } from '../../services/services.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../pipeline/problem.ts';
 import { credentialOf } from '../http/request.ts';
+import { chargeBudget } from '../../services/rate-limit/charge.ts';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
 
 export const EVENTS_PREFIX = '/api/agent/v1/events';
 export const SSE_PATH = `${EVENTS_PREFIX}/stream`;
@@ -76,14 +81,55 @@ async function principalOf(services: Services, credential: string | undefined): 
   return credential === undefined ? null : services.keys.authenticate(credential);
 }
 
-export function registerEventTransports(app: FastifyInstance, deps: { services: Services; log: Logger; publicBaseUrl: string }): { close(): Promise<void> } {
+/**
+ * Keyless subscribers by client address: a new one is charged the read-only tier's read budget of its address (the
+ * budget a visitor's reads spend: anyone may open a connection without a key) and refused past `maxPerAddress` open
+ * at once, both with 429 RATE_LIMITED. Answers the release to call when the connection ends.
+ */
+function keylessGate(services: Services, clock: Clock, maxPerAddress: number) {
+  const open = new Map<string, number>();
+  const limit = RATE_LIMITS['read-only'].read;
+  return async (ip: string): Promise<() => void> => {
+    await chargeBudget(
+      { rateLimits: services.rateLimits, clock },
+      { bucket: `visitor-ip:${ip}:read`, limit, windowMs: RATE_WINDOW_MS, spent: (retryAfter) => `read budget of ${limit} requests per 60 s is spent; retry after ${retryAfter} s` },
+    );
+    const held = open.get(ip) ?? 0;
+    if (held >= maxPerAddress) {
+      throw problem('RATE_LIMITED', `an address holds at most ${maxPerAddress} event streams without an API key; close one, or send a key`, {
+        headers: { 'Retry-After': '5' },
+        extensions: { reason: 'KEYLESS_STREAMS_PER_ADDRESS', limit: maxPerAddress },
+      });
+    }
+    open.set(ip, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (open.get(ip) ?? 1) - 1;
+      if (n <= 0) open.delete(ip);
+      else open.set(ip, n);
+    };
+  };
+}
+
+/** The client address of an upgrade request, as Fastify's req.ip gives it for the other routes. */
+function upgradeIp(req: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return first || req.socket.remoteAddress || 'unknown';
+}
+
+export function registerEventTransports(app: FastifyInstance, deps: { services: Services; clock: Clock; log: Logger; publicBaseUrl: string; trustProxy: boolean }): { close(): Promise<void> } {
   const settings = deps.services.eventStreams.settings;
   const open = new Set<{ close(reason: string): void }>();
+  const admitKeyless = keylessGate(deps.services, deps.clock, settings.maxKeylessPerAddress);
 
   // ---- Server-Sent Events -------------------------------------------------------------------------------------
   app.get(SSE_PATH, async (req: FastifyRequest, reply: FastifyReply) => {
     let principal: Principal | null;
     let sub: Subscribe;
+    let release = () => {};
     try {
       principal = await principalOf(deps.services, credentialOf(req));
       const q = req.query as Record<string, unknown>;
@@ -101,6 +147,7 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
       if (unknown.length > 0) throw problem('INVALID_QUERY', `unknown query parameter ${unknown.join(', ')}`, { errors: unknown.map((k) => ({ path: k, message: 'unknown field' })) });
       if (!parsed.success) throw invalid(parsed.error, 'query');
       sub = parsed.data;
+      if (principal === null) release = await admitKeyless(req.ip);
     } catch (err) {
       if (!isProblemError(err)) throw err;
       return reply.code(err.status).headers(err.headers ?? {}).type(PROBLEM_CONTENT_TYPE).send(problemBody(err, deps.publicBaseUrl, req.id));
@@ -118,6 +165,7 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
       clearInterval(heartbeat);
       stream?.close();
       open.delete(handle);
+      release();
       if (closing) raw.write(`event: closing\ndata: ${JSON.stringify(closing)}\n\n`);
       raw.end();
     };
@@ -144,7 +192,7 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const refuse = (socket: Duplex, status: number, body: Record<string, unknown>) => {
     const json = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${({ 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+    socket.end(`HTTP/1.1 ${status} ${({ 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
   };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
@@ -152,8 +200,10 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
     if (path !== WS_PATH) return refuse(socket, 404, { code: 'NOT_FOUND', status: 404, detail: `WebSocket is served at ${WS_PATH} only` });
     void (async () => {
       let principal: Principal | null;
+      let release = () => {};
       try {
         principal = await principalOf(deps.services, credentialOf({ headers: req.headers } as FastifyRequest));
+        if (principal === null) release = await admitKeyless(upgradeIp(req, deps.trustProxy));
       } catch (err) {
         if (!isProblemError(err)) {
           deps.log.error({ err }, 'events: websocket authentication failed');
@@ -161,7 +211,11 @@ export function registerEventTransports(app: FastifyInstance, deps: { services: 
         }
         return refuse(socket, err.status, problemBody(err, deps.publicBaseUrl, 'ws') as Record<string, unknown>);
       }
-      wss.handleUpgrade(req, socket, head, (ws) => connection(ws, principal));
+      socket.once('close', release);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.once('close', release);
+        connection(ws, principal);
+      });
     })();
   };
   app.server.on('upgrade', onUpgrade);

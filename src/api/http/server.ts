@@ -107,7 +107,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
               capability: cap,
               credential,
               // A key, when sent, wins: the session of a walletSession capability is read (and its CSRF guard asked) only without one.
-              walletCredential: cap.walletAuth ? walletCredentialOf(req) : cap.walletSession && credential === undefined ? actingSessionOf(req) : undefined,
+              // Without a key the session is the caller, and a cookie write must carry the CSRF guard (economy, docs/web.md).
+              walletCredential: cap.walletSession && credential === undefined ? actingSessionOf(req) : cap.walletAuth ? walletCredentialOf(req) : undefined,
               visitor: visitorOf(req),
               ip: req.ip,
               idempotencyKey: header(req, 'idempotency-key'),
@@ -142,7 +143,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
   // Before the listener stops: open SSE streams would otherwise hold close() forever.
   app.addHook('preClose', () => mcp.close());
-  const events = registerEventTransports(app, { services: deps.services, log: deps.log, publicBaseUrl: deps.publicBaseUrl });
+  const events = registerEventTransports(app, { services: deps.services, log: deps.log, publicBaseUrl: deps.publicBaseUrl, trustProxy: deps.trustProxy, clock: deps.clock });
   app.addHook('preClose', () => events.close());
 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).

@@ -1,7 +1,7 @@
 /**
  * A wallet session as the principal of the trading loop (capabilities with walletSession: 'principal'; docs/web.md
  * "Trading with a wallet session"): the agent bound to the session's wallet, with what that agent's keys may do,
- * narrowed to trading, and a rate budget of its own per wallet.
+ * narrowed to trading and its own money out, and a rate budget of its own per wallet.
  */
 import { entitlementOf } from '../../core/entitlement.ts';
 import type { Principal } from '../../core/principal.ts';
@@ -9,8 +9,12 @@ import type { Scope } from '../../core/scopes.ts';
 import { proofsOf } from '../../services/identity/agents.ts';
 import type { Services } from '../../services/services.ts';
 
-/** What a session may do at most: read markets, quote, trade (never keys, webhooks, market creation or claims). */
-export const SESSION_SCOPES: readonly Scope[] = ['markets:read', 'trade:quote', 'trade:execute'];
+/**
+ * What a session may do at most: read markets, quote, trade; read its own wallet's payouts and creator funds and claim
+ * or collect them (they pay that wallet only); take the resolution steps its wallet signs or pays for. Never keys,
+ * webhooks, social writes or market creation. docs/web.md "Trading with a wallet session".
+ */
+export const SESSION_SCOPES: readonly Scope[] = ['markets:read', 'trade:quote', 'trade:execute', 'portfolio:read', 'fees:claim', 'resolution:execute'];
 
 /** The principal of a wallet session token; WALLET_AUTH_REQUIRED when it is unusable. */
 export async function sessionPrincipal(services: Pick<Services, 'sessions' | 'registration'>, token: string, clientIp: string): Promise<Principal> {

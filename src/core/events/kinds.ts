@@ -26,6 +26,14 @@ export const EVENT_KINDS: readonly EventKind[] = [
   { type: 'market.live', private: false, description: 'the market became tradeable (its creation receipt)', emittedBy: 'commit-deploy or the indexer', data: object({ question: str, creatorAddress: address }) },
   { type: 'market.challengeWindowOpened', private: false, description: 'the creator proposed an outcome (1-indexed; 0 void)', emittedBy: 'the indexer (ResolutionProposed)', data: object({ outcome: int, isVoid: bool, challengeDeadline: iso, eligibleAt: iso }, ['outcome']) },
   { type: 'market.resolution_due', private: false, description: 'resolveBy approaches', emittedBy: 'the lifecycle scheduler', data: object({ question: str, resolveBy: iso, resolveFrom: nullable(iso), creatorAddress: address }) },
+  {
+    type: 'market.trade',
+    private: false,
+    description:
+      "a trade: kind lmsr when the indexer records an LMSR market's Trade log (txHash, logIndex, trader, cost, pricesAfter; a reorg may take it back), kind orderbook for each fill of an order-book market (fillId, price; side is the taker's). Shares in base units. A hint to read the market again",
+    emittedBy: 'the indexer (Trade) and the order loop (fills)',
+    data: object({ kind: { enum: ['lmsr', 'orderbook'] }, outcome: int, side: { enum: ['buy', 'sell'] }, shares: str }),
+  },
   { type: 'market.resolved', private: false, description: 'the market resolved (0 = void: every share redeems an equal split)', emittedBy: 'the indexer (MarketResolved)', data: object({ outcome: int, isVoid: bool }, ['outcome']) },
   {
     type: 'market.cancelled',

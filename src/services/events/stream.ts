@@ -56,8 +56,11 @@ export async function openEventStream(deps: { bus: EventBus; db: Kysely<DB> }, o
 }
 
 export interface EventStreamService {
-  /** Heartbeat interval, and the unsent buffer past which a slow subscriber is closed (EVENTS_* settings). */
-  readonly settings: { heartbeatMs: number; maxBufferedBytes: number };
+  /**
+   * Heartbeat interval, the unsent buffer past which a slow subscriber is closed, and the keyless subscribers one client
+   * address may hold at once (EVENTS_* settings).
+   */
+  readonly settings: { heartbeatMs: number; maxBufferedBytes: number; maxKeylessPerAddress: number };
   open(opts: OpenStreamOptions, onEvent: (e: EventEnvelope) => void | Promise<void>): Promise<EventStream>;
 }
 

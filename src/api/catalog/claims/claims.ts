@@ -52,6 +52,7 @@ export const claimsAvailable = defineCapability({
   scopes: ['portfolio:read'],
   rateClass: 'read',
   idempotent: true,
+  walletSession: 'principal',
   mcp: { tool: 'svc_get_claims_available' },
   input: { query: z.strictObject({ cursor: Cursor.optional(), limit: Limit }) },
   output: z.object({
@@ -80,6 +81,7 @@ export const claimsSimulate = defineCapability({
   rateClass: 'read',
   idempotent: true,
   effect: 'read',
+  walletSession: 'principal',
   mcp: { tool: 'svc_claims_simulate' },
   input: { body: ClaimBody },
   output: z.object({
@@ -109,6 +111,7 @@ export const claimsBatch = defineCapability({
   rateClass: 'write',
   idempotent: false,
   needsChain: 'the redemptions are sent to the chain at once',
+  walletSession: 'principal',
   mcp: { tool: 'svc_claims_batch' },
   mcpElevation: { scope: 'fees:claim' },
   input: { body: ClaimBody },

@@ -26,6 +26,7 @@ export const collectCreatorFunds = defineCapability({
   rateClass: 'write',
   idempotent: false,
   needsChain: 'the collections are sent to the chain at once',
+  walletSession: 'principal',
   mcp: { tool: 'svc_trade_creator_funds_collect' },
   mcpElevation: { scope: 'fees:claim', walletRequired: true },
   input: { body: z.strictObject({ chainId: ChainId.optional(), marketAddresses: z.array(EvmAddress).min(1).max(100).optional() }) },

@@ -6,7 +6,7 @@ import { CardPurchaseResponse, CardSessionIdParam, CheckoutSessionBody, Purchase
 import { z } from 'zod';
 
 const WALLET =
-  'Sign in with Sign-In with Ethereum (POST /api/auth/verify) and send the session as the svc_session cookie (cookieAuth) or the Svc-Wallet-Session header (developerAuthHeader), besides the API key; no usable session is 401 WALLET_AUTH_REQUIRED.';
+  'Sign in with Sign-In with Ethereum (POST /api/auth/verify) and send the session as the svc_session cookie (cookieAuth) or the Svc-Wallet-Session header (developerAuthHeader), besides the API key; no usable session is 401 WALLET_AUTH_REQUIRED. Without a key, the session alone is the caller (the web app; a cookie write sends Svc-Csrf: 1).';
 
 export const purchaseTerms = defineCapability({
   surface: 'consumer',
@@ -36,6 +36,8 @@ export const checkoutSession = defineCapability({
   tier: 'execute',
   scopes: ['trade:execute'],
   walletAuth: 'required',
+  // The web app buys without a key: the signed-in wallet is the caller too (docs/web.md "Buying PM").
+  walletSession: 'principal',
   rateClass: 'write',
   idempotent: false,
   needsChain: 'the sale contract is read before the session opens',
@@ -58,6 +60,8 @@ export const purchaseStatus = defineCapability({
   tier: 'read-only',
   scopes: ['markets:read'],
   walletAuth: 'required',
+  // The web app buys without a key: the signed-in wallet is the caller too (docs/web.md "Buying PM").
+  walletSession: 'principal',
   rateClass: 'read',
   idempotent: true,
   input: { params: z.strictObject({ sessionId: CardSessionIdParam }) },
@@ -77,6 +81,8 @@ export const relayPurchase = defineCapability({
   tier: 'execute',
   scopes: ['trade:execute'],
   walletAuth: 'required',
+  // The web app buys without a key: the signed-in wallet is the caller too (docs/web.md "Buying PM").
+  walletSession: 'principal',
   rateClass: 'write',
   idempotent: false,
   needsChain: 'the purchase is sent to the chain at once',
@@ -104,6 +110,8 @@ export const signupGrant = defineCapability({
   tier: 'read-only',
   scopes: ['markets:read'],
   walletAuth: 'required',
+  // The web app buys without a key: the signed-in wallet is the caller too (docs/web.md "Buying PM").
+  walletSession: 'principal',
   rateClass: 'read',
   idempotent: true,
   output: SignupGrantResponse,

@@ -32,6 +32,7 @@ export const proposeResolution = defineCapability({
   idempotent: true,
   idempotencyExempt: 'the relayed transaction is named by the signed proposal: a repeat answers the same transaction and sends nothing',
   needsChain: 'the proposal is sent to the chain at once',
+  walletSession: 'principal',
   mcp: { tool: 'svc_markets_resolution_propose' },
   mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase(), resourceIdSource: 'the market address (argument address), lowercase' },
   input: {
@@ -114,6 +115,7 @@ export const prepareChallenge = defineCapability({
   rateClass: 'read',
   idempotent: true,
   effect: 'read', // preparing changes nothing: the wallet sends the transactions
+  walletSession: 'principal',
   mcp: { tool: 'svc_markets_resolution_challenge_prepare' },
   mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.address.toLowerCase(), resourceIdSource: 'the market address (argument address), lowercase' },
   input: { params: MarketParams, body: z.strictObject({ counterOutcome: Outcome }) },
@@ -150,6 +152,7 @@ export const finalizeResolution = defineCapability({
   idempotent: true,
   idempotencyExempt: "one finalize per market (the keeper's operation): a repeat answers the same transaction",
   needsChain: 'finalize is sent to the chain at once',
+  walletSession: 'principal',
   mcp: { tool: 'svc_markets_resolution_finalize' },
   input: { params: MarketParams },
   output: RelayedStepSchema,

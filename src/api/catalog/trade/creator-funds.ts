@@ -57,6 +57,7 @@ export const getCreatorFunds = defineCapability({
   scopes: ['portfolio:read'],
   rateClass: 'read',
   idempotent: true,
+  walletSession: 'principal',
   mcp: { tool: 'svc_get_trade_creator_funds' },
   mcpElevation: { scope: 'portfolio:read' },
   input: { query: z.strictObject({ chainId: ChainIdQuery.optional() }) },

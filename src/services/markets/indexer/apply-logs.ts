@@ -1,6 +1,7 @@
 // Applies one batch's logs to the projection (projection.ts, register-market.ts), inside the batch's transaction.
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
+import { appendEvents } from '../../events/outbox.ts';
 import { applyCreatorFeesCollected, applyPayout, applyTrade, applyTransfer, type PayoutLog, type TradeLog, type TransferLog } from '../projection.ts';
 import { registerMarket } from '../register-market.ts';
 import type { IndexerDeps } from './deps.ts';
@@ -20,9 +21,12 @@ export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: B
   for (const c of range.orderBookCreations) {
     if ((await registerMarket(trx, deps.clock, c, { confirmed: true })).inserted) inserted++;
   }
+  const trades: TradeLog[] = [];
   for (const l of range.logs) {
-    if (await applyLog(trx, deps, range, l)) inserted++;
+    if (await applyLog(trx, deps, range, l, trades)) inserted++;
   }
+  // A public market.trade per newly recorded trade (pages re-read prices and trades on it), appended at once.
+  if (trades.length > 0) await appendEvents(trx, deps.clock, trades.map(tradeEventOf));
   const stopped = await applyResolutionLogs(trx, deps, range.resolutions);
   for (const l of range.challengeBonds) {
     const market = l.args.market.toLowerCase();
@@ -35,14 +39,15 @@ export async function applyRange(trx: Transaction<DB>, deps: ApplyDeps, range: B
 }
 
 /** True when the log registered a market for the first time. Trades and fee collections of unknown markets are skipped. */
-async function applyLog(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange, l: LaneLog): Promise<boolean> {
+async function applyLog(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange, l: LaneLog, trades: TradeLog[]): Promise<boolean> {
   const market = l.address.toLowerCase();
   if (l.eventName === 'MarketCreated') {
     const c = range.automatedCreations.find((m) => m.txHash === l.transactionHash && m.address.toLowerCase() === l.args.market.toLowerCase());
     return c !== undefined && (await registerMarket(trx, deps.clock, c, { confirmed: true })).inserted;
   }
   if (l.eventName === 'Trade' && range.known.has(market)) {
-    await applyTrade(trx, deps.clock, tradeLogOf(deps.chainId, l, range.blocks.get(l.blockNumber)!.time));
+    const trade = tradeLogOf(deps.chainId, l, range.blocks.get(l.blockNumber)!.time);
+    if (await applyTrade(trx, deps.clock, trade)) trades.push(trade);
   } else if (l.eventName === 'CreatorFeesCollected' && range.known.has(market)) {
     await applyCreatorFeesCollected(trx, deps.clock, { chainId: deps.chainId, market, amount: l.args.amount });
     await applyPayout(trx, payoutOf(deps.chainId, l, range.blocks.get(l.blockNumber)!.time, 'creator_fees', l.args.creator, l.args.amount));
@@ -52,6 +57,16 @@ async function applyLog(trx: Transaction<DB>, deps: ApplyDeps, range: BlockRange
     for (const t of transferLogsOf(deps.chainId, l)) await applyTransfer(trx, t);
   }
   return false;
+}
+
+/** The market.trade event of a trade (docs/events.md): amounts as decimal strings of base units. */
+function tradeEventOf(t: TradeLog) {
+  return {
+    type: 'market.trade',
+    chainId: t.chainId,
+    marketAddress: t.market.toLowerCase(),
+    payload: { kind: 'lmsr', txHash: t.txHash, logIndex: t.logIndex, trader: t.trader.toLowerCase(), outcome: t.outcome, side: t.isBuy ? 'buy' : 'sell', shares: t.shares.toString(), cost: t.cost.toString(), pricesAfter: t.pricesAfter.map(String) },
+  };
 }
 
 type PayoutLaneLog = LaneLogOf<'Redeemed' | 'BondReturned' | 'BondSlashed' | 'VoterRewardsPaid' | 'ResidualSwept'>;

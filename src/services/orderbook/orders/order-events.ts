@@ -7,7 +7,7 @@
 import { sql, type Transaction } from 'kysely';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { DB } from '../../../db/schema.ts';
-import { appendEvents } from '../../events/outbox.ts';
+import { appendEvents, type NewEvent } from '../../events/outbox.ts';
 import type { OrderBookDeps } from './types.ts';
 
 /** An order event waiting for the end of its transaction (writeEvents). */
@@ -44,11 +44,11 @@ export function wireEventOf(body: Record<string, unknown>): Record<string, unkno
 
 /**
  * Writes a transaction's order events, each in its agent's gap-free sequence, and their execution:report
- * outbox events. The rows that serialise writers are locked last and in one order — the agents' cursors
+ * outbox events, then `publicEvents` (the fills' market.trade) in the same append. The rows that serialise writers are locked last and in one order — the agents' cursors
  * sorted by agent id, then the outbox counter — so concurrent placements on different markets wait for each
  * other instead of deadlocking.
  */
-export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, queue: readonly PendingEvent[]): Promise<void> {
+export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, queue: readonly PendingEvent[], publicEvents: readonly NewEvent[] = []): Promise<void> {
   if (queue.length === 0) return;
   const next = await reserveSeqs(trx, queue);
   const now = deps.clock.now();
@@ -61,7 +61,10 @@ export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>
     .insertInto('order_events')
     .values(written.map(({ e, seq, body }) => ({ agent_id: e.agentId, seq: seq.toString(), order_id: e.orderId, type: e.type, fill_id: e.fillId, payload: JSON.stringify(body), created_at: now })))
     .execute();
-  await appendEvents(trx, deps.clock, written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })));
+  await appendEvents(trx, deps.clock, [
+    ...written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })),
+    ...publicEvents,
+  ]);
 }
 
 /**

@@ -7,6 +7,9 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { MATCH_KIND_NAMES, type Account, type LedgerOperation } from '../../../core/ledger/types.ts';
 import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
+import { takerPriceOf } from '../../../core/orderbook/engine.ts';
+import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
+import type { NewEvent } from '../../events/outbox.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
 // Leaderboards: each fill appends its maker's and taker's legs in this transaction (docs/leaderboard.md).
@@ -95,6 +98,8 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
 
   // Each order's events in arrival order, as one transaction per order would have written them.
   const queue: PendingEvent[] = [];
+  // Each fill is also a public market.trade (docs/events.md): no agent, no order, what the trades read shows.
+  const trades: NewEvent[] = [];
   const settled: SettledOrders = new Map();
   let next = 0;
   for (const p of placed) {
@@ -106,6 +111,13 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
       const payload = { fillId: String(row.id), kind: MATCH_KIND_NAMES[f.fill.kind], outcome: f.fill.side, priceBps: f.fill.priceBps, shares: f.fill.shares.toString(), ledgerSeq: String(row.ledger_seq), final: false };
       emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', { ...payload, role: 'maker', fee: '0', remaining: f.makerRemaining.toString() }, String(row.id));
       emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', { ...payload, role: 'taker', fee: f.fill.takerFee.toString() }, String(row.id));
+      trades.push({
+        type: 'market.trade',
+        chainId: deps.chainId,
+        marketAddress: market.address.toLowerCase(),
+        // The taker's outcome, action and price, as GET /discover/markets/{address}/trades shows the fill.
+        payload: { kind: 'orderbook', fillId: String(row.id), outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) },
+      });
     }
     next += p.result.fills.length;
     if (p.result.status !== 'filled' && p.result.status !== 'resting') {
@@ -113,7 +125,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     }
     settled.set(p.orderId, { row: { ...rows.get(p.orderId)!, ...stateColumns(p, p.placedAs) }, fills: own });
   }
-  await writeEvents(deps, trx, queue);
+  await writeEvents(deps, trx, queue, trades);
   await enqueueFillLegs(trx, deps.chainId, fillRows.map((f) => String(f.id)));
   return settled;
 }
