@@ -7,7 +7,8 @@ import { enUS, type Messages } from './i18n/messages/en-US.ts';
 import { LeaderboardPage } from './pages/leaderboard.tsx';
 import { MarketPage } from './pages/market.tsx';
 import { MarketsPage } from './pages/markets.tsx';
-import { DiscoverPage, ProfilePage } from './pages/lazy-pages.tsx';
+import { DiscoverPage, PortfolioPage, ProfilePage } from './pages/lazy-pages.tsx';
+import { BuyPage } from './pages/lazy-buy.tsx';
 import { onLinkClick, routeOf, useLocation, type Route } from './router.ts';
 import { WalletButton } from './wallet/wallet-button.tsx';
 import './styles.css';
@@ -80,6 +81,12 @@ function App() {
             <a href="/discover" aria-current={route.page === 'discover' ? 'page' : undefined}>
               {t('nav.discover')}
             </a>
+            <a href="/portfolio" aria-current={route.page === 'portfolio' ? 'page' : undefined}>
+              {t('nav.portfolio')}
+            </a>
+            <a href="/buy" aria-current={route.page === 'buy' ? 'page' : undefined}>
+              {t('nav.buy')}
+            </a>
           </nav>
           <WalletButton />
           <div class="locale">
@@ -116,6 +123,10 @@ function Page({ route, search }: { route: Route; search: string }) {
       return <DiscoverPage />;
     case 'profile':
       return <ProfilePage key={route.address} address={route.address} />;
+    case 'portfolio':
+      return <PortfolioPage />;
+    case 'buy':
+      return <BuyPage search={search} />;
     default:
       return (
         <div class="page">

@@ -8,20 +8,24 @@ export type Route =
   | { page: 'leaderboard' }
   | { page: 'discover' }
   | { page: 'profile'; address: string }
+  | { page: 'portfolio' }
+  | { page: 'buy' }
   | { page: 'notFound' };
 
 export function routeOf(pathname: string): Route {
   if (pathname === '/' || pathname === '/markets' || pathname === '/markets/') return { page: 'markets' };
   const market = /^\/markets\/([^/]+)\/?$/.exec(pathname);
-  if (market) return { page: 'market', address: decodeURIComponent(market[1]!) };
+  if (market) return { page: 'market', address: safeDecode(market[1]!) };
   if (pathname === '/leaderboard' || pathname === '/leaderboard/') return { page: 'leaderboard' };
   if (pathname === '/discover' || pathname === '/discover/') return { page: 'discover' };
   const profile = /^\/profiles\/([^/]+)\/?$/.exec(pathname);
   if (profile) return { page: 'profile', address: safeDecode(profile[1]!) };
+  if (pathname === '/portfolio' || pathname === '/portfolio/') return { page: 'portfolio' };
+  if (pathname === '/buy' || pathname === '/buy/') return { page: 'buy' };
   return { page: 'notFound' };
 }
 
-/** A malformed escape stays as it is (the profile page then refuses it as no address) instead of throwing. */
+/** A malformed escape stays as it is (the page then refuses it as no address or no market) instead of throwing. */
 function safeDecode(segment: string): string {
   try {
     return decodeURIComponent(segment);

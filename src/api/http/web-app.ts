@@ -20,7 +20,7 @@ export const WEB_DIST_DIR = path.join(import.meta.dirname, '..', '..', '..', 'we
  * The app's own paths (web/src/routes.ts): each answers index.html and the app routes on the client. A path not listed
  * here keeps the JSON 404, so a typo in an API URL never turns into an HTML page.
  */
-export const WEB_APP_ROUTES = ['/', '/markets', '/markets/:address', '/leaderboard', '/discover', '/profiles/:address'] as const;
+export const WEB_APP_ROUTES = ['/', '/markets', '/markets/:address', '/leaderboard', '/discover', '/profiles/:address', '/portfolio', '/buy'] as const;
 
 /**
  * Same origin only, no inline script or style, no plug-ins, not framable. An injected EIP-1193 wallet talks to its own

@@ -16,7 +16,8 @@ export function PriceChart({ market }: { market: Market }) {
   const [win, setWin] = useState<ChartWindow>('1W');
   const chart = useFetch(
     (signal) => getJson<MarketChart>(`/api/v1/markets/${market.address}/chart`, { chainId: market.chainId, window: win }, signal).then((a) => a.body),
-    [market.address, win],
+    // A new trade (the market page reads it live) draws the chart again.
+    [market.address, win, market.tradeCount],
   );
   const box = useRef<HTMLDivElement>(null);
   const [drawn, setDrawn] = useState(false);

@@ -1,6 +1,7 @@
 // How a market's resolution stands, read-only: close, proposal, challenge deadline and challenge, the community
 // vote, the council and the final outcome (GET /api/agent/v1/markets/{address}/resolution; docs/resolution-reads.md).
 // Deadlines are judged by chainTime, as the resolver judges them.
+import { useEffect } from 'preact/hooks';
 import { getJson } from '../api/client.ts';
 import type { Resolution } from '../api/read-types.ts';
 import type { Market } from '../api/types.ts';
@@ -22,6 +23,11 @@ export function MarketResolution({ market }: { market: Market }) {
   const i18n = useI18n();
   const { t } = i18n;
   const res = useFetch((signal) => getJson<Resolution>(`/api/agent/v1/markets/${market.address}/resolution`, {}, signal).then((a) => a.body), [market.address]);
+  // A resolution step the wallet took on this page (resolution-actions.tsx) is read again at once.
+  useEffect(() => {
+    window.addEventListener('svc:resolution-changed', res.retry);
+    return () => window.removeEventListener('svc:resolution-changed', res.retry);
+  }, [res.retry]);
   return (
     <section class="panel" aria-labelledby="resolution-title" data-testid="resolution">
       <h2 id="resolution-title">{t('market.resolution')}</h2>

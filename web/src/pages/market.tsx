@@ -1,15 +1,16 @@
 // One market: its outcomes and prices, the price chart, the depth (LMSR ladder or order book) and the recent trades
 // (GET /api/agent/v1/discover/markets/{address}, …/depth, …/trades; GET /api/v1/markets/{address}/chart).
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { getJson } from '../api/client.ts';
 import type { Market, MarketDepth, MarketDetail, MarketTrades, Trade } from '../api/types.ts';
 import { categoryName } from '../components/labels.ts';
+import { MARKET_KINDS, useLiveEvents } from '../components/live.ts';
 import { PriceChart } from '../components/price-chart.tsx';
 import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { shortAddress } from '../components/util.ts';
 import { useI18n } from '../i18n/i18n.ts';
-import { MarketMainExtras, MarketSideExtras } from './lazy-pages.tsx';
+import { MarketMainExtras, MarketSideExtras, ResolutionActions } from './lazy-pages.tsx';
 import { TradePanel } from './lazy-trade.ts';
 
 const MARKETS = '/api/agent/v1/discover/markets';
@@ -17,7 +18,10 @@ const MARKETS = '/api/agent/v1/discover/markets';
 export function MarketPage({ address }: { address: string }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const detail = useFetch((signal) => getJson<MarketDetail>(`${MARKETS}/${encodeURIComponent(address)}`, {}, signal).then((a) => a.body.market), [address]);
+  // Live: an event of this market reads it again; the chart, depth and trades follow its trade count and state.
+  const [version, setVersion] = useState(0);
+  useLiveEvents(MARKET_KINDS, { market: address.toLowerCase(), off: !/^0x[0-9a-fA-F]{40}$/.test(address) }, () => setVersion((n) => n + 1));
+  const detail = useFetch((signal) => getJson<MarketDetail>(`${MARKETS}/${encodeURIComponent(address)}`, {}, signal).then((a) => a.body.market), [address, version]);
   const market = detail.data;
   useEffect(() => {
     document.title = `${market?.question ?? t('market.loading')} · ${t('app.name')}`;
@@ -57,6 +61,7 @@ export function MarketPage({ address }: { address: string }) {
         </div>
         <aside class="market-side">
           <TradePanel market={market} />
+          <ResolutionActions market={market} />
           <section class="panel" aria-labelledby="outcomes-title">
             <h2 id="outcomes-title">{t('market.outcomes')}</h2>
             <ul class="outcome-list">
@@ -104,7 +109,7 @@ function Stat({ term, value }: { term: string; value: string }) {
 function Depth({ market }: { market: Market }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const depth = useFetch((signal) => getJson<MarketDepth>(`${MARKETS}/${market.address}/depth`, {}, signal).then((a) => a.body), [market.address]);
+  const depth = useFetch((signal) => getJson<MarketDepth>(`${MARKETS}/${market.address}/depth`, {}, signal).then((a) => a.body), [market.address, market.tradeCount, market.state]);
   const c = market.collateral;
   const d = depth.data;
   return (
@@ -184,7 +189,7 @@ function BookSide({ title, levels, market }: { title: string; levels: { price: s
 function RecentTrades({ market }: { market: Market }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const trades = useFetch((signal) => getJson<MarketTrades>(`${MARKETS}/${market.address}/trades`, {}, signal).then((a) => a.body.trades), [market.address]);
+  const trades = useFetch((signal) => getJson<MarketTrades>(`${MARKETS}/${market.address}/trades`, {}, signal).then((a) => a.body.trades), [market.address, market.tradeCount]);
   const label = (tr: Trade) => market.outcomes[tr.outcome]?.label ?? String(tr.outcome + 1);
   return (
     <section class="panel" aria-labelledby="trades-title">

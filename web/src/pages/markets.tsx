@@ -12,10 +12,12 @@ import {
   type ListingSort,
   type Market,
   type MarketCounts,
+  type MarketDetail,
   type MarketListings,
 } from '../api/types.ts';
 import { MarketCard } from '../components/market-card.tsx';
 import { categoryName } from '../components/labels.ts';
+import { MARKET_KINDS, useLiveEvents } from '../components/live.ts';
 import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { useI18n } from '../i18n/i18n.ts';
@@ -126,6 +128,19 @@ export function MarketsPage({ search }: { search: string }) {
     return () => inFlight.current?.abort();
     // A new filter set starts again from the first page.
   }, [listKey, attempt]);
+
+  // Live: a card whose market traded or changed state is read again in place; any other step changes the counts.
+  useLiveEvents(MARKET_KINDS, {}, (events) => {
+    const shown = new Set(list.markets.map((m) => m.address.toLowerCase()));
+    const changed = new Set(events.flatMap((e) => (e.marketAddress && shown.has(e.marketAddress) ? [e.marketAddress] : [])));
+    for (const address of changed) {
+      getJson<MarketDetail>(`/api/agent/v1/discover/markets/${address}`).then(
+        ({ body }) => setList((s) => ({ ...s, markets: s.markets.map((m) => (m.address.toLowerCase() === address ? body.market : m)) })),
+        () => {}, // the card keeps what it showed; the next event tries again
+      );
+    }
+    if (events.some((e) => e.type !== 'market.trade')) counts.retry();
+  });
 
   // The next page comes when the end of the list scrolls into view (the button does the same without scrolling).
   const sentinel = useRef<HTMLDivElement>(null);

@@ -9,6 +9,7 @@ import type { Market } from '../api/types.ts';
 import { newIdempotencyKey, ProblemError, sendJson } from '../api/write.ts';
 import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
+import { toBaseUnits } from '../components/util.ts';
 import { useI18n } from '../i18n/i18n.ts';
 import { useSession } from '../wallet/session.ts';
 import { SignInButton } from '../wallet/wallet-button.tsx';
@@ -17,14 +18,6 @@ import type { PreparedTransaction } from '../wallet/wallet.ts';
 const A = '/api/agent/v1';
 /** One order-book share is 10^6 base units (docs/units.md). */
 const SHARE_DECIMALS = 6;
-
-/** "1.5", 6 → "1500000"; null unless a positive decimal with at most `decimals` places. No float on the way. */
-export function toBaseUnits(text: string, decimals: number): string | null {
-  const m = /^(\d*)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m || (m[1] === '' && (m[2] ?? '') === '') || (m[2] ?? '').length > decimals) return null;
-  const units = BigInt(`${m[1] || '0'}${(m[2] ?? '').padEnd(decimals, '0')}`);
-  return units > 0n ? units.toString() : null;
-}
 
 const invalid = () => new ProblemError(0, 'INVALID_PAYLOAD', 'a value in the form is not valid', {});
 
@@ -52,6 +45,8 @@ export function TradePanel({ market }: { market: Market }) {
 
 interface Quote {
   amount: string;
+  /** How often to ask again while the form is idle (the quote's expiry is shorter than a person's hesitation). */
+  recommendedRefreshMs?: number;
   averagePrice: string;
   marginalPriceAfter: string;
   fees: { total: string };
@@ -106,6 +101,15 @@ function LmsrTrade({ market, wallet }: { market: Market; wallet: string }) {
 
   // A live quote as the form changes (debounced); it changes nothing on the server.
   const [quote, setQuote] = useState<{ data: Quote | null; error: unknown; loading: boolean }>({ data: null, error: null, loading: false });
+  // Re-quote every recommendedRefreshMs while nothing is under way, so the numbers shown follow the market.
+  const [requote, setRequote] = useState(0);
+  const refreshMs = quote.data?.recommendedRefreshMs;
+  useEffect(() => {
+    if (step !== 'idle' && step !== 'done') return;
+    if (!refreshMs || refreshMs <= 0) return;
+    const timer = setTimeout(() => setRequote((n) => n + 1), refreshMs);
+    return () => clearTimeout(timer);
+  }, [quote.data, refreshMs, step]);
   useEffect(() => {
     if (!shares) {
       setQuote({ data: null, error: sharesText.trim() === '' ? null : invalid(), loading: false });
@@ -123,7 +127,7 @@ function LmsrTrade({ market, wallet }: { market: Market; wallet: string }) {
       clearTimeout(timer);
       abort.abort();
     };
-  }, [market.address, outcome, side, shares]);
+  }, [market.address, outcome, side, shares, requote]);
 
   const trade = async () => {
     if (!shares) return setError(invalid());

@@ -34,6 +34,23 @@ export async function signOut(): Promise<void> {
   }
 }
 
+/**
+ * The wallet changed under the page: another account (or none) ends the session, which was signed for the old one;
+ * another chain has the session read again (the server says whether it still holds).
+ */
+function followWallet(): void {
+  const provider = window.ethereum as { on?: (event: string, listener: (arg: unknown) => void) => void } | undefined;
+  if (typeof provider?.on !== 'function') return;
+  provider.on('accountsChanged', (accounts) => {
+    if (state.status !== 'signedIn') return;
+    const now = Array.isArray(accounts) && typeof accounts[0] === 'string' ? accounts[0].toLowerCase() : null;
+    if (now !== state.address.toLowerCase()) void signOut();
+  });
+  provider.on('chainChanged', () => {
+    if (state.status === 'signedIn') void refreshSession();
+  });
+}
+
 export function useSession(): SessionState {
   const [s, setS] = useState(state);
   useEffect(() => {
@@ -42,6 +59,7 @@ export function useSession(): SessionState {
     if (!started) {
       started = true;
       void refreshSession();
+      followWallet();
     }
     return () => void listeners.delete(setS);
   }, []);
