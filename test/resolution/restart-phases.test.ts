@@ -291,7 +291,15 @@ describe(`a restart in the middle of every resolution phase (${BACKEND})`, () =>
     try {
       const db = database.db;
       const eventsOf = async (m: Market) =>
-        (await db.selectFrom('events').select(['type', 'payload']).where('market_address', '=', m.address).where('type', 'like', 'market.%').where('type', 'not in', ['market.created', 'market.live']).orderBy('seq').execute()).map((e) => ({ type: e.type, payload: e.payload }));
+        (await db.selectFrom('events').select(['type', 'payload']).where('market_address', '=', m.address).where('type', 'like', 'market.%').where('type', 'not in', ['market.created', 'market.live', 'market.trade']).orderBy('seq').execute()).map((e) => ({ type: e.type, payload: e.payload }));
+      // Each trade's market.trade once, across the restarts: one per recorded trade.
+      for (const m of [mA, mB, mC]) {
+        const tradeEvents = await db.selectFrom('events').select('payload').where('market_address', '=', m.address).where('type', '=', 'market.trade').execute();
+        const trades = await db.selectFrom('market_trades').select(['tx_hash', 'log_index']).where('market', '=', m.address).execute();
+        const keys = tradeEvents.map((e) => { const p = e.payload as { txHash: string; logIndex: number }; return `${p.txHash.toLowerCase()} ${p.logIndex}`; });
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(keys.sort()).toEqual(trades.map((t) => `${t.tx_hash.toLowerCase()} ${t.log_index}`).sort());
+      }
       const opened = (m: Market) => ({ type: 'market.voteOpened', payload: { sessionId: sessionId(m), round: 1, voteDeadline: expect.any(String) } });
       const proposed = { type: 'market.challengeWindowOpened', payload: expect.objectContaining({ outcome: 1, isVoid: false }) };
       const disputed = { type: 'market.disputed', payload: { challenger: challenger.address.toLowerCase(), counterOutcome: 2 } };
