@@ -1,14 +1,16 @@
 import { defineConfig } from 'vitest/config';
 import { PROCESS_SUITES } from './vitest.processes.config.ts';
+import { WEB_SESSION_SUITES } from './vitest.web.config.ts';
 
 // Suites open PGlite and run on anvil. Two worker processes, each running its files one after another in one module
 // graph (isolate: false): modules, PGlite's WASM, the migrated template and the shared chain are loaded once per
 // worker, not once per file (docs/testing.md). The process suites (real svc processes started and killed) run on their
-// own: `npm run test:processes`, a .ci/run step on each database; `npm test` leaves them out to stay in its budget.
+// own: `npm run test:processes`, a .ci/run step on each database; `npm test` leaves them out to stay in its budget, as it
+// does the web app's wallet-session suites (run by `npm run test:web`).
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...PROCESS_SUITES],
+    exclude: ['**/node_modules/**', ...PROCESS_SUITES, ...WEB_SESSION_SUITES],
     setupFiles: ['test/support/setup-fast-check.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -1,11 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-// The browser suite (docs/web.md "Tests"): Debian's Chromium driven by playwright-core against a real embedded svc.
-// `npm run test:web` builds the app first (pretest:web); `npm test` leaves it out (its files end in .e2e.ts, not
-// .test.ts) to stay within its time budget. One file, one worker: a browser is heavy on two cores.
+/** The app's wallet-session API suites: run with the browser suite (`npm run test:web`), not in `npm test`. */
+export const WEB_SESSION_SUITES = ['test/web/session-trading.test.ts', 'test/web/session-portfolio.test.ts', 'test/web/buy-live.test.ts'];
+
+// The browser suite (docs/web.md "Tests"): Debian's Chromium driven by playwright-core against a real embedded svc,
+// and the server-side suites of what the app does with a wallet session (WEB_SESSION_SUITES). `npm run test:web`
+// builds the app first (pretest:web); `npm test` leaves them out to stay within its time budget. One file, one worker:
+// a browser is heavy on two cores.
 export default defineConfig({
   test: {
-    include: ['test/web/**/*.e2e.ts'],
+    include: ['test/web/**/*.e2e.ts', ...WEB_SESSION_SUITES],
     setupFiles: ['test/support/setup-fast-check.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,

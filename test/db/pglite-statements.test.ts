@@ -1,12 +1,11 @@
 // The PGlite dialect's kept (named prepared) statements (src/db/pglite-dialect.ts): a statement run again is the
 // kept one; values and rows come out as PGlite's query() gives them; a schema change is never answered from a stale
 // statement; errors keep their SQLSTATE and leave the session usable; at most 500 are kept.
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/index.ts';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import { blankPGlite } from '../support/pglite-template.ts';
+import { blankPGlite, blankPGliteInstance } from '../support/pglite-template.ts';
 
 describe('PGlite kept statements', () => {
   let database: Database;
@@ -45,7 +44,7 @@ describe('PGlite kept statements', () => {
 
     // On a session whose schema changes without the dialect seeing it: the kept statement is refused (its result type
     // changed) and prepared again.
-    const pglite = await PGlite.create('memory://');
+    const pglite = await blankPGliteInstance();
     const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
     try {
       await pglite.exec('CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1)');

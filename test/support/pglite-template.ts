@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
 
 const MIGRATIONS = path.resolve(import.meta.dirname, '../../src/db/migrations');
@@ -53,4 +54,9 @@ export async function migratedPGlite(dir = 'memory://'): Promise<Database> {
 /** A new empty PGlite database, as initdb leaves it: in memory, or in a new data folder `dir`. */
 export async function blankPGlite(dir = 'memory://'): Promise<Database> {
   return openDatabase({ pgliteDir: dir, pgliteDump: await template('blank') });
+}
+
+/** A bare PGlite instance (no dialect around it), empty as after initdb, from the same template. */
+export async function blankPGliteInstance(): Promise<PGlite> {
+  return PGlite.create('memory://', { loadDataDir: await template('blank') });
 }

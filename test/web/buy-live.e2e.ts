@@ -5,22 +5,15 @@
  * another client makes shows on an open market page without a reload; a malformed market URL shows words. No key in
  * the page; axe-core on every state; screenshots into test-results/web/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { parseUnits, toHex, type Address, type Hex } from 'viem';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { parseUnits, type Address } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../../src/api/http/web-app.ts';
 import { newAccount, registerWallet } from '../support/agents.ts';
 import { buyShares, funded } from '../support/claims.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas } from '../support/markets.ts';
 import { startStripeServer } from '../support/stripe-server.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'web');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { expectAccessible, expectBuiltApp, expectNoProblems, expectNoSidewaysScroll, launchChromium, newPage as openPage, short, shot, testWallet, walletContext, type Viewport } from './browser.ts';
 
 let stripe: Awaited<ReturnType<typeof startStripeServer>>;
 let server: TestServer;
@@ -32,52 +25,9 @@ const buyer = newAccount();
 const problems: string[] = [];
 const asked: string[] = [];
 
-/** The wallet behind the injected provider: the buyer's key stays in this process; reads go to the test anvil. */
-async function walletRequest({ method, params }: { method: string; params?: unknown[] }): Promise<unknown> {
-  asked.push(method);
-  switch (method) {
-    case 'eth_requestAccounts':
-    case 'eth_accounts':
-      return [buyer.address];
-    case 'eth_chainId':
-      return toHex(server.config.chain.id);
-    case 'personal_sign':
-      return buyer.signMessage({ message: { raw: params![0] as Hex } });
-    case 'eth_signTypedData_v4': {
-      const { domain, types, primaryType, message } = JSON.parse(params![1] as string) as { domain: never; types: Record<string, unknown>; primaryType: string; message: never };
-      const { EIP712Domain: _domainTypes, ...rest } = types;
-      return buyer.signTypedData({ domain, types: rest, primaryType, message } as never);
-    }
-    case 'eth_call': {
-      const res = await fetch(server.runtime.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-      return ((await res.json()) as { result: unknown }).result;
-    }
-    default:
-      throw Object.assign(new Error(`the test wallet does not do ${method}`), { code: 4200 });
-  }
-}
-
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  return page;
-}
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
-  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(blocking, `${name}: ${JSON.stringify(blocking, null, 1)}`).toEqual([]);
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
+/** The buyer's wallet: it signs (the permit too) and reads from the test anvil; it sends no transaction. */
+const buyerWallet = () => testWallet(server, buyer, { answers: ['personal_sign', 'eth_signTypedData_v4', 'eth_call'], asked });
+const newPage = (viewport?: Viewport) => openPage(context, problems, viewport);
 
 async function signIn(page: Page): Promise<void> {
   await page.locator('header').getByTestId('wallet-connect').click();
@@ -86,8 +36,7 @@ async function signIn(page: Page): Promise<void> {
 
 describe('buy PM and live updates in Chromium', () => {
   beforeAll(async () => {
-    readFileSync(path.join(WEB_DIST_DIR, 'index.html')); // built by `npm run test:web` (pretest:web)
-    mkdirSync(SHOTS, { recursive: true });
+    expectBuiltApp();
     stripe = await startStripeServer();
     server = await startTestServer({
       env: { REGISTRATION_PATHS: 'wallet', STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_WEBHOOK_SECRET: stripe.webhookSecret, STRIPE_API_BASE: stripe.url },
@@ -99,16 +48,9 @@ describe('buy PM and live updates in Chromium', () => {
     await gas(server, buyer.address);
     await fund(server, buyer.address, { usdc: parseUnits('50', 6), pm: 0n });
     base = await server.runtime.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
-    await context.exposeFunction('__testWallet', walletRequest);
-    // This provider keeps its listeners, so a test can play the wallet switching accounts.
-    await context.addInitScript({
-      content: 'window.ethereum = { listeners: {}, request: (args) => window.__testWallet(args), on(e, f) { (this.listeners[e] ??= []).push(f); }, removeListener() {} };',
-    });
+    browser = await launchChromium();
+    // A provider that keeps its listeners, so a test can play the wallet switching accounts.
+    context = await walletContext(browser, buyerWallet(), { keepListeners: true });
   });
   afterAll(async () => {
     await context?.close();
@@ -116,10 +58,7 @@ describe('buy PM and live updates in Chromium', () => {
     await server?.close();
     await stripe?.close();
   });
-  afterEach(() => {
-    const seen = problems.splice(0);
-    expect(seen, `CSP violations or script errors: ${seen.join(' | ')}`).toEqual([]);
-  });
+  afterEach(() => expectNoProblems(problems));
 
   it('buys PM with USDC by a permit signed in the wallet, no gas, and shows the new balance', async () => {
     const page = await newPage();
@@ -163,8 +102,7 @@ describe('buy PM and live updates in Chromium', () => {
     await expect.poll(() => page.getByTestId('purchase-status').textContent()).toContain('1,000 PM');
     // The balance is read again once delivered: the relay's 250 and the card's 1,000.
     await expect.poll(() => page.getByTestId('pm-balance').textContent(), { timeout: 10_000 }).toBe('1,250 PM');
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
-    expect(overflow).toBeLessThanOrEqual(0);
+    await expectNoSidewaysScroll(page);
     await expectAccessible(page, 'buy, card purchase delivered');
     await shot(page, 'buy-card-status');
   });
@@ -172,11 +110,9 @@ describe('buy PM and live updates in Chromium', () => {
   it('says so instead of offering the card where no provider is configured', async () => {
     const bare = await startTestServer();
     // A context of its own: cookies are per host, not per port, and this server's would replace the other's.
-    const own = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    const own = await walletContext(browser, buyerWallet());
     try {
       const bareBase = await bare.runtime.listen();
-      await own.exposeFunction('__testWallet', walletRequest);
-      await own.addInitScript({ content: 'window.ethereum = { request: (args) => window.__testWallet(args), on() {}, removeListener() {} };' });
       const page = await own.newPage();
       page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
       await page.goto(`${bareBase}/buy`);

@@ -5,11 +5,11 @@ import { parseSignature, parseUnits, type Address, type PrivateKeyAccount } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
-import { siweMessage } from '../../src/core/siwe.ts';
-import { idemKey, newAccount, newClient, registerWallet } from '../support/agents.ts';
+import { idemKey, newClient, registerWallet } from '../support/agents.ts';
 import { startTestServer, type CallResult, type TestServer } from '../support/harness.ts';
-import { fund, gas, tokens } from '../support/markets.ts';
+import { gas, tokens } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { sessionHeaders, signedInWallet } from '../support/sessions.ts';
 import { waitFor } from '../support/wait.ts';
 
 const E = '/api/v1/economy';
@@ -21,20 +21,10 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-/** Signs in with SIWE as the web app does; answers the Cookie header the browser would send back. */
-async function signIn(account: PrivateKeyAccount): Promise<string> {
-  const { nonce } = (await server.call('POST', '/api/auth/nonce', { headers: newClient() })).body;
-  const message = siweMessage({ publicBaseUrl: server.config.publicBaseUrl, chainId: server.config.chain.id }, { address: account.address, nonce, issuedAt: server.runtime.clock.now() });
-  const res = await server.call('POST', '/api/auth/verify', { body: { message, signature: await account.signMessage({ message }) }, headers: newClient() });
-  expect(res.status, res.text).toBe(200);
-  const raw = res.headers['set-cookie'];
-  return (Array.isArray(raw) ? raw[0]! : raw!).split(';')[0]!;
-}
-
 const asSession = (cookie: string, method: 'GET' | 'POST', path: string, body?: unknown, o: { guard?: boolean } = {}): Promise<CallResult> =>
   server.call(method, `${E}${path}`, {
     body,
-    headers: { ...newClient(), cookie, ...(o.guard === false ? {} : { 'svc-csrf': '1' }) },
+    headers: sessionHeaders(cookie, o),
     idempotencyKey: method === 'POST' ? idemKey('buy') : undefined,
   });
 
@@ -61,10 +51,7 @@ describe('buying PM with a wallet session and no key', () => {
     expect(terms.status, terms.text).toBe(200);
     expect(terms.body.methods.card).toMatchObject({ available: false, unavailableReason: 'NOT_CONFIGURED' });
 
-    const buyer = newAccount();
-    await gas(server, buyer.address);
-    await fund(server, buyer.address, { usdc: parseUnits('20', 6), pm: 0n });
-    const cookie = await signIn(buyer);
+    const { account: buyer, cookie } = await signedInWallet(server, { usdc: parseUnits('20', 6), pm: 0n });
     const grant = await asSession(cookie, 'GET', '/signup-grant');
     expect(grant.status, grant.text).toBe(200);
 

@@ -6,24 +6,16 @@
  * checked in the browser against ledgerRoot() read through the wallet (eth_call). No key in the page; axe-core on every
  * state; screenshots into test-results/web/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createWalletClient, erc20Abi, http, toHex, type Address, type Hex, type TypedDataDefinition } from 'viem';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { erc20Abi, type Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { chainDefinition } from '../../src/chain/clients.ts';
-import { WEB_DIST_DIR } from '../../src/api/http/web-app.ts';
 import { newAccount, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { resolverTx } from '../support/claims.ts';
 import { createMarket, fund, gas, sendTx } from '../support/markets.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'web');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { expectAccessible, expectBuiltApp, expectNoProblems, expectNoSidewaysScroll, launchChromium, newContext, newPage as openPage, shot, testWallet, walletContext, type Viewport } from './browser.ts';
 
 let server: TestServer;
 let base: string;
@@ -37,71 +29,15 @@ const problems: string[] = [];
 /** Every EIP-1193 method the page asked the wallet for, in order. */
 const asked: string[] = [];
 
-/** The wallet behind the injected provider: the key stays in this process; the page only sends requests. */
-async function walletRequest(account: PrivateKeyAccount, { method, params }: { method: string; params?: unknown[] }): Promise<unknown> {
-  asked.push(method);
-  const chain = chainDefinition(server.config.chain.id, 'test', server.runtime.rpcUrl);
-  switch (method) {
-    case 'eth_requestAccounts':
-    case 'eth_accounts':
-      return [account.address];
-    case 'eth_chainId':
-      return toHex(server.config.chain.id);
-    case 'personal_sign':
-      return account.signMessage({ message: { raw: params![0] as Hex } });
-    case 'eth_signTypedData_v4': {
-      const { types, ...rest } = JSON.parse(params![1] as string) as TypedDataDefinition & { types: Record<string, unknown> };
-      delete types.EIP712Domain;
-      return account.signTypedData({ ...rest, types } as TypedDataDefinition);
-    }
-    case 'eth_call':
-      // A wallet answers reads from its own node: here the test anvil.
-      return rpc(server.runtime.rpcUrl, 'eth_call', params!);
-    case 'eth_sendTransaction': {
-      const tx = params![0] as { to: Address; data: Hex; value?: Hex };
-      const wallet = createWalletClient({ chain, account, transport: http(server.runtime.rpcUrl) });
-      return wallet.sendTransaction({ to: tx.to, data: tx.data, value: BigInt(tx.value ?? '0x0') });
-    }
-    default:
-      throw Object.assign(new Error(`the test wallet does not do ${method}`), { code: 4200 });
-  }
-}
-
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  return page;
-}
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
-  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(blocking, `${name}: ${JSON.stringify(blocking, null, 1)}`).toEqual([]);
-}
-
+const newPage = (viewport?: Viewport) => openPage(context, problems, viewport);
 /** A browser context whose page has an injected EIP-1193 provider answered by `account`. */
-async function walletContext(account: PrivateKeyAccount): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
-  await ctx.exposeFunction('__testWallet', (args: { method: string; params?: unknown[] }) => walletRequest(account, args));
-  await ctx.addInitScript({ content: 'window.ethereum = { request: (args) => window.__testWallet(args), on() {}, removeListener() {} };' });
-  return ctx;
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const contextFor = (account: PrivateKeyAccount) => walletContext(browser, testWallet(server, account, { answers: ['personal_sign', 'eth_signTypedData_v4', 'eth_call', 'eth_sendTransaction'], asked }));
 const sync = () => server.runtime.services.indexer.syncNow();
 const phaseOf = async (of: string = market) => (await server.call('GET', `/api/agent/v1/markets/${of}/resolution`)).body.phase as string | null;
 
 describe('the portfolio and the resolution actions in Chromium', () => {
   beforeAll(async () => {
-    readFileSync(path.join(WEB_DIST_DIR, 'index.html')); // built by `npm run test:web` (pretest:web)
-    mkdirSync(SHOTS, { recursive: true });
+    expectBuiltApp();
     // The keeper would finalize on its own (once a minute here); the wallet does it from the page first.
     server = await startTestServer({ env: { REGISTRATION_PATHS: 'wallet', MARKET_SCHEDULER_MS: '60000' } });
     const agent = await registerWallet(server, creator, 'portfolio-e2e-creator');
@@ -113,21 +49,15 @@ describe('the portfolio and the resolution actions in Chromium', () => {
     collateral = created.market.collateral.token;
     await sync();
     base = await server.runtime.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context = await walletContext(creator);
+    browser = await launchChromium();
+    context = await contextFor(creator);
   });
   afterAll(async () => {
     await context?.close();
     await browser?.close();
     await server?.close();
   });
-  afterEach(() => {
-    const seen = problems.splice(0);
-    expect(seen, `CSP violations or script errors: ${seen.join(' | ')}`).toEqual([]);
-  });
+  afterEach(() => expectNoProblems(problems));
 
   it('trades, proposes as the creator, and finalizes after the challenge window, each step confirmed on chain', async () => {
     const page = await newPage();
@@ -171,14 +101,14 @@ describe('the portfolio and the resolution actions in Chromium', () => {
     await page.goto(`${base}/portfolio`);
     await expect.poll(() => page.getByTestId('portfolio-wallet').textContent()).toBe(creator.address.toLowerCase());
     await expect.poll(() => page.getByTestId('payout-amount').textContent(), { timeout: 10_000 }).toBe('10 USDC');
+    // The shares bought in the trade panel, still held until claimed (GET /portfolio/positions).
+    await expect.poll(() => page.getByTestId('position-shares').textContent()).toBe('Yes · 10 shares');
     await expect.poll(() => page.getByTestId('proof-check').getAttribute('data-status'), { timeout: 10_000 }).toBe('verified');
     expect(asked).toContain('eth_call');
     expect(await page.getByTestId('ledger-balance').count()).toBeGreaterThan(0);
     await expectAccessible(page, 'portfolio with a payout');
     await shot(page, 'portfolio-phone');
-    const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map((e) => e.tagName + '.' + e.className + ':' + (e.getAttribute('data-testid') ?? '')).slice(0, 8).join(' | ')`);
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-    expect(overflow, `no sideways scroll on a phone: ${wide}`).toBeLessThanOrEqual(0);
+    await expectNoSidewaysScroll(page);
 
     const balance = () => server.runtime.services.chain.client.readContract({ address: collateral, abi: erc20Abi, functionName: 'balanceOf', args: [creator.address] });
     const before = await balance();
@@ -205,7 +135,7 @@ describe('the portfolio and the resolution actions in Chromium', () => {
     const challenger = newAccount();
     await gas(server, challenger.address);
     await fund(server, challenger.address);
-    const ctx = await walletContext(challenger);
+    const ctx = await contextFor(challenger);
     try {
       const page = await ctx.newPage();
       page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
@@ -229,7 +159,7 @@ describe('the portfolio and the resolution actions in Chromium', () => {
   });
 
   it('says so when the proof cannot be checked: no wallet in the page', async () => {
-    const bare = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    const bare = await newContext(browser);
     try {
       // Same session (the cookie of the signed-in context), but no injected provider.
       await bare.addCookies(await context.cookies());

@@ -4,21 +4,15 @@
  * Chromium through playwright-core, a real embedded svc with seeded rows, no key anywhere, axe-core on every page,
  * CSP violations and script errors fail the test, screenshots into test-results/web/. `npm run test:web`.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../../src/api/http/web-app.ts';
 import { epochDay } from '../../src/core/leaderboard/boards.ts';
 import { resolutionRecordToJson, type ResolutionRecord } from '../../src/core/resolution/record.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { randomAddress, seedComment, seedMarket, seedPosition, seedTrade, USDC, WAD } from '../support/market-rows.ts';
+import { expectAccessible, expectBuiltApp, expectNoProblems, expectNoSidewaysScroll, launchChromium, newContext, newPage as openPage, short, shot, type Viewport } from './browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'web');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -85,60 +79,25 @@ async function seed(): Promise<void> {
   await server.runtime.services.reputation.foldNow();
 }
 
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  return page;
-}
-
-/** axe-core, run in the page (evaluated over the DevTools protocol, so the page's CSP stays as strict as it is). */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
-  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(blocking, `${name}: ${JSON.stringify(blocking, null, 1)}`).toEqual([]);
-}
-
-async function expectNoSidewaysScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-  expect(overflow, 'no sideways scroll on a phone').toBeLessThanOrEqual(0);
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
-
+const newPage = (viewport?: Viewport) => openPage(context, problems, viewport);
 const theses = (page: Page) => page.getByTestId('thesis');
 const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 
 describe('the read pages in Chromium', () => {
   beforeAll(async () => {
-    readFileSync(path.join(WEB_DIST_DIR, 'index.html')); // built by `npm run test:web` (pretest:web)
-    mkdirSync(SHOTS, { recursive: true });
+    expectBuiltApp();
     server = await startTestServer();
     await seed();
     base = await server.runtime.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    browser = await launchChromium();
+    context = await newContext(browser);
   });
   afterAll(async () => {
     await context?.close();
     await browser?.close();
     await server?.close();
   });
-  afterEach(() => {
-    const seen = problems.splice(0);
-    expect(seen, `CSP violations or script errors: ${seen.join(' | ')}`).toEqual([]);
-  });
+  afterEach(() => expectNoProblems(problems));
 
   it('discovers markets with their theses in en-US, de-DE and ar-SA (right to left), keeping the locale on reload', async () => {
     const page = await newPage();
@@ -259,7 +218,7 @@ describe('the read pages in Chromium', () => {
     const holders = page.getByTestId('holders');
     await expect.poll(() => holders.locator('tbody tr').count()).toBe(2);
     expect(await holders.textContent()).toMatch(/Wallets holding\s*2/);
-    expect((await holders.locator(`a[href="/profiles/${trader}"]`).textContent())?.toLowerCase()).toBe(`${trader.slice(0, 6)}…${trader.slice(-4)}`);
+    expect((await holders.locator(`a[href="/profiles/${trader}"]`).textContent())?.toLowerCase()).toBe(short(trader));
     expect(await holders.textContent()).toContain('300');
 
     const comments = page.getByTestId('comment');
@@ -304,8 +263,8 @@ describe('the read pages in Chromium', () => {
     const step = (key: string) => timeline.locator(`[data-step="${key}"]`);
     expect(await step('close').getAttribute('data-status')).toBe('done');
     expect(await step('proposal').getAttribute('data-status')).toBe('done');
-    expect(await step('proposal').textContent()).toContain(`Yes, proposed by ${creator.slice(0, 6)}…${creator.slice(-4)}`);
-    expect(await step('challenge').textContent()).toContain(`${challenger.slice(0, 6)}…${challenger.slice(-4)} says No (bond 100 PM)`);
+    expect(await step('proposal').textContent()).toContain(`Yes, proposed by ${short(creator)}`);
+    expect(await step('challenge').textContent()).toContain(`${short(challenger)} says No (bond 100 PM)`);
     expect(await step('vote').getAttribute('data-status')).toBe('upcoming');
     expect(await step('final').getAttribute('data-status')).toBe('upcoming');
     expect(await page.getByTestId('comments').textContent()).toContain('No comments yet.');

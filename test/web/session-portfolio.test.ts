@@ -6,14 +6,14 @@ import { erc20Abi, parseUnits, type Address, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proposalTypedData } from '../../src/core/resolution/votes.ts';
-import { siweMessage } from '../../src/core/siwe.ts';
 import { SESSION_SCOPES } from '../../src/api/pipeline/session-principal.ts';
 import { CATALOG } from '../../src/api/catalog/index.ts';
 import { idemKey, newAccount, newClient } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type CallResult, type TestServer } from '../support/harness.ts';
 import { funded as fundedAgent, type Agent } from '../support/claims.ts';
-import { createMarket, fund, gas, sendApprovals, sendTx } from '../support/markets.ts';
+import { createMarket, sendApprovals, sendTx } from '../support/markets.ts';
+import { sessionHeaders, signedInWallet, signIn as sessionSignIn } from '../support/sessions.ts';
 
 const A = '/api/agent/v1';
 let server: TestServer;
@@ -31,26 +31,15 @@ const advance = async (s: number) => {
   await rpc(server.runtime.rpcUrl, 'evm_mine');
 };
 
-/** Signs in with SIWE as the web app does; answers the Cookie header the browser would send back. */
-async function signIn(account: PrivateKeyAccount): Promise<string> {
-  const { nonce } = (await server.call('POST', '/api/auth/nonce', { headers: newClient() })).body;
-  const message = siweMessage({ publicBaseUrl: server.config.publicBaseUrl, chainId: server.config.chain.id }, { address: account.address, nonce, issuedAt: server.runtime.clock.now() });
-  const res = await server.call('POST', '/api/auth/verify', { body: { message, signature: await account.signMessage({ message }) }, headers: newClient() });
-  expect(res.status, res.text).toBe(200);
-  const raw = res.headers['set-cookie'];
-  return (Array.isArray(raw) ? raw[0]! : raw!).split(';')[0]!;
-}
+const signIn = (account: PrivateKeyAccount) => sessionSignIn(server, account);
 
 /** A call of the web app: the session cookie and the CSRF guard, no key (null: neither, as a visitor). */
 const asSession = (cookie: string | null, method: 'GET' | 'POST', path: string, body?: unknown, o: { idempotencyKey?: string } = {}): Promise<CallResult> =>
-  server.call(method, `${A}${path}`, { body, headers: { ...newClient(), ...(cookie ? { cookie, 'svc-csrf': '1' } : {}) }, idempotencyKey: o.idempotencyKey });
+  server.call(method, `${A}${path}`, { body, headers: cookie ? sessionHeaders(cookie) : newClient(), idempotencyKey: o.idempotencyKey });
 
 /** A fresh wallet with gas and money that buys `shares` of `outcome` through its session, as the trade panel does. */
 async function sessionBuyer(market: string, outcome: number, shares: bigint): Promise<{ account: PrivateKeyAccount; cookie: string }> {
-  const account = newAccount();
-  await gas(server, account.address);
-  await fund(server, account.address);
-  const cookie = await signIn(account);
+  const { account, cookie } = await signedInWallet(server);
   const body = { market, outcome, side: 'buy', shares: shares.toString(), deadlineSeconds: 86_400 };
   let prepared = await asSession(cookie, 'POST', '/trade/prepare', body);
   if (prepared.body.code === 'APPROVAL_REQUIRED') {
@@ -146,10 +135,7 @@ describe('the portfolio and the resolution steps with a wallet session', () => {
     const { market } = await createMarket(server, creator.key, creator.account, { question: 'Will the portfolio challenge stand?' });
     const address = (market.address as string).toLowerCase();
     await sync();
-    const challenger = newAccount();
-    await gas(server, challenger.address);
-    await fund(server, challenger.address);
-    const cookie = await signIn(challenger);
+    const { account: challenger, cookie } = await signedInWallet(server);
     // A proposal signed by a wallet that did not create the market is refused, whoever relays it.
     const resolution = (await server.call('GET', `${A}/markets/${address}/resolution`, { headers: newClient() })).body;
     const deadline = Math.floor(Date.parse(resolution.chainTime) / 1000) + 600;

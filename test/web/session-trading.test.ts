@@ -3,11 +3,11 @@
 import { parseUnits, type Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { siweMessage } from '../../src/core/siwe.ts';
 import { idemKey, newAccount, newClient, registerWallet } from '../support/agents.ts';
 import { startTestServer, type CallResult, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas, sendApprovals } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { sessionHeaders, signedInWallet, signIn as sessionSignIn } from '../support/sessions.ts';
 
 const A = '/api/agent/v1';
 let server: TestServer;
@@ -26,22 +26,14 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Signs in with SIWE as the web app does; answers the Cookie header the browser would send back. */
-async function signIn(account: PrivateKeyAccount): Promise<string> {
-  const { nonce } = (await server.call('POST', '/api/auth/nonce', { headers: newClient() })).body;
-  const message = siweMessage({ publicBaseUrl: server.config.publicBaseUrl, chainId: server.config.chain.id }, { address: account.address, nonce, issuedAt: server.runtime.clock.now() });
-  const res = await server.call('POST', '/api/auth/verify', { body: { message, signature: await account.signMessage({ message }) }, headers: newClient() });
-  expect(res.status, res.text).toBe(200);
-  const raw = res.headers['set-cookie'];
-  return (Array.isArray(raw) ? raw[0]! : raw!).split(';')[0]!;
-}
+const signIn = (account: PrivateKeyAccount) => sessionSignIn(server, account);
 
 /** A call of the web app: the session cookie and the CSRF guard, no key. */
 const asSession = (cookie: string, method: 'GET' | 'POST', path: string, body?: unknown, o: { guard?: boolean; key?: string } = {}): Promise<CallResult> =>
   server.call(method, `${A}${path}`, {
     body,
     key: o.key,
-    headers: { ...newClient(), cookie, ...(o.guard === false ? {} : { 'svc-csrf': '1' }) },
+    headers: sessionHeaders(cookie, o),
     idempotencyKey: method === 'POST' && path.startsWith('/orderbook/') ? idemKey('session') : undefined,
   });
 
@@ -49,10 +41,7 @@ const buy = { market: '', outcome: 0, side: 'buy', shares: parseUnits('10', 6).t
 
 describe('a wallet session in place of a key', () => {
   it('quotes, asks for the approval, and prepares a trade its own wallet signs', async () => {
-    const alice = newAccount();
-    await gas(server, alice.address);
-    await fund(server, alice.address);
-    const cookie = await signIn(alice);
+    const { account: alice, cookie } = await signedInWallet(server);
     const quote = await asSession(cookie, 'POST', '/trade/quote', { ...buy, market: lmsr });
     expect(quote.status, quote.text).toBe(200);
     expect(BigInt(quote.body.amount)).toBeGreaterThan(0n);
@@ -143,12 +132,8 @@ describe('a wallet no agent holds, while the wallet registration path is closed'
     const closed = await startTestServer({ env: { TRUST_PROXY: 'true' } });
     try {
       const account = newAccount();
-      const { nonce } = (await closed.call('POST', '/api/auth/nonce', { headers: newClient() })).body;
-      const message = siweMessage({ publicBaseUrl: closed.config.publicBaseUrl, chainId: closed.config.chain.id }, { address: account.address, nonce, issuedAt: closed.runtime.clock.now() });
-      const verified = await closed.call('POST', '/api/auth/verify', { body: { message, signature: await account.signMessage({ message }) }, headers: newClient() });
-      const raw = verified.headers['set-cookie'];
-      const cookie = (Array.isArray(raw) ? raw[0]! : raw!).split(';')[0]!;
-      const res = await closed.call('GET', `${A}/orderbook/fill-allowance`, { headers: { ...newClient(), cookie } });
+      const cookie = await sessionSignIn(closed, account);
+      const res = await closed.call('GET', `${A}/orderbook/fill-allowance`, { headers: sessionHeaders(cookie, { guard: false }) });
       expect([res.status, res.body.code, res.body.reason]).toEqual([403, 'FEATURE_DISABLED', 'AGENT_REGISTRATION_CLOSED']);
       expect(await closed.runtime.database.db.selectFrom('agents').select('id').where('wallet_address', '=', account.address.toLowerCase()).execute()).toEqual([]);
     } finally {

@@ -4,20 +4,15 @@
  * violation), watched for CSP violations and script errors, and photographed into test-results/web/.
  * `npm run test:web` (builds the app first); not part of `npm test`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../../src/api/http/web-app.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { randomAddress, seedMarket, seedTrade, USDC, WAD } from '../support/market-rows.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'web');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { expectAccessible, expectBuiltApp, expectNoProblems, expectNoSidewaysScroll, launchChromium, newContext, newPage as openPage, shot, SHOTS, type Viewport } from './browser.ts';
 /** Issue 23: the markets page's first load stays under 200 KB of compressed JavaScript. */
 const JS_BUDGET_BYTES = 200 * 1024;
 const HOUR = 3_600_000;
@@ -64,56 +59,25 @@ async function seed(): Promise<void> {
   }
 }
 
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  return page;
-}
-
-/** axe-core, run in the page (evaluated over the DevTools protocol, so the page's CSP stays as strict as it is). */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
-  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(blocking, `${name}: ${JSON.stringify(blocking, null, 1)}`).toEqual([]);
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
-
+const newPage = (viewport?: Viewport) => openPage(context, problems, viewport);
 const cards = (page: Page) => page.getByTestId('market-card');
 
 describe('the web app in Chromium', () => {
   beforeAll(async () => {
-    readFileSync(path.join(WEB_DIST_DIR, 'index.html')); // built by `npm run test:web` (pretest:web)
-    mkdirSync(SHOTS, { recursive: true });
+    expectBuiltApp();
     server = await startTestServer();
     await seed();
     base = await server.runtime.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // A fresh profile each run: Playwright launches on a new temporary --user-data-dir of its own.
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     // No key anywhere: the app's first page gives the browser its visitor session, which its market reads carry.
-    context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    context = await newContext(browser);
   });
   afterAll(async () => {
     await context?.close();
     await browser?.close();
     await server?.close();
   });
-  afterEach(() => {
-    const seen = problems.splice(0);
-    expect(seen, `CSP violations or script errors: ${seen.join(' | ')}`).toEqual([]);
-  });
+  afterEach(() => expectNoProblems(problems));
 
   it('lists the markets with prices, 24 h volume and close time, counts per state, and pages on scroll; its first load is under 200 KB of compressed JavaScript', async () => {
     const page = await newPage();
@@ -231,8 +195,7 @@ describe('the web app in Chromium', () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => chart.locator('canvas').first().boundingBox().then((b) => (b?.width ?? 999) <= 390)).toBe(true);
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-    expect(overflow, 'no sideways scroll on a phone').toBeLessThanOrEqual(0);
+    await expectNoSidewaysScroll(page);
     await shot(page, 'market-phone');
     await page.close();
   });
@@ -286,8 +249,7 @@ describe('the web app in Chromium', () => {
     await expect.poll(() => page.evaluate('document.documentElement.dir')).toBe('rtl');
     expect(await page.evaluate('document.documentElement.lang')).toBe('ar-SA');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('الأسواق');
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-    expect(overflow, 'no sideways scroll on a phone').toBeLessThanOrEqual(0);
+    await expectNoSidewaysScroll(page);
     await expectAccessible(page, 'markets ar-SA');
     await shot(page, 'markets-ar-SA-phone');
 

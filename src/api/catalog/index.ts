@@ -40,6 +40,7 @@ import { getNegotiation, negotiateAccept, negotiateReject } from './negotiate/se
 import { negotiateCommitDeploy, negotiatePrepareDeploy } from './negotiate/deploy.ts';
 import { tradePrepare, tradeQuote } from './trade/trade.ts';
 import { getCreatorFunds } from './trade/creator-funds.ts';
+import { getPortfolioPositions } from './portfolio/positions.ts';
 import { getAgentLedgerProof, getLedgerProof } from './ledger/proof.ts';
 import { FAUCET_CAPABILITIES } from './faucet/faucet.ts';
 import { FILL_PACK_CAPABILITIES } from './orderbook/fill-packs.ts';
@@ -105,6 +106,7 @@ export const CATALOG: readonly Capability[] = [
   tradeQuote,
   tradePrepare,
   getCreatorFunds,
+  getPortfolioPositions,
   getLedgerProof,
   getAgentLedgerProof,
   ...FAUCET_CAPABILITIES,

@@ -16,6 +16,13 @@ import type { Services } from '../../services/services.ts';
  */
 export const SESSION_SCOPES: readonly Scope[] = ['markets:read', 'trade:quote', 'trade:execute', 'portfolio:read', 'fees:claim', 'resolution:execute'];
 
+/** The prefix of a session principal's keyId: `wallet:<address, lowercase>` (an API key's id is a uuid). */
+const SESSION_KEY_ID = 'wallet:';
+
+/** The signed-in wallet (lowercase) when the principal is a wallet session's, null when it is an API key's. */
+export const sessionWalletOf = (principal: Principal | null): string | null =>
+  principal?.keyId.startsWith(SESSION_KEY_ID) ? principal.keyId.slice(SESSION_KEY_ID.length).toLowerCase() : null;
+
 /** The principal of a wallet session token; WALLET_AUTH_REQUIRED when it is unusable. */
 export async function sessionPrincipal(services: Pick<Services, 'sessions' | 'registration'>, token: string, clientIp: string): Promise<Principal> {
   const session = await services.sessions.resolve(token);
@@ -24,7 +31,7 @@ export async function sessionPrincipal(services: Pick<Services, 'sessions' | 're
   const entitlement = entitlementOf(proofsOf(agent)) ?? { tier: 'execute' as const, scopes: SESSION_SCOPES };
   return {
     // Budgets and Idempotency-Keys are the wallet's, whichever of its sessions calls.
-    keyId: `wallet:${session.walletAddress}`,
+    keyId: `${SESSION_KEY_ID}${session.walletAddress}`,
     agentId: agent.id,
     tier: entitlement.tier,
     scopes: SESSION_SCOPES.filter((s) => entitlement.scopes.includes(s)),

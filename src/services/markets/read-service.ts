@@ -14,6 +14,8 @@ import { problem } from '../../core/error-codes.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { MarketTradeT, OrderbookTradeT } from '../../wire/market-reads.ts';
 import { orderBookHolders, orderBookTrades } from '../orderbook/reads.ts';
+import { actingWallet } from '../identity/acting-wallet.ts';
+import { walletPositions, type WalletPositions } from './wallet-positions.ts';
 
 export interface MarketReadService {
   list(req: ListingRequest): ReturnType<typeof listMarkets>;
@@ -32,6 +34,8 @@ export interface MarketReadService {
   depth(m: MarketRow, p: { tradeable: boolean }): ReturnType<typeof marketDepth>;
   /** Creator funds of the proven wallet (MCP elevation) or else of the caller's bound wallet. */
   creatorFunds(p: { principal: Principal; provenWallet: string | null; chainId?: number }): Promise<CreatorFunds>;
+  /** The caller's bound wallet's LMSR positions, a page at a time (WALLET_NOT_BOUND without one). */
+  positions(p: { principal: Principal; cursor?: string; limit: number }): Promise<WalletPositions>;
 }
 
 /** The decimals of every collateral a market may hold: the served chain's tokens and the order books' play money. */
@@ -63,5 +67,10 @@ export function createMarketReadService(deps: { db: Kysely<DB>; chain: ChainServ
       }
       return readCreatorFunds(db, chain.collateral(), { walletAddress: wallet, chainId: p.chainId, servedChainId: chain.chainId });
     },
+    positions: async (p) =>
+      walletPositions(
+        { db, chainId: chain.chainId, decimalsOf: (token) => chain.collateral().find((c) => c.token.toLowerCase() === token.toLowerCase())?.decimals ?? 18 },
+        { wallet: await actingWallet({ db }, p.principal, null, 'positions belong to a wallet'), cursor: p.cursor, limit: p.limit },
+      ),
   };
 }

@@ -3,6 +3,7 @@
 import { useEffect } from 'preact/hooks';
 import { getJson } from '../api/client.ts';
 import type { Chains, Theses, Thesis } from '../api/read-types.ts';
+import { CardStats, Chances } from '../components/market-card.tsx';
 import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { useI18n } from '../i18n/i18n.ts';
@@ -57,8 +58,7 @@ export function DiscoverPage() {
 }
 
 function ThesisCard({ thesis }: { thesis: Thesis }) {
-  const i18n = useI18n();
-  const { t } = i18n;
+  const { t } = useI18n();
   return (
     <li class="card thesis" data-testid="thesis">
       <div class="card-meta">
@@ -77,31 +77,9 @@ function ThesisCard({ thesis }: { thesis: Thesis }) {
       <p class="thesis-text" data-testid="thesis-text">
         {thesis.text}
       </p>
-      <ul class="chances">
-        {thesis.outcomes.map((o) => (
-          <li key={o.index}>
-            <span class="chance-label">{o.label}</span>
-            <span class="chance-bar" aria-hidden="true">
-              <span style={{ width: `${Math.round(Number(o.price) * 100)}%` }} />
-            </span>
-            <strong class="chance-value">{i18n.percent(o.price)}</strong>
-          </li>
-        ))}
-      </ul>
-      <dl class="card-stats">
-        <div>
-          <dt>{t('card.volume24h')}</dt>
-          <dd>{i18n.amount(thesis.volume24h, thesis.collateral.decimals, thesis.collateral.symbol)}</dd>
-        </div>
-        <div>
-          <dt>{t('card.closes')}</dt>
-          <dd>
-            <time dateTime={thesis.closeTime} title={i18n.dateTime(thesis.closeTime)}>
-              {i18n.relative(thesis.closeTime)}
-            </time>
-          </dd>
-        </div>
-      </dl>
+      <Chances outcomes={thesis.outcomes} />
+      {/* A thesis is only written for a market whose close time is still ahead (docs/theses.md). */}
+      <CardStats market={thesis} closed={false} />
     </li>
   );
 }

@@ -6,6 +6,7 @@ import type { Market, MarketDepth, MarketDetail, MarketTrades, Trade } from '../
 import { categoryName } from '../components/labels.ts';
 import { MARKET_KINDS, useLiveEvents } from '../components/live.ts';
 import { PriceChart } from '../components/price-chart.tsx';
+import { Stat } from '../components/stat.tsx';
 import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { shortAddress } from '../components/util.ts';
@@ -93,15 +94,6 @@ export function MarketPage({ address }: { address: string }) {
           <MarketSideExtras market={market} />
         </aside>
       </div>
-    </div>
-  );
-}
-
-function Stat({ term, value }: { term: string; value: string }) {
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{value}</dd>
     </div>
   );
 }

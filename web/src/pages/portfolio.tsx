@@ -13,6 +13,7 @@ import { useI18n } from '../i18n/i18n.ts';
 import type { LedgerProof, ProofCheck } from '../wallet/ledger-proof.ts';
 import { useSession } from '../wallet/session.ts';
 import { SignInButton } from '../wallet/wallet-button.tsx';
+import { Positions } from './portfolio-positions.tsx';
 
 const A = '/api/agent/v1';
 
@@ -36,6 +37,7 @@ export function PortfolioPage() {
           <p class="muted mono" data-testid="portfolio-wallet">
             {session.address}
           </p>
+          <Positions />
           <Claims />
           <CreatorFunds />
           <OpenOrders />
@@ -67,29 +69,19 @@ function useMarket(address: string) {
   return useFetch((signal) => getJson<MarketDetail>(`${A}/discover/markets/${address}`, {}, signal).then((a) => a.body.market), [address]);
 }
 
-function Claims() {
-  const i18n = useI18n();
-  const { t } = i18n;
+/**
+ * A write started from a panel's button: `busy` while it runs, its error kept to show, and `version` moved on once it
+ * succeeded (the panel's read depends on it, so it is asked again).
+ */
+function useWrite() {
   const [version, setVersion] = useState(0);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [settled, setSettled] = useState<Settlement[]>([]);
-  const list = useFetch((signal) => sendJson<{ payouts: Payout[] }>('GET', `${A}/claims/available`, undefined, { signal }).then((a) => a.payouts), [version]);
-  const claimable = (list.data ?? []).filter((p) => p.status === 'claimable');
-  const ready = claimable.filter((p) => p.eligibleNow);
-
-  /** One click: the protocol redeems every named market in one transaction, followed here to CONFIRMED. */
-  const claim = async (payouts: Payout[]) => {
+  const run = async (write: () => Promise<void>) => {
     setBusy(true);
     setError(null);
     try {
-      const answer = await sendJson<{ claims: Settlement[] }>('POST', `${A}/claims/batch`, { markets: payouts.map((p) => ({ chainId: p.chainId, marketAddress: p.marketAddress })) }, { idempotencyKey: newIdempotencyKey() });
-      const hashes = [...new Set(answer.claims.flatMap((c) => (c.txHash ? [c.txHash] : [])))];
-      if (hashes.length > 0) {
-        const w = await import('../wallet/wallet.ts');
-        for (const h of hashes) await w.followToConfirmed(h);
-      }
-      setSettled(answer.claims);
+      await write();
       setVersion((n) => n + 1);
     } catch (err) {
       setError(err);
@@ -97,6 +89,29 @@ function Claims() {
       setBusy(false);
     }
   };
+  return { version, busy, error, run };
+}
+
+function Claims() {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const { version, busy, error, run } = useWrite();
+  const [settled, setSettled] = useState<Settlement[]>([]);
+  const list = useFetch((signal) => sendJson<{ payouts: Payout[] }>('GET', `${A}/claims/available`, undefined, { signal }).then((a) => a.payouts), [version]);
+  const claimable = (list.data ?? []).filter((p) => p.status === 'claimable');
+  const ready = claimable.filter((p) => p.eligibleNow);
+
+  /** One click: the protocol redeems every named market in one transaction, followed here to CONFIRMED. */
+  const claim = (payouts: Payout[]) =>
+    run(async () => {
+      const answer = await sendJson<{ claims: Settlement[] }>('POST', `${A}/claims/batch`, { markets: payouts.map((p) => ({ chainId: p.chainId, marketAddress: p.marketAddress })) }, { idempotencyKey: newIdempotencyKey() });
+      const hashes = [...new Set(answer.claims.flatMap((c) => (c.txHash ? [c.txHash] : [])))];
+      if (hashes.length > 0) {
+        const w = await import('../wallet/wallet.ts');
+        for (const h of hashes) await w.followToConfirmed(h);
+      }
+      setSettled(answer.claims);
+    });
 
   return (
     <section class="panel" aria-labelledby="claims-title" data-testid="claims">
@@ -197,9 +212,7 @@ interface Collection {
 function CreatorFunds() {
   const i18n = useI18n();
   const { t } = i18n;
-  const [version, setVersion] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { version, busy, error, run } = useWrite();
   const [collected, setCollected] = useState<Collection[] | null>(null);
   const funds = useFetch((signal) => sendJson<Funds>('GET', `${A}/trade/creator-funds`, undefined, { signal }), [version]);
   // The read is the indexer's projection, a moment behind the chain: what this page just collected shows as collected.
@@ -215,19 +228,11 @@ function CreatorFunds() {
   });
   const collectable = markets.some((m) => m.marketBalance.status === 'claimable' || m.bond.displayStatus === 'ready');
 
-  const collect = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const collect = () =>
+    run(async () => {
       const answer = await sendJson<{ collections: Collection[] }>('POST', `${A}/trade/creator-funds/collect`, {}, { idempotencyKey: newIdempotencyKey() });
       setCollected(answer.collections);
-      setVersion((n) => n + 1);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <section class="panel" aria-labelledby="funds-title" data-testid="creator-funds">

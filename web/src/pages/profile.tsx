@@ -6,6 +6,7 @@ import type { PnlHistory, Profile } from '../api/read-types.ts';
 import type { MarketListings } from '../api/types.ts';
 import { MarketCard } from '../components/market-card.tsx';
 import { PnlChart } from '../components/pnl-chart.tsx';
+import { Stat } from '../components/stat.tsx';
 import { Empty, ErrorView, Loading } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { shortAddress } from '../components/util.ts';
@@ -98,15 +99,6 @@ export function ProfilePage({ address }: { address: string }) {
           <CreatedMarkets address={address} />
         </div>
       )}
-    </div>
-  );
-}
-
-function Stat({ term, value }: { term: string; value: string }) {
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{value}</dd>
     </div>
   );
 }

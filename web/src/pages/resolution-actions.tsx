@@ -13,6 +13,7 @@ import { useFetch } from '../components/use-fetch.ts';
 import { useI18n } from '../i18n/i18n.ts';
 import { useSession } from '../wallet/session.ts';
 import type { PreparedTransaction } from '../wallet/wallet.ts';
+import { openVoteSession, VoteAction } from './resolution-vote.tsx';
 
 const A = '/api/agent/v1';
 /** What the page tells the timeline (market-resolution.tsx) once a step is confirmed: read the resolution again. */
@@ -40,6 +41,8 @@ export function ResolutionActions({ market }: { market: Market }) {
     challenge: r.phase === 'proposed' && r.proposal !== null && now < Date.parse(r.proposal.challengeDeadline) && wallet !== market.creator.toLowerCase(),
     finalize: r.phase === 'proposed' && r.proposal !== null && now >= Date.parse(r.proposal.challengeDeadline),
   };
+  const vote = openVoteSession(r);
+  if (vote) return <VoteAction market={market} resolution={r} session={vote} onCast={() => window.dispatchEvent(new Event(RESOLUTION_CHANGED))} />;
   if (!open.propose && !open.challenge && !open.finalize) return version > 0 ? <Done /> : null;
   return <Actions key={r.phase ?? 'none'} market={market} resolution={r} open={open} onDone={() => setVersion((n) => n + 1)} />;
 }

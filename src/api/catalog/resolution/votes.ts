@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { problem } from '../../../core/error-codes.ts';
 import { ChainId, EvmAddress, IsoTimestamp } from '../../../wire/schemas.ts';
 import { defineCapability } from '../types.ts';
+import { sessionWalletOf } from '../../pipeline/session-principal.ts';
 
 const SessionParams = z.strictObject({
   sessionId: z
@@ -28,11 +29,13 @@ export const castBallot = defineCapability({
   category: 'resolution',
   summary: 'Cast a human ballot in an open vote round',
   description:
-    "Casts the ballot of `walletAddress`: its EIP-712 signature of Ballot(address market,uint8 round,uint8 outcome) under the resolver's domain (name MarketResolver, version 1, the chain id, the resolver address — GET the session for them). The wallet must belong to a verified human identity (humanIdVerified; linked wallets share it) and the round must be open (before voteDeadline, by chain time). A wallet whose reputation tier is restricted may not vote: 403 REPUTATION_RESTRICTED (docs/reputation.md, Gates). One ballot counts per identity: a second one, from the same or a linked wallet, answers 409 ALREADY_VOTED. The ballot is published with its signature.",
+    "Casts the ballot of `walletAddress`: its EIP-712 signature of Ballot(address market,uint8 round,uint8 outcome) under the resolver's domain (name MarketResolver, version 1, the chain id, the resolver address — GET the session for them). The wallet must belong to a verified human identity (humanIdVerified; linked wallets share it) and the round must be open (before voteDeadline, by chain time). A wallet whose reputation tier is restricted may not vote: 403 REPUTATION_RESTRICTED (docs/reputation.md, Gates). One ballot counts per identity: a second one, from the same or a linked wallet, answers 409 ALREADY_VOTED. The ballot is published with its signature. A wallet session (the web app) may cast only its own wallet's ballot: another walletAddress is 403 FORBIDDEN.",
   tier: 'execute',
   scopes: ['resolution:execute'],
   rateClass: 'write',
   idempotent: false,
+  // The web app's vote: a signed-in wallet casts its own ballot (the guard below), never another wallet's.
+  walletSession: 'principal',
   mcp: { tool: 'svc_resolution_votes_ballots' },
   // Over MCP the voter's wallet proves itself for this session as well (spec: vote actions take wallet-proof elevation).
   mcpElevation: { scope: 'resolution:execute', resourceId: ({ params }) => params.sessionId, resourceIdSource: 'the vote session id (argument sessionId), as sent' },
@@ -47,6 +50,10 @@ export const castBallot = defineCapability({
   handler: async (ctx, { params, body }) => {
     if (ctx.provenWallet && ctx.provenWallet.toLowerCase() !== body.walletAddress.toLowerCase()) {
       throw problem('FORBIDDEN', 'the proven wallet is not walletAddress: prove the voting wallet');
+    }
+    const signedIn = sessionWalletOf(ctx.principal);
+    if (signedIn !== null && signedIn !== body.walletAddress.toLowerCase()) {
+      throw problem('FORBIDDEN', 'a wallet session casts its own wallet\'s ballot only: walletAddress must be the signed-in wallet');
     }
     return ctx.services.votes.cast({ sessionId: params.sessionId, ...body }, ctx.recordEffect ?? undefined);
   },

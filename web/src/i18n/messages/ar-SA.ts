@@ -384,6 +384,21 @@ const arSA: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'هذا أقل من الحد الأدنى للشراء. أدخل مبلغًا أكبر.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'لا تملك محفظتك ما يكفي من USDC لهذا.',
   'error.RELAY_REVERTED': 'رُفضت عملية الشراء على السلسلة (توقيع منتهٍ أو خاطئ). لم يُنفق شيء؛ حاول مرة أخرى.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'مراكزك',
+  'portfolio.positions.none': 'لا تملك أسهمًا في أي سوق بعد.',
+  'portfolio.positions.price': 'السعر {price}',
+  'portfolio.positions.value': 'قيمتها {amount} بهذا السعر',
+  'portfolio.positions.more': 'عرض المزيد',
+  'resolve.vote.help': 'النتيجة متنازع عليها: يصوّت عليها البشر الموثَّقون حتى {time}، بورقة اقتراع واحدة لكل شخص. توقّع محفظتك ورقة الاقتراع، وتُنشر مع توقيعها.',
+  'resolve.vote.outcome': 'صوتك',
+  'resolve.vote': 'أدلِ بصوتك',
+  'resolve.vote.done': 'أُدلي بصوتك ونُشر.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'لا يصوّت إلا إنسان موثَّق، وهذه المحفظة غير موثَّقة.',
+  'error.ALREADY_VOTED': 'لقد صوّتّ بالفعل في هذه الجولة (ورقة واحدة لكل شخص، بما في ذلك المحافظ المرتبطة).',
+  'error.VOTE_CLOSED': 'هذا التصويت مغلق.',
+  'error.REPUTATION_RESTRICTED': 'سمعتك مقيّدة، لذلك لا يمكن لهذه المحفظة التصويت.',
+  'error.BALLOT_SIGNATURE_INVALID': 'وقّعت المحفظة شيئًا غير ورقة الاقتراع هذه. حاول مرة أخرى.',
 };
 
 export default arSA;

@@ -383,6 +383,21 @@ const deDE: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Das liegt unter dem kleinsten Kauf. Gib einen höheren Betrag ein.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Deine Wallet hält nicht genug USDC dafür.',
   'error.RELAY_REVERTED': 'Der Kauf wurde on-chain abgelehnt (veraltete oder falsche Signatur). Es wurde nichts ausgegeben; versuche es noch einmal.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Deine Positionen',
+  'portfolio.positions.none': 'Du hältst noch keine Anteile an einem Markt.',
+  'portfolio.positions.price': 'Preis {price}',
+  'portfolio.positions.value': 'bei diesem Preis {amount} wert',
+  'portfolio.positions.more': 'Mehr anzeigen',
+  'resolve.vote.help': 'Das Ergebnis ist umstritten: Verifizierte Menschen stimmen bis {time} darüber ab, eine Stimme pro Person. Deine Wallet signiert den Stimmzettel, und er wird mit seiner Signatur veröffentlicht.',
+  'resolve.vote.outcome': 'Deine Stimme',
+  'resolve.vote': 'Stimme abgeben',
+  'resolve.vote.done': 'Deine Stimme ist abgegeben und veröffentlicht.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Nur verifizierte Menschen dürfen abstimmen, und diese Wallet ist nicht verifiziert.',
+  'error.ALREADY_VOTED': 'Du hast in dieser Runde schon abgestimmt (eine Stimme pro Person, verknüpfte Wallets eingeschlossen).',
+  'error.VOTE_CLOSED': 'Diese Abstimmung ist geschlossen.',
+  'error.REPUTATION_RESTRICTED': 'Deine Reputation ist eingeschränkt, daher darf diese Wallet nicht abstimmen.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Die Wallet hat etwas anderes als diesen Stimmzettel signiert. Versuche es noch einmal.',
 };
 
 export default deDE;

@@ -384,6 +384,21 @@ export const enUS = {
   'error.AMOUNT_BELOW_MINIMUM': 'This is below the smallest purchase. Enter a larger amount.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Your wallet does not hold enough USDC for this.',
   'error.RELAY_REVERTED': 'The purchase was refused on chain (a stale or wrong signature). Nothing was spent; try again.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Your positions',
+  'portfolio.positions.none': 'You hold no shares in any market yet.',
+  'portfolio.positions.price': 'price {price}',
+  'portfolio.positions.value': 'worth {amount} at this price',
+  'portfolio.positions.more': 'Show more',
+  'resolve.vote.help': 'The outcome is disputed: verified humans vote on it until {time}, one ballot per person. Your wallet signs the ballot, and it is published with its signature.',
+  'resolve.vote.outcome': 'Your vote',
+  'resolve.vote': 'Cast ballot',
+  'resolve.vote.done': 'Your ballot is cast and published.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Only a verified human may vote, and this wallet is not verified.',
+  'error.ALREADY_VOTED': 'You already voted in this round (one ballot per person, linked wallets included).',
+  'error.VOTE_CLOSED': 'This vote is closed.',
+  'error.REPUTATION_RESTRICTED': 'Your reputation is restricted, so this wallet may not vote.',
+  'error.BALLOT_SIGNATURE_INVALID': 'The wallet signed something other than this ballot. Try again.',
 } as const;
 
 export type MessageKey = keyof typeof enUS;

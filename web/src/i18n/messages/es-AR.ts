@@ -72,6 +72,12 @@ const esAR: Messages = {
   'error.QUOTE_MISMATCH': 'El precio cambió antes de la compra. Revisá el nuevo monto e intentá de nuevo.',
   'error.AMOUNT_BELOW_MINIMUM': 'Es menos que la compra mínima. Ingresá un monto mayor.',
   'error.RELAY_REVERTED': 'La compra se rechazó en la cadena (firma vencida o incorrecta). No se gastó nada; intentá de nuevo.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions.none': 'Todavía no tenés acciones de ningún mercado.',
+  'resolve.vote.help': 'El resultado está en disputa: los humanos verificados votan hasta {time}, un voto por persona. Tu billetera firma el voto, que se publica con su firma.',
+  'error.ALREADY_VOTED': 'Ya votaste en esta ronda (un voto por persona, billeteras vinculadas incluidas).',
+  'error.REPUTATION_RESTRICTED': 'Tu reputación está restringida, así que esta billetera no puede votar.',
+  'error.BALLOT_SIGNATURE_INVALID': 'La billetera firmó algo distinto de este voto. Intentá de nuevo.',
 };
 
 export default esAR;

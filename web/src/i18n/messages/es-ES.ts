@@ -384,6 +384,21 @@ export const esES: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Es menos que la compra mínima. Introduce un importe mayor.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Tu billetera no tiene suficientes USDC para esto.',
   'error.RELAY_REVERTED': 'La compra se rechazó en la cadena (firma caducada o incorrecta). No se gastó nada; inténtalo de nuevo.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Tus posiciones',
+  'portfolio.positions.none': 'Aún no tienes acciones de ningún mercado.',
+  'portfolio.positions.price': 'precio {price}',
+  'portfolio.positions.value': 'valen {amount} a este precio',
+  'portfolio.positions.more': 'Ver más',
+  'resolve.vote.help': 'El resultado está en disputa: los humanos verificados votan hasta {time}, un voto por persona. Tu billetera firma el voto, que se publica con su firma.',
+  'resolve.vote.outcome': 'Tu voto',
+  'resolve.vote': 'Votar',
+  'resolve.vote.done': 'Tu voto está emitido y publicado.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Solo puede votar un humano verificado, y esta billetera no está verificada.',
+  'error.ALREADY_VOTED': 'Ya votaste en esta ronda (un voto por persona, billeteras vinculadas incluidas).',
+  'error.VOTE_CLOSED': 'Esta votación está cerrada.',
+  'error.REPUTATION_RESTRICTED': 'Tu reputación está restringida, así que esta billetera no puede votar.',
+  'error.BALLOT_SIGNATURE_INVALID': 'La billetera firmó algo distinto de este voto. Inténtalo de nuevo.',
 };
 
 export default esES;

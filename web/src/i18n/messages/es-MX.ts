@@ -39,6 +39,12 @@ const esMX: Messages = {
   'error.QUOTE_MISMATCH': 'El precio cambió antes de la compra. Revisa el nuevo monto e inténtalo de nuevo.',
   'error.AMOUNT_BELOW_MINIMUM': 'Es menos que la compra mínima. Ingresa un monto mayor.',
   'error.RELAY_REVERTED': 'La compra se rechazó en la cadena (firma vencida o incorrecta). No se gastó nada; inténtalo de nuevo.',
+  // The vote on the market page.
+  'resolve.vote.help': 'El resultado está en disputa: los humanos verificados votan hasta {time}, un voto por persona. Tu cartera firma el voto, que se publica con su firma.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Solo puede votar un humano verificado, y esta cartera no está verificada.',
+  'error.ALREADY_VOTED': 'Ya votaste en esta ronda (un voto por persona, carteras vinculadas incluidas).',
+  'error.REPUTATION_RESTRICTED': 'Tu reputación está restringida, así que esta cartera no puede votar.',
+  'error.BALLOT_SIGNATURE_INVALID': 'La cartera firmó algo distinto de este voto. Inténtalo de nuevo.',
 };
 
 export default esMX;

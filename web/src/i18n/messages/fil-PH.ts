@@ -384,6 +384,21 @@ const filPH: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Mas mababa ito sa pinakamaliit na pagbili. Maglagay ng mas malaking halaga.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Kulang ang USDC sa iyong wallet para dito.',
   'error.RELAY_REVERTED': 'Tinanggihan ng chain ang pagbili (luma o maling pirma). Walang nagastos; subukang muli.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Mga posisyon mo',
+  'portfolio.positions.none': 'Wala ka pang shares sa anumang merkado.',
+  'portfolio.positions.price': 'presyo {price}',
+  'portfolio.positions.value': 'nagkakahalaga ng {amount} sa presyong ito',
+  'portfolio.positions.more': 'Ipakita pa',
+  'resolve.vote.help': 'Pinagtatalunan ang resulta: boboto rito ang mga beripikadong tao hanggang {time}, isang balota bawat tao. Pipirmahan ng wallet mo ang balota, at ilalathala ito kasama ng pirma.',
+  'resolve.vote.outcome': 'Ang boto mo',
+  'resolve.vote': 'Bumoto',
+  'resolve.vote.done': 'Naipasa at nailathala na ang balota mo.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Beripikadong tao lang ang puwedeng bumoto, at hindi beripikado ang wallet na ito.',
+  'error.ALREADY_VOTED': 'Nakaboto ka na sa round na ito (isang balota bawat tao, kasama ang mga naka-link na wallet).',
+  'error.VOTE_CLOSED': 'Sarado na ang botohang ito.',
+  'error.REPUTATION_RESTRICTED': 'Limitado ang reputasyon mo, kaya hindi puwedeng bumoto ang wallet na ito.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Iba ang pinirmahan ng wallet kaysa sa balotang ito. Subukan ulit.',
 };
 
 export default filPH;

@@ -384,6 +384,21 @@ const frFR: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'C’est en dessous de l’achat minimal. Saisissez un montant plus élevé.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Votre portefeuille ne détient pas assez d’USDC pour cela.',
   'error.RELAY_REVERTED': 'L’achat a été refusé sur la chaîne (signature périmée ou incorrecte). Rien n’a été dépensé ; réessayez.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Vos positions',
+  'portfolio.positions.none': 'Vous ne détenez encore aucune part d\'un marché.',
+  'portfolio.positions.price': 'prix {price}',
+  'portfolio.positions.value': 'valent {amount} à ce prix',
+  'portfolio.positions.more': 'Afficher plus',
+  'resolve.vote.help': 'Le résultat est contesté : les humains vérifiés votent jusqu\'au {time}, un bulletin par personne. Votre wallet signe le bulletin, publié avec sa signature.',
+  'resolve.vote.outcome': 'Votre vote',
+  'resolve.vote': 'Voter',
+  'resolve.vote.done': 'Votre bulletin est déposé et publié.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Seul un humain vérifié peut voter, et ce wallet n\'est pas vérifié.',
+  'error.ALREADY_VOTED': 'Vous avez déjà voté à ce tour (un bulletin par personne, wallets liés compris).',
+  'error.VOTE_CLOSED': 'Ce vote est clos.',
+  'error.REPUTATION_RESTRICTED': 'Votre réputation est restreinte : ce wallet ne peut pas voter.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Le wallet a signé autre chose que ce bulletin. Réessayez.',
 };
 
 export default frFR;

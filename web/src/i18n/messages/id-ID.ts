@@ -384,6 +384,21 @@ const idID: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Ini di bawah pembelian minimum. Masukkan jumlah yang lebih besar.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Dompet Anda tidak memiliki cukup USDC untuk ini.',
   'error.RELAY_REVERTED': 'Pembelian ditolak di jaringan (tanda tangan kedaluwarsa atau salah). Tidak ada yang terpakai; coba lagi.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Posisi Anda',
+  'portfolio.positions.none': 'Anda belum memegang saham di pasar mana pun.',
+  'portfolio.positions.price': 'harga {price}',
+  'portfolio.positions.value': 'senilai {amount} pada harga ini',
+  'portfolio.positions.more': 'Tampilkan lagi',
+  'resolve.vote.help': 'Hasilnya dipersengketakan: manusia terverifikasi memberi suara hingga {time}, satu suara per orang. Dompet Anda menandatangani surat suara, yang diterbitkan beserta tanda tangannya.',
+  'resolve.vote.outcome': 'Suara Anda',
+  'resolve.vote': 'Berikan suara',
+  'resolve.vote.done': 'Suara Anda sudah diberikan dan diterbitkan.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Hanya manusia terverifikasi yang boleh memberi suara, dan dompet ini belum terverifikasi.',
+  'error.ALREADY_VOTED': 'Anda sudah memberi suara di putaran ini (satu suara per orang, termasuk dompet tertaut).',
+  'error.VOTE_CLOSED': 'Pemungutan suara ini sudah ditutup.',
+  'error.REPUTATION_RESTRICTED': 'Reputasi Anda dibatasi, jadi dompet ini tidak boleh memberi suara.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Dompet menandatangani sesuatu selain surat suara ini. Coba lagi.',
 };
 
 export default idID;

@@ -384,6 +384,21 @@ const itIT: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'È sotto l’acquisto minimo. Inserisci un importo maggiore.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Il tuo wallet non ha abbastanza USDC per questo.',
   'error.RELAY_REVERTED': 'L’acquisto è stato rifiutato on-chain (firma scaduta o errata). Non è stato speso nulla; riprova.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Le tue posizioni',
+  'portfolio.positions.none': 'Non detieni ancora quote di alcun mercato.',
+  'portfolio.positions.price': 'prezzo {price}',
+  'portfolio.positions.value': 'valgono {amount} a questo prezzo',
+  'portfolio.positions.more': 'Mostra altro',
+  'resolve.vote.help': 'L\'esito è contestato: gli umani verificati votano fino al {time}, una scheda a persona. Il tuo wallet firma la scheda, che viene pubblicata con la firma.',
+  'resolve.vote.outcome': 'Il tuo voto',
+  'resolve.vote': 'Vota',
+  'resolve.vote.done': 'Il tuo voto è stato espresso e pubblicato.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Può votare solo un umano verificato, e questo wallet non è verificato.',
+  'error.ALREADY_VOTED': 'Hai già votato in questo turno (una scheda a persona, wallet collegati inclusi).',
+  'error.VOTE_CLOSED': 'Questa votazione è chiusa.',
+  'error.REPUTATION_RESTRICTED': 'La tua reputazione è limitata, quindi questo wallet non può votare.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Il wallet ha firmato qualcosa di diverso da questa scheda. Riprova.',
 };
 
 export default itIT;

@@ -384,6 +384,21 @@ const jaJP: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': '最低購入額を下回っています。もっと大きい金額を入力してください。',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'ウォレットのUSDCが足りません。',
   'error.RELAY_REVERTED': '購入はチェーン上で拒否されました(期限切れまたは誤った署名)。何も支払われていません。もう一度お試しください。',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': '保有ポジション',
+  'portfolio.positions.none': 'まだどのマーケットのシェアも保有していません。',
+  'portfolio.positions.price': '価格 {price}',
+  'portfolio.positions.value': 'この価格で {amount} 相当',
+  'portfolio.positions.more': 'さらに表示',
+  'resolve.vote.help': '結果に異議が出ています。認証済みの人間が {time} まで投票します(1人1票)。投票はウォレットで署名され、署名とともに公開されます。',
+  'resolve.vote.outcome': 'あなたの投票',
+  'resolve.vote': '投票する',
+  'resolve.vote.done': '投票し、公開されました。',
+  'error.HUMAN_VERIFICATION_REQUIRED': '投票できるのは認証済みの人間だけで、このウォレットは認証されていません。',
+  'error.ALREADY_VOTED': 'このラウンドではすでに投票しています(1人1票、リンクしたウォレットを含む)。',
+  'error.VOTE_CLOSED': 'この投票は締め切られました。',
+  'error.REPUTATION_RESTRICTED': '評価が制限されているため、このウォレットは投票できません。',
+  'error.BALLOT_SIGNATURE_INVALID': 'ウォレットがこの投票とは別の内容に署名しました。もう一度お試しください。',
 };
 
 export default jaJP;

@@ -384,6 +384,21 @@ const koKR: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': '최소 구매 금액보다 적습니다. 더 큰 금액을 입력하세요.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': '지갑의 USDC가 부족합니다.',
   'error.RELAY_REVERTED': '체인에서 구매가 거부되었습니다(만료되었거나 잘못된 서명). 지출된 금액은 없습니다. 다시 시도하세요.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': '내 포지션',
+  'portfolio.positions.none': '아직 어떤 마켓의 지분도 보유하고 있지 않습니다.',
+  'portfolio.positions.price': '가격 {price}',
+  'portfolio.positions.value': '이 가격 기준 {amount}',
+  'portfolio.positions.more': '더 보기',
+  'resolve.vote.help': '결과에 이의가 제기되었습니다. 인증된 사람들이 {time}까지 1인 1표로 투표합니다. 투표는 지갑으로 서명되며 서명과 함께 공개됩니다.',
+  'resolve.vote.outcome': '내 투표',
+  'resolve.vote': '투표하기',
+  'resolve.vote.done': '투표가 완료되어 공개되었습니다.',
+  'error.HUMAN_VERIFICATION_REQUIRED': '인증된 사람만 투표할 수 있으며, 이 지갑은 인증되지 않았습니다.',
+  'error.ALREADY_VOTED': '이번 라운드에 이미 투표했습니다(1인 1표, 연결된 지갑 포함).',
+  'error.VOTE_CLOSED': '이 투표는 마감되었습니다.',
+  'error.REPUTATION_RESTRICTED': '평판이 제한되어 이 지갑은 투표할 수 없습니다.',
+  'error.BALLOT_SIGNATURE_INVALID': '지갑이 이 투표가 아닌 다른 내용에 서명했습니다. 다시 시도하세요.',
 };
 
 export default koKR;

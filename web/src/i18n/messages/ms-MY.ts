@@ -384,6 +384,21 @@ const msMY: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Ini di bawah pembelian minimum. Masukkan jumlah yang lebih besar.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Dompet anda tidak mempunyai USDC yang mencukupi untuk ini.',
   'error.RELAY_REVERTED': 'Pembelian ditolak dalam rantaian (tandatangan lapuk atau salah). Tiada apa-apa dibelanjakan; cuba lagi.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Kedudukan anda',
+  'portfolio.positions.none': 'Anda belum memegang saham mana-mana pasaran.',
+  'portfolio.positions.price': 'harga {price}',
+  'portfolio.positions.value': 'bernilai {amount} pada harga ini',
+  'portfolio.positions.more': 'Tunjukkan lagi',
+  'resolve.vote.help': 'Keputusan ini dipertikaikan: manusia yang disahkan mengundi hingga {time}, satu undi seorang. Dompet anda menandatangani kertas undi, yang diterbitkan bersama tandatangannya.',
+  'resolve.vote.outcome': 'Undi anda',
+  'resolve.vote': 'Buang undi',
+  'resolve.vote.done': 'Undi anda telah dibuang dan diterbitkan.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Hanya manusia yang disahkan boleh mengundi, dan dompet ini belum disahkan.',
+  'error.ALREADY_VOTED': 'Anda sudah mengundi dalam pusingan ini (satu undi seorang, termasuk dompet yang dipautkan).',
+  'error.VOTE_CLOSED': 'Pengundian ini telah ditutup.',
+  'error.REPUTATION_RESTRICTED': 'Reputasi anda terhad, jadi dompet ini tidak boleh mengundi.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Dompet menandatangani sesuatu selain kertas undi ini. Cuba lagi.',
 };
 
 export default msMY;

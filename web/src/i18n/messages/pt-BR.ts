@@ -384,6 +384,21 @@ export const ptBR: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Isso é menos que a compra mínima. Digite um valor maior.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Sua carteira não tem USDC suficiente para isso.',
   'error.RELAY_REVERTED': 'A compra foi recusada na rede (assinatura vencida ou errada). Nada foi gasto; tente de novo.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Suas posições',
+  'portfolio.positions.none': 'Você ainda não tem cotas de nenhum mercado.',
+  'portfolio.positions.price': 'preço {price}',
+  'portfolio.positions.value': 'valem {amount} a este preço',
+  'portfolio.positions.more': 'Mostrar mais',
+  'resolve.vote.help': 'O resultado está em disputa: humanos verificados votam até {time}, um voto por pessoa. Sua carteira assina a cédula, que é publicada com a assinatura.',
+  'resolve.vote.outcome': 'Seu voto',
+  'resolve.vote': 'Votar',
+  'resolve.vote.done': 'Seu voto foi registrado e publicado.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Só um humano verificado pode votar, e esta carteira não está verificada.',
+  'error.ALREADY_VOTED': 'Você já votou nesta rodada (um voto por pessoa, carteiras vinculadas incluídas).',
+  'error.VOTE_CLOSED': 'Esta votação está encerrada.',
+  'error.REPUTATION_RESTRICTED': 'Sua reputação está restrita, então esta carteira não pode votar.',
+  'error.BALLOT_SIGNATURE_INVALID': 'A carteira assinou algo diferente desta cédula. Tente de novo.',
 };
 
 export default ptBR;

@@ -108,6 +108,14 @@ const ptPT: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Isto é menos do que a compra mínima. Introduza um valor maior.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'A sua carteira não tem USDC suficiente para isto.',
   'error.RELAY_REVERTED': 'A compra foi recusada na rede (assinatura expirada ou errada). Nada foi gasto; tente novamente.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions.none': 'Ainda não tem ações de nenhum mercado.',
+  'resolve.vote.help': 'O resultado está em disputa: humanos verificados votam até {time}, um voto por pessoa. A sua carteira assina o boletim, que é publicado com a assinatura.',
+  'resolve.vote.done': 'O seu voto foi registado e publicado.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Só um humano verificado pode votar, e esta carteira não está verificada.',
+  'error.ALREADY_VOTED': 'Já votou nesta ronda (um voto por pessoa, carteiras associadas incluídas).',
+  'error.REPUTATION_RESTRICTED': 'A sua reputação está restrita, por isso esta carteira não pode votar.',
+  'error.BALLOT_SIGNATURE_INVALID': 'A carteira assinou algo diferente deste boletim. Tente novamente.',
 };
 
 export default ptPT;

@@ -384,6 +384,21 @@ const thTH: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'ต่ำกว่าการซื้อขั้นต่ำ ใส่จำนวนที่มากขึ้น',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'วอลเล็ตของคุณมี USDC ไม่พอ',
   'error.RELAY_REVERTED': 'เชนปฏิเสธการซื้อ (ลายเซ็นหมดอายุหรือไม่ถูกต้อง) ไม่มีการใช้จ่าย ลองอีกครั้ง',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'สถานะของคุณ',
+  'portfolio.positions.none': 'คุณยังไม่ถือหุ้นในตลาดใดเลย',
+  'portfolio.positions.price': 'ราคา {price}',
+  'portfolio.positions.value': 'มูลค่า {amount} ที่ราคานี้',
+  'portfolio.positions.more': 'แสดงเพิ่มเติม',
+  'resolve.vote.help': 'ผลลัพธ์ถูกโต้แย้ง: มนุษย์ที่ยืนยันตัวตนแล้วลงคะแนนได้จนถึง {time} คนละหนึ่งเสียง กระเป๋าเงินของคุณลงนามบัตรลงคะแนน และบัตรจะเผยแพร่พร้อมลายเซ็น',
+  'resolve.vote.outcome': 'คะแนนของคุณ',
+  'resolve.vote': 'ลงคะแนน',
+  'resolve.vote.done': 'ลงคะแนนและเผยแพร่แล้ว',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'เฉพาะมนุษย์ที่ยืนยันตัวตนแล้วเท่านั้นที่ลงคะแนนได้ และกระเป๋าเงินนี้ยังไม่ได้ยืนยัน',
+  'error.ALREADY_VOTED': 'คุณลงคะแนนในรอบนี้แล้ว (คนละหนึ่งเสียง รวมกระเป๋าเงินที่เชื่อมโยง)',
+  'error.VOTE_CLOSED': 'การลงคะแนนนี้ปิดแล้ว',
+  'error.REPUTATION_RESTRICTED': 'ชื่อเสียงของคุณถูกจำกัด กระเป๋าเงินนี้จึงลงคะแนนไม่ได้',
+  'error.BALLOT_SIGNATURE_INVALID': 'กระเป๋าเงินลงนามสิ่งอื่นที่ไม่ใช่บัตรลงคะแนนนี้ ลองอีกครั้ง',
 };
 
 export default thTH;

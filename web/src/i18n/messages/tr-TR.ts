@@ -384,6 +384,21 @@ const trTR: Messages = {
   'error.AMOUNT_BELOW_MINIMUM': 'Bu, en küçük satın alımın altında. Daha büyük bir tutar gir.',
   'error.INSUFFICIENT_PAYMENT_BALANCE': 'Cüzdanında bunun için yeterli USDC yok.',
   'error.RELAY_REVERTED': 'Satın alım zincirde reddedildi (süresi geçmiş ya da hatalı imza). Hiçbir şey harcanmadı; tekrar dene.',
+  // The wallet's positions on the Portfolio page (GET /portfolio/positions) and the vote on the market page.
+  'portfolio.positions': 'Pozisyonların',
+  'portfolio.positions.none': 'Henüz hiçbir piyasada payın yok.',
+  'portfolio.positions.price': 'fiyat {price}',
+  'portfolio.positions.value': 'bu fiyatla {amount} değerinde',
+  'portfolio.positions.more': 'Daha fazla göster',
+  'resolve.vote.help': 'Sonuç tartışmalı: doğrulanmış insanlar {time} tarihine kadar, kişi başı bir oyla oy veriyor. Oy pusulasını cüzdanın imzalar ve imzasıyla birlikte yayımlanır.',
+  'resolve.vote.outcome': 'Oyun',
+  'resolve.vote': 'Oy ver',
+  'resolve.vote.done': 'Oyun kullanıldı ve yayımlandı.',
+  'error.HUMAN_VERIFICATION_REQUIRED': 'Yalnızca doğrulanmış bir insan oy verebilir ve bu cüzdan doğrulanmamış.',
+  'error.ALREADY_VOTED': 'Bu turda zaten oy verdin (kişi başı bir oy, bağlı cüzdanlar dahil).',
+  'error.VOTE_CLOSED': 'Bu oylama kapandı.',
+  'error.REPUTATION_RESTRICTED': 'İtibarın kısıtlı, bu yüzden bu cüzdan oy veremez.',
+  'error.BALLOT_SIGNATURE_INVALID': 'Cüzdan bu oy pusulasından başka bir şey imzaladı. Tekrar dene.',
 };
 
 export default trTR;
