@@ -86,7 +86,7 @@ function Actions({ market, resolution: r, open, onDone }: { market: Market; reso
   const propose = () =>
     run(async (w) => {
       setStep('signing');
-      const { signProposal } = await import('../wallet/proposal.ts');
+      const { signProposal } = await import('../wallet/resolver-signatures.ts');
       // The relay may be mined until this deadline (chain time): ten minutes is plenty for the protocol to send it.
       const deadline = BigInt(Math.floor(Date.parse(r.chainTime) / 1000) + 600);
       const signature = await signProposal({ chainId: r.chainId, resolver: r.resolver as `0x${string}`, market: market.address as `0x${string}`, outcome, deadline });

@@ -35,7 +35,7 @@ export function VoteAction({ market, resolution: r, session: s, onCast }: { mark
     setError(null);
     try {
       setStep('signing');
-      const { signBallot } = await import('../wallet/ballot.ts');
+      const { signBallot } = await import('../wallet/resolver-signatures.ts');
       const signature = await signBallot({ chainId: r.chainId, resolver: r.resolver, market: market.address, round: s.round, outcome });
       setStep('sending');
       await sendJson('POST', `/api/agent/v1/resolution/votes/${s.sessionId}/ballots`, { walletAddress: session.status === 'signedIn' ? session.address : '', outcome, signature }, { idempotencyKey: newIdempotencyKey() });
