@@ -133,10 +133,12 @@ describe('resolution actions', () => {
     // The keeper sends it again under its next attempt. Passes run until the attempt is confirmed: the keeper's own
     // timer (MARKET_SCHEDULER_MS) may run the pass that sends it, in a long run, and then a pass of this test finds the
     // resolver refusing a finalized market and sends nothing (this test failed so, intermittently, in full runs).
+    // Each poll mines a block first: in full runs the send has been seen waiting until the chain moved on.
     await waitFor(async () => {
+      await rpc(server.runtime.rpcUrl, 'evm_mine');
       await server.runtime.services.resolutionKeeper.runOnce();
       return (await server.runtime.relayer.get(`${step}:again:1`))?.state === 'confirmed' || null;
-    }, { what: 'the keeper to send the finalize again, confirmed' });
+    }, { what: 'the keeper to send the finalize again, confirmed', timeoutMs: 30_000, intervalMs: 100 });
     expect(await server.runtime.relayer.get(`${step}:again:2`)).toBeUndefined();
     await sync();
     expect(await stateOf(address)).toBe('resolved');
