@@ -122,14 +122,17 @@ describe.skipIf(!onPostgres)('svc start --workers 2 on one PostgreSQL (skipped w
     const place = async (market: string, agent: Agent) => {
       const key = `workers-${n++}`;
       const body = { market, outcome: n % 2, action: 'buy', price: '0.5', shares: '1000000' };
-      // A 503 (a book moving between workers) is retried with the same key.
-      for (let attempt = 0; attempt < 100; attempt++) {
-        const answer = await call(base, 'POST', `${AGENT_API}/orderbook/place-order`, { key: agent.key, idempotencyKey: key, body }).catch(() => null);
-        if (answer && answer.status !== 503) return { key, answer };
-        retried++;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`placement ${key} never answered`);
+      // A 503 (a book moving between workers) is retried with the same key until the new owner answers.
+      const answer = await waitFor(
+        async () => {
+          const a = await call(base, 'POST', `${AGENT_API}/orderbook/place-order`, { key: agent.key, idempotencyKey: key, body }).catch(() => null);
+          if (a && a.status !== 503) return a;
+          retried++;
+          return null;
+        },
+        { what: `placement ${key} to be answered`, timeoutMs: 15_000, intervalMs: 100 },
+      );
+      return { key, answer };
     };
     const round = async () => {
       const answers = await Promise.all(markets.flatMap((m) => agents.map((a) => place(m, a))));
