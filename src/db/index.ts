@@ -9,6 +9,8 @@ import pg from 'pg';
 import { createCoordinator, type Coordinator } from './coordinator.ts';
 import { acquireFolderLock, type FolderLock } from './lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { SvcPgClient } from './pg-client.ts';
+import { pipeliningDialect } from './pipeline.ts';
 import { createWriteRegistry, watchingDialect, type WriteWatch } from './write-watch.ts';
 import type { DB } from './schema.ts';
 
@@ -89,6 +91,10 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
     connectionString: databaseUrl,
     max: POOL_MAX,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Statements sent together by `pipelined` go out without waiting for each other's answers (src/db/pipeline.ts), in one
+    // write (SvcPgClient); one at a time, nothing changes.
+    pipeline: true,
+    Client: SvcPgClient,
     // Per-pool parsers, so another module's global pg.types.setTypeParser cannot change our types.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
@@ -100,7 +106,7 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
   // Without a listener, an idle client's network error would crash the process.
   pool.on('error', (err) => log?.(`PostgreSQL idle connection error (${where}): ${err.message}`));
   const writes = createWriteRegistry();
-  const db = new Kysely<DB>({ dialect: watchingDialect(new PostgresDialect({ pool }), writes) });
+  const db = new Kysely<DB>({ dialect: watchingDialect(pipeliningDialect(new PostgresDialect({ pool }), { concurrent: true }), writes) });
   const started = Date.now();
   try {
     await sql`SELECT 1`.execute(db);
@@ -153,7 +159,7 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
   }
   log?.(`opened PGlite at ${dataDir} in ${Date.now() - started} ms`);
   const writes = createWriteRegistry();
-  const db = new Kysely<DB>({ dialect: watchingDialect(new PGliteDialect({ database: pglite }), writes) });
+  const db = new Kysely<DB>({ dialect: watchingDialect(pipeliningDialect(new PGliteDialect({ database: pglite }), { concurrent: false }), writes) });
   let closing: Promise<void> | undefined;
   return {
     db,

@@ -128,6 +128,26 @@ class PreparedStatements {
     }
   }
 
+  /**
+   * Several statements in one exchange (src/db/pipeline.ts): each prepared (kept) first, then all bound and executed
+   * behind one Sync; answers their results in order. A backend error fails the call (after the Sync: the statements
+   * after the failing one did not run).
+   */
+  async runMany(statements: readonly { text: string; params: readonly unknown[] }[]): Promise<Results[]> {
+    const { serialize } = protocol;
+    const parts: Uint8Array[] = [];
+    for (const { text, params } of statements) {
+      const statement = await this.prepared(text);
+      parts.push(serialize.bind({ statement: statement.name, values: this.values(statement, params) }), serialize.describe({ type: 'P' }), serialize.execute({}));
+    }
+    parts.push(serialize.sync());
+    const messages = await this.exchange(parts);
+    if (!this.pglite.isInTransaction()) await this.pglite.syncToFs();
+    const results = parse.parseResults(messages, this.pglite.parsers);
+    if (results.length !== statements.length) throw new Error(`a pipeline of ${statements.length} statements answered ${results.length} results`);
+    return results;
+  }
+
   /** Forgets every kept statement (after a schema change). */
   async clear(): Promise<void> {
     if (this.kept.size === 0) return;
@@ -138,14 +158,18 @@ class PreparedStatements {
   private async runKept<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
     const { serialize } = protocol;
     const statement = await this.prepared(text);
-    const values = params.map((value, i) => {
-      if (value === null || value === undefined) return null;
-      const serializer = this.pglite.serializers[statement.types[i]!];
-      return serializer ? serializer(value) : String(value);
-    });
-    const messages = await this.exchange([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+    const messages = await this.exchange([serialize.bind({ statement: statement.name, values: this.values(statement, params) }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
     if (!this.pglite.isInTransaction()) await this.pglite.syncToFs();
     return parse.parseResults(messages, this.pglite.parsers)[0] as Results<R>;
+  }
+
+  /** The parameters as the statement's types serialise them, as query() would. */
+  private values(statement: { types: number[] }, params: readonly unknown[]): (string | null)[] {
+    return params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.pglite.serializers[statement.types[i]!];
+      return serializer ? (serializer(value) as string) : String(value);
+    });
   }
 
   private async prepared(text: string): Promise<{ name: string; types: number[] }> {
@@ -270,13 +294,22 @@ class PGliteConnection implements DatabaseConnection {
     // Both use the extended protocol: exactly one statement per call.
     const result = PREPARABLE.test(sql) ? await this.statements.run<R>(sql, parameters) : await this.pglite.query<R>(sql, [...parameters]);
     if (SCHEMA_CHANGE.test(sql)) await this.statements.clear();
-    const command = result.command;
-    const changes =
-      command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
-    return {
-      rows: result.rows,
-      ...(changes ? { numAffectedRows: BigInt(result.affectedRows ?? 0) } : {}),
-    };
+    return queryResultOf<R>(result, result.affectedRows);
+  }
+
+  /**
+   * A pipeline (src/db/pipeline.ts) of kept statements in one exchange with the backend; null when one of them is not a
+   * statement worth keeping (the caller runs them in turn).
+   */
+  async executePipeline(queries: readonly CompiledQuery[]): Promise<PromiseSettledResult<QueryResult<unknown>>[] | null> {
+    if (!queries.every((q) => PREPARABLE.test(q.sql))) return null;
+    try {
+      const results = await this.statements.runMany(queries.map((q) => ({ text: q.sql, params: q.parameters })));
+      // affectedRows adds up over the results: each one's own count is its rowCount.
+      return results.map((r) => ({ status: 'fulfilled', value: queryResultOf(r, r.rowCount) }));
+    } catch (reason) {
+      return queries.map(() => ({ status: 'rejected', reason }));
+    }
   }
 
   // PGlite has no cursor API, so this runs the query whole and yields it in chunks: it gives the
@@ -289,6 +322,12 @@ class PGliteConnection implements DatabaseConnection {
       yield { rows: rows.slice(i, i + size) };
     }
   }
+}
+
+function queryResultOf<R>(result: Results<unknown>, affected: number | undefined): QueryResult<R> {
+  const command = result.command;
+  const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+  return { rows: result.rows as R[], ...(changes ? { numAffectedRows: BigInt(affected ?? 0) } : {}) };
 }
 
 // Kysely does not export its savepoint parser; this builds the same node (the identifier node quotes the name).

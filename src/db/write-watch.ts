@@ -5,6 +5,7 @@
  * a write inside one, once the transaction commits (a rollback reports nothing). Other processes' writes are the
  * job of the tables' NOTIFY triggers.
  */
+import { pipelinedStatements } from './pipeline.ts';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 
 export type WriteListener = (tables: ReadonlySet<string>) => void;
@@ -86,7 +87,7 @@ class WatchingDriver implements Driver {
       const execute = conn.executeQuery.bind(conn);
       conn.executeQuery = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
         const result = await execute<R>(q);
-        const tables = writtenTables(q, this.registry.watched());
+        const tables = (pipelinedStatements(q) ?? [q]).flatMap((s) => writtenTables(s, this.registry.watched()));
         if (tables.length > 0) {
           if (st.inTx) for (const t of tables) st.dirty.add(t);
           else this.registry.emit(new Set(tables));

@@ -3,6 +3,7 @@
 // a transaction fenced on a shard the process does not own is refused; when the first one's coordination connection
 // goes (as when its process dies) the second leads and owns everything, and an Idempotency-Key claim the first held is
 // taken over at once instead of after its lease. PostgreSQL only (the embedded database is one process's).
+import { runStep } from '../../src/db/pipeline.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { systemClock } from '../../src/core/clock.ts';
@@ -93,8 +94,8 @@ describe.skipIf(!onPostgres)('cluster members on one PostgreSQL (skipped without
     // A book of b's shard: a routes it to b; a's fence refuses to change it, b's lets it through.
     const shardOfB = forB[0]!;
     const marketOfB = BigInt(shardOfB + SHARDS * 7);
-    await expect(a.database.db.transaction().execute((trx) => a.cluster.fence(trx, marketOfB))).rejects.toSatisfy((e: unknown) => isProblemError(e) && e.code === 'SERVICE_UNAVAILABLE');
-    await b.database.db.transaction().execute((trx) => b.cluster.fence(trx, marketOfB));
+    await expect(a.database.db.transaction().execute((trx) => runStep(trx, a.cluster.fence(trx, marketOfB)!))).rejects.toSatisfy((e: unknown) => isProblemError(e) && e.code === 'SERVICE_UNAVAILABLE');
+    await b.database.db.transaction().execute((trx) => runStep(trx, b.cluster.fence(trx, marketOfB)!));
     await b.database.db
       .insertInto('markets')
       .values({ ...bareMarketRow({ chainId: 8453, address: '0x' + 'b'.repeat(40), question: 'Is this book in b?' }), pricing_model: 'ORDERBOOK', ledger_market_id: marketOfB.toString() })
@@ -130,7 +131,7 @@ describe.skipIf(!onPostgres)('cluster members on one PostgreSQL (skipped without
     }
     await waitFor(() => b.deposed === 1, { what: 'b to stop its writers when its connection broke' });
     await waitFor(() => b.cluster.isLeader() && b.elected === 2 && b.cluster.status().shards === SHARDS, { what: 'b to lead and own every shard again', timeoutMs: 15_000 });
-    await b.database.db.transaction().execute((trx) => b.cluster.fence(trx, marketOfB));
+    await b.database.db.transaction().execute((trx) => runStep(trx, b.cluster.fence(trx, marketOfB)!));
 
     await b.cluster.stop();
     expect(b.deposed).toBe(2);

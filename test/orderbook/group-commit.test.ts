@@ -50,9 +50,10 @@ beforeAll(async () => {
     events: runtime.services.events,
     chainId: runtime.config.chain.id,
     fills: runtime.config.fills,
-    fence: async (_trx, marketId) => {
+    fence: (_trx, marketId) => {
       fenced.push(marketId);
       if (refuseWith) throw refuseWith;
+      return null;
     },
   });
   const creator = await registerWallet(server, undefined, 'gc-creator');

@@ -38,6 +38,7 @@ import { m0028_participation } from './0028_participation.ts';
 import { m0029_read_model_changes } from './0029_read_model_changes.ts';
 import { m0030_cluster } from './0030_cluster.ts';
 import { m0031_market_volumes } from './0031_market_volumes.ts';
+import { m0032_statement_volume_triggers } from './0032_statement_volume_triggers.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0029_read_model_changes': m0029_read_model_changes,
   '0030_cluster': m0030_cluster,
   '0031_market_volumes': m0031_market_volumes,
+  '0032_statement_volume_triggers': m0032_statement_volume_triggers,
 };

@@ -15,6 +15,7 @@ import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { Logger } from '../../core/logger.ts';
 import { LOCK_NAMESPACES, type Coordinator } from '../../db/coordinator.ts';
+import type { Step } from '../../db/pipeline.ts';
 import type { DB } from '../../db/schema.ts';
 import type { EndedMarket } from '../markets/ended-markets.ts';
 import { join, liveMembers } from './members.ts';
@@ -63,8 +64,11 @@ export interface ClusterService {
   routeOrder(orderId: string): Promise<string | null>;
   /** Where a leader-only call runs (ledger proofs): null here, else the leader's base URL; 503 while there is none. */
   routeLeader(): Promise<string | null>;
-  /** First in every transaction that changes a market's book: refuses (503) unless this process owns its shard. */
-  fence(trx: Transaction<DB>, marketId: bigint): Promise<void>;
+  /**
+   * The first statement of every transaction that changes a market's book: it refuses (503) unless this process owns
+   * the market's shard. Null when this process is the only one (there is nothing to fence).
+   */
+  fence(trx: Transaction<DB>, marketId: bigint): Step<void> | null;
   /** The base URL the other processes reach this one at (known once HTTP listens). */
   setUrl(url: string): Promise<void>;
   /** Joins, runs the first election and shard claims before it returns, then keeps them up every tick. */
@@ -105,7 +109,7 @@ function singleProcess(deps: ClusterDeps): ClusterService {
     routeMarket: async () => null,
     routeOrder: async () => null,
     routeLeader: async () => null,
-    fence: async () => undefined,
+    fence: () => null,
     setUrl: async () => undefined,
     async start() {
       if (!deps.candidate) return;
@@ -309,11 +313,15 @@ function sharedCluster(deps: ClusterDeps & { coordinator: Coordinator }): Cluste
       void tick();
       throw problem('SERVICE_UNAVAILABLE', 'no process leads the deployment at this moment (one is being elected); retry shortly', { headers: { 'Retry-After': '1' } });
     },
-    async fence(trx, marketId) {
+    fence(trx, marketId) {
       const shard = shardOf(marketId);
       if (!owned.has(shard)) throw moving();
-      const row = await sql<{ owner: string | null }>`SELECT owner FROM order_shards WHERE shard = ${shard} FOR SHARE`.execute(trx);
-      if (row.rows[0]?.owner !== memberId) throw moving();
+      return {
+        query: sql`SELECT owner FROM order_shards WHERE shard = ${shard} FOR SHARE`.compile(trx),
+        read: ({ rows }) => {
+          if (rows[0]?.owner !== memberId) throw moving();
+        },
+      };
     },
     async setUrl(next) {
       url = next;

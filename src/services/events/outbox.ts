@@ -5,6 +5,8 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EnvelopeSource } from '../../core/events/envelope.ts';
+import { runStep, type Step } from '../../db/pipeline.ts';
+import { unnestRows } from '../../db/unnest.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../core/clock.ts';
 
@@ -46,32 +48,40 @@ export async function appendEvent(trx: Transaction<DB>, clock: Clock, event: New
  * the transaction ends, so a writer that also locks other rows should append last (docs/events.md).
  */
 export async function appendEvents(trx: Transaction<DB>, clock: Clock, events: readonly NewEvent[]): Promise<StoredEvent[]> {
-  if (events.length === 0) return [];
+  const step = appendEventsStep(trx, clock, events);
+  return step ? runStep(trx, step) : [];
+}
+
+/** The statement of appendEvents (null: no event), for a caller that sends it with others (src/db/pipeline.ts). */
+export function appendEventsStep(trx: Transaction<DB>, clock: Clock, events: readonly NewEvent[]): Step<StoredEvent[]> | null {
+  if (events.length === 0) return null;
   const createdAt = clock.now();
   // One statement: the counter moved by the count, the rows numbered from it, and the NOTIFY delivered at commit to
   // every process LISTENing (docs/events.md "Several processes"; a rollback sends nothing).
   const n = events.length;
-  const values = events.map(
-    (e, i) => sql`(${i + 1}::bigint, ${e.type}::text, ${e.chainId ?? null}::int, ${e.marketAddress ?? null}::text, ${e.agentId ?? null}::uuid, ${JSON.stringify(e.payload)}::jsonb)`,
-  );
-  const counted = await sql<{ last_seq: string }>`
+  const cells = events.map((e, i) => [i + 1, e.type, e.chainId ?? null, e.marketAddress ?? null, e.agentId ?? null, JSON.stringify(e.payload)]);
+  const query = sql`
     WITH c AS (UPDATE event_sequence SET last_seq = last_seq + ${n}::bigint WHERE id = 1 RETURNING last_seq),
     i AS (
       INSERT INTO events (seq, type, chain_id, market_address, agent_id, payload, created_at)
-      SELECT c.last_seq - ${n}::bigint + v.ord, v.type, v.chain_id, v.market_address, v.agent_id, v.payload, ${createdAt}::timestamptz
-        FROM c, (VALUES ${sql.join(values)}) AS v (ord, type, chain_id, market_address, agent_id, payload))
-    SELECT c.last_seq::text AS last_seq, pg_notify(${EVENTS_CHANNEL}, c.last_seq::text) FROM c`.execute(trx);
-  const last = counted.rows[0];
-  if (!last) throw new Error('event_sequence has no row 1');
-  const first = BigInt(last.last_seq) - BigInt(n) + 1n;
-  const stored: StoredEvent[] = events.map((event, i) => ({
-    seq: first + BigInt(i),
-    type: event.type,
-    chainId: event.chainId ?? null,
-    marketAddress: event.marketAddress ?? null,
-    agentId: event.agentId ?? null,
-    payload: event.payload,
-    createdAt,
-  }));
-  return stored;
+      SELECT c.last_seq - ${n}::bigint + v.ord::bigint, v.type, v.chain_id::int, v.market_address, v.agent_id::uuid, v.payload::jsonb, ${createdAt}::timestamptz
+        FROM c, ${unnestRows('v', ['ord', 'type', 'chain_id', 'market_address', 'agent_id', 'payload'], cells)})
+    SELECT c.last_seq::text AS last_seq, pg_notify(${EVENTS_CHANNEL}, c.last_seq::text) FROM c`.compile(trx);
+  return {
+    query,
+    read: ({ rows }) => {
+      const last = rows[0] as { last_seq: string } | undefined;
+      if (!last) throw new Error('event_sequence has no row 1');
+      const first = BigInt(last.last_seq) - BigInt(n) + 1n;
+      return events.map((event, i) => ({
+        seq: first + BigInt(i),
+        type: event.type,
+        chainId: event.chainId ?? null,
+        marketAddress: event.marketAddress ?? null,
+        agentId: event.agentId ?? null,
+        payload: event.payload,
+        createdAt,
+      }));
+    },
+  };
 }

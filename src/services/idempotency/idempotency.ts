@@ -18,6 +18,7 @@ import { ERROR_CODES, problem } from '../../core/error-codes.ts';
 import { ProblemError } from '../../core/errors.ts';
 import { grouped, type Grouped } from '../../core/group.ts';
 import { MEMBER_ALIVE_SQL } from '../../db/coordinator.ts';
+import { unnestRows, type Cell } from '../../db/unnest.ts';
 import type { DB, IdempotencyRecordsTable } from '../../db/schema.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
@@ -91,22 +92,21 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     const first = new Map<string, number>();
     rows.forEach((r, i) => first.has(rowKey(r.principal, r.idem_key)) || first.set(rowKey(r.principal, r.idem_key), i));
     const fresh = rows.filter((r, i) => first.get(rowKey(r.principal, r.idem_key)) === i);
-    const inserted = await db
-      .insertInto('idempotency_records')
-      .values(fresh)
-      .onConflict((oc) => oc.columns(['principal', 'idem_key']).doNothing())
-      .returning(['principal', 'idem_key'])
-      .execute();
+    // One statement text whatever the group's size (src/db/unnest.ts).
+    const columns = ['principal', 'idem_key', 'method', 'path', 'request_hash', 'state', 'created_at', 'holder'] as const;
+    const { rows: inserted } = await sql<{ principal: string; idem_key: string }>`INSERT INTO idempotency_records (${sql.raw(columns.join(', '))})
+      SELECT u.principal, u.idem_key, u.method, u.path, u.request_hash, u.state, u.created_at::timestamptz, u.holder
+      FROM ${unnestRows('u', columns, fresh.map((r) => columns.map((c) => r[c] as Cell)))}
+      ON CONFLICT (principal, idem_key) DO NOTHING
+      RETURNING principal, idem_key`.execute(db);
     const made = new Set(inserted.map((r) => rowKey(r.principal, r.idem_key)));
     return rows.map((r, i) => first.get(rowKey(r.principal, r.idem_key)) === i && made.has(rowKey(r.principal, r.idem_key)));
   });
   const storeAnswer = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
-    const values = answers.map(
-      (a) => sql`(${a.principal}, ${a.key}, ${a.response.status}::int, ${JSON.stringify(a.response.body ?? null)}::jsonb, ${JSON.stringify(a.response.headers)}::jsonb, ${a.at}::timestamptz)`,
-    );
+    const cells = answers.map((a) => [a.principal, a.key, a.response.status, JSON.stringify(a.response.body ?? null), JSON.stringify(a.response.headers), a.at]);
     await sql`UPDATE idempotency_records AS r
-      SET state = 'done', status_code = v.status, response_body = v.body, response_headers = v.headers, completed_at = v.at
-      FROM (VALUES ${sql.join(values)}) AS v (principal, idem_key, status, body, headers, at)
+      SET state = 'done', status_code = v.status::int, response_body = v.body::jsonb, response_headers = v.headers::jsonb, completed_at = v.at::timestamptz
+      FROM ${unnestRows('v', ['principal', 'idem_key', 'status', 'body', 'headers', 'at'], cells)}
       WHERE r.principal = v.principal AND r.idem_key = v.idem_key`.execute(db);
     return answers.map(() => undefined);
   });
@@ -114,10 +114,9 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
   // The effects one transaction records (a batch of orders) go into one statement when they are recorded together.
   const effectGroups = new WeakMap<Transaction<DB>, Grouped<Effect, boolean>>();
   const markCommitted = async (trx: Transaction<DB>, effects: Effect[]): Promise<boolean[]> => {
-    const values = effects.map((e) => sql`(${e.principal}, ${e.key}, ${e.ref})`);
     const marked = await sql<{ principal: string; idem_key: string }>`UPDATE idempotency_records AS r
       SET state = 'committed', effect_ref = v.ref
-      FROM (VALUES ${sql.join(values)}) AS v (principal, idem_key, ref)
+      FROM ${unnestRows('v', ['principal', 'idem_key', 'ref'], effects.map((e) => [e.principal, e.key, e.ref]))}
       WHERE r.principal = v.principal AND r.idem_key = v.idem_key AND r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM ${holder}
       RETURNING r.principal, r.idem_key`.execute(trx);
     const made = new Set(marked.rows.map((r) => rowKey(r.principal, r.idem_key)));

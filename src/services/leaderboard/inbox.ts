@@ -5,6 +5,8 @@
  * drops the pending legs of the trades it removes and flags the folded ones for the updater to take back.
  */
 import { sql, type Transaction } from 'kysely';
+import type { Step } from '../../db/pipeline.ts';
+import { unnestRows } from '../../db/unnest.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** A Trade log just projected (once: the projection inserted its row). */
@@ -23,13 +25,12 @@ export async function enqueueTradeLegs(trx: Transaction<DB>, trades: readonly Tr
     .execute();
 }
 
-/** Fills just recorded (order_fills ids, in fill order): a maker and a taker leg each. */
-export async function enqueueFillLegs(trx: Transaction<DB>, chainId: number, fillIds: readonly string[]): Promise<void> {
-  if (fillIds.length === 0) return;
-  await trx
-    .insertInto('leaderboard_legs')
-    .values(fillIds.flatMap((id) => (['maker', 'taker'] as const).map((role) => ({ source: 'fill' as const, role, chain_id: chainId, fill_id: id }))))
-    .execute();
+/** Fills just recorded (order_fills ids, in fill order): a maker and a taker leg each (the statement; null: no fill). */
+export function enqueueFillLegs(trx: Transaction<DB>, chainId: number, fillIds: readonly string[]): Step<void> | null {
+  if (fillIds.length === 0) return null;
+  const query = sql`INSERT INTO leaderboard_legs (source, role, chain_id, fill_id)
+    SELECT 'fill', u.role, ${chainId}::int, u.fill_id::bigint FROM ${unnestRows('u', ['fill_id', 'role'], fillIds.flatMap((id) => [[id, 'maker'], [id, 'taker']]))}`.compile(trx);
+  return { query, read: () => undefined };
 }
 
 /** A reorg back to `ancestor`: legs of the trades above it are dropped (pending) or flagged for the updater (folded). */

@@ -9,7 +9,9 @@ import type { Clock } from '../../core/clock.ts';
 import { LedgerBalances } from '../../core/ledger/engine.ts';
 import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/types.ts';
 import type { DB } from '../../db/schema.ts';
-import { balanceKeysOf, opToRow, readBalances, upsertBalances } from './rows.ts';
+import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
+import { unnestRows, type Cell } from '../../db/unnest.ts';
+import { balanceKeysOf, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
 
 /** Lock key of every ledger write and batch close (pg_advisory_xact_lock). */
 export const LEDGER_WRITE_LOCK = 0x1ed9e7;
@@ -30,34 +32,60 @@ export interface LedgerService {
    * Pass `trx` to write inside the caller's transaction.
    */
   submit(ops: readonly LedgerOperation[], opts?: { source?: string; trx?: Transaction<DB> }): Promise<SubmitResult>;
+  /**
+   * `submit` inside the caller's transaction in two pipelines of steps, for a caller that sends other statements with
+   * them: `reads` (the ledger lock, then the balances the operations touch), then `writes` of what they answered
+   * (the operations checked in order and appended, `seqs` answering their sequence numbers; the balances). No `source`.
+   */
+  appending(trx: Transaction<DB>, ops: readonly LedgerOperation[]): LedgerAppend;
   /** Current (accepted, possibly uncommitted) balances of one account. */
   balancesOf(account: Account): Promise<BalanceEntry[]>;
+}
+
+export interface LedgerAppend {
+  /** The ledger lock; the balances read after it. */
+  reads: readonly [Step<void>, Step<BalanceEntry[]> | null];
+  /** Checks the operations against `balances` (LEDGER_INSUFFICIENT_BALANCE: nothing is written); their writes. */
+  writes(balances: readonly BalanceEntry[]): { seqs: Step<string[]>; balances: Step<void>[] };
 }
 
 export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAccount: Account }): LedgerService {
   const { db, clock, feeAccount } = deps;
 
+  const appending = (trx: Transaction<DB>, ops: readonly LedgerOperation[], source?: string): LedgerAppend => ({
+    reads: [{ query: sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.compile(trx), read: () => undefined }, balancesStep(trx, 'ledger_balances', ops.flatMap((op) => balanceKeysOf(op, feeAccount)))],
+    writes: (balances) => {
+      const ledger = new LedgerBalances(balances);
+      const touched = new Map<string, BalanceEntry>();
+      for (const op of ops) for (const e of ledger.apply(op, feeAccount)) touched.set(`${e.account}:${e.assetId}`, e);
+      const now = clock.now();
+      const cells = ops.map((op, i): Cell[] => {
+        const row = opToRow(op);
+        return [row.kind, row.op, source === undefined ? null : `${source}#${i}`, now];
+      });
+      // In the operations' order: their seqs are given, and answered, in it.
+      const query = sql`INSERT INTO ledger_operations (kind, op, source, created_at)
+        SELECT u.kind, u.op::jsonb, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['kind', 'op', 'source', 'created_at'], cells)}
+        RETURNING seq`.compile(trx);
+      return { seqs: { query, read: ({ rows }) => rows.map((r) => String(r.seq)) }, balances: upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()]) };
+    },
+  });
+
   const write = async (trx: Transaction<DB>, ops: readonly LedgerOperation[], source: string | undefined): Promise<SubmitResult> => {
-    await sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.execute(trx);
+    const { reads, writes } = appending(trx, ops, source);
+    await runStep(trx, reads[0]);
     if (source !== undefined) {
       const existing = await trx.selectFrom('ledger_operations').select('seq').where('source', 'like', `${source.replace(/[\\%_]/g, '\\$&')}#%`).orderBy('seq').execute();
       if (existing.length > 0) return { seqs: existing.map((r) => String(r.seq)), appended: false };
     }
-    const keys = ops.flatMap((op) => balanceKeysOf(op, feeAccount));
-    const ledger = new LedgerBalances(await readBalances(trx, 'ledger_balances', keys));
-    const touched = new Map<string, BalanceEntry>();
-    for (const op of ops) for (const e of ledger.apply(op, feeAccount)) touched.set(`${e.account}:${e.assetId}`, e);
-    const rows = await trx
-      .insertInto('ledger_operations')
-      .values(ops.map((op, i) => ({ ...opToRow(op), source: source === undefined ? null : `${source}#${i}`, created_at: clock.now() })))
-      .returning('seq')
-      .execute();
-    await upsertBalances(trx, 'ledger_balances', [...touched.values()]);
-    return { seqs: rows.map((r) => String(r.seq)), appended: true };
+    const { seqs, balances } = writes(reads[1] ? await runStep(trx, reads[1]) : []);
+    const [appended] = await runSteps(trx, [seqs, ...balances] as const);
+    return { seqs: appended, appended: true };
   };
 
   return {
     feeAccount,
+    appending: (trx, ops) => appending(trx, ops),
     submit: (ops, opts = {}) => (opts.trx ? write(opts.trx, ops, opts.source) : db.transaction().execute((trx) => write(trx, ops, opts.source))),
     balancesOf: async (account) =>
       (await db.selectFrom('ledger_balances').selectAll().where('account', '=', account.toLowerCase()).execute()).map((r) => ({

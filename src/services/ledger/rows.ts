@@ -2,6 +2,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { movementsOf } from '../../core/ledger/engine.ts';
 import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/types.ts';
+import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
+import { unnestRows } from '../../db/unnest.ts';
 import type { DB } from '../../db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -45,27 +47,48 @@ export function balanceKeysOf(op: LedgerOperation, feeAccount: Account): { accou
 
 /** The stored balances of the given keys (missing keys are zero and not returned). */
 export async function readBalances(db: Db, table: BalanceTable, keys: readonly { account: Account; assetId: bigint }[]): Promise<BalanceEntry[]> {
+  const step = balancesStep(db, table, keys);
+  return step ? runStep(db, step) : [];
+}
+
+/** The statement reading those balances (null: no key). */
+export function balancesStep(db: Db, table: BalanceTable, keys: readonly { account: Account; assetId: bigint }[]): Step<BalanceEntry[]> | null {
   const unique = [...new Map(keys.map((k) => [`${k.account}:${k.assetId}`, k])).values()];
-  if (unique.length === 0) return [];
+  if (unique.length === 0) return null;
   // One index probe per key, joined from two arrays (an OR of pairs costs the planner more than the reads; bench/orderbook-http.ts).
-  const rows = await sql<{ account: string; asset_id: string; balance: string }>`SELECT b.account, b.asset_id::text AS asset_id, b.balance::text AS balance
+  const query = sql`SELECT b.account, b.asset_id::text AS asset_id, b.balance::text AS balance
     FROM unnest(${unique.map((k) => k.account)}::text[], ${unique.map((k) => k.assetId.toString())}::numeric[]) AS k (account, asset_id)
-    JOIN ${sql.table(table)} AS b ON b.account = k.account AND b.asset_id = k.asset_id`.execute(db);
-  return rows.rows.map((r) => ({ account: r.account as Account, assetId: BigInt(r.asset_id), balance: BigInt(r.balance) }));
+    JOIN ${sql.table(table)} AS b ON b.account = k.account AND b.asset_id = k.asset_id`.compile(db);
+  return {
+    query,
+    read: ({ rows }) => (rows as { account: string; asset_id: string; balance: string }[]).map((r) => ({ account: r.account as Account, assetId: BigInt(r.asset_id), balance: BigInt(r.balance) })),
+  };
 }
 
 /** Writes absolute balances; a zero balance deletes its row. */
 export async function upsertBalances(db: Db, table: BalanceTable, entries: readonly BalanceEntry[]): Promise<void> {
+  await runSteps(db, upsertBalanceSteps(db, table, entries));
+}
+
+/** The statements writing those balances: the rows set in groups of 500, the zero ones deleted in one. */
+export function upsertBalanceSteps(db: Db, table: BalanceTable, entries: readonly BalanceEntry[]): Step<void>[] {
   const zero = entries.filter((e) => e.balance === 0n);
   const set = entries.filter((e) => e.balance !== 0n);
+  const steps: Step<void>[] = [];
+  const done = () => undefined;
   for (let i = 0; i < set.length; i += 500) {
-    await db
-      .insertInto(table)
-      .values(set.slice(i, i + 500).map((e) => ({ account: e.account, asset_id: e.assetId.toString(), balance: e.balance.toString() })))
-      .onConflict((oc) => oc.columns(['account', 'asset_id']).doUpdateSet({ balance: sql`excluded.balance` }))
-      .execute();
+    const cells = set.slice(i, i + 500).map((e) => [e.account, e.assetId, e.balance]);
+    const query = sql`INSERT INTO ${sql.table(table)} (account, asset_id, balance)
+      SELECT u.account, u.asset_id::numeric, u.balance::numeric FROM ${unnestRows('u', ['account', 'asset_id', 'balance'], cells)}
+      ON CONFLICT (account, asset_id) DO UPDATE SET balance = excluded.balance`.compile(db);
+    steps.push({ query, read: done });
   }
-  for (const e of zero) await db.deleteFrom(table).where('account', '=', e.account).where('asset_id', '=', e.assetId.toString()).execute();
+  if (zero.length > 0) {
+    const query = sql`DELETE FROM ${sql.table(table)} AS b USING unnest(${zero.map((e) => e.account)}::text[], ${zero.map((e) => e.assetId.toString())}::numeric[]) AS k (account, asset_id)
+      WHERE b.account = k.account AND b.asset_id = k.asset_id`.compile(db);
+    steps.push({ query, read: done });
+  }
+  return steps;
 }
 
 /** Every stored balance of a table (the supply account included). */

@@ -12,6 +12,7 @@ import { fillCostOf, outcome0PriceOf } from '../../core/orderbook/engine.ts';
 import type { Fill } from '../../core/orderbook/types.ts';
 import { BPS, MATCH_KINDS, SHARE_VALUE } from '../../core/ledger/types.ts';
 import { WAD } from '../../core/markets/price.ts';
+import type { Step } from '../../db/pipeline.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** 1e18-scaled prices of both outcomes when outcome 0 trades at `bps`. */
@@ -20,8 +21,9 @@ export const orderBookPrices = (outcome0Bps: number): [string, string] => [
   ((WAD * (BPS - BigInt(outcome0Bps))) / BPS).toString(),
 ];
 
-export async function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Promise<void> {
-  if (fills.length === 0) return;
+/** The statement that applies the fills to the market row (null: no fill). */
+export function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Step<void> | null {
+  if (fills.length === 0) return null;
   let setDelta = 0n;
   let volume = 0n;
   for (const f of fills) {
@@ -30,7 +32,7 @@ export async function applyFillsToMarket(trx: Transaction<DB>, market: { chainId
     volume += fillCostOf(f.kind, f.priceBps, f.shares);
   }
   const last = fills[fills.length - 1]!;
-  await trx
+  const query = trx
     .updateTable('markets')
     .set({
       prices: JSON.stringify(orderBookPrices(outcome0PriceOf(last.side, last.priceBps))),
@@ -43,5 +45,6 @@ export async function applyFillsToMarket(trx: Transaction<DB>, market: { chainId
     })
     .where('chain_id', '=', market.chainId)
     .where('address', '=', market.address)
-    .execute();
+    .compile();
+  return { query, read: () => undefined };
 }

@@ -8,6 +8,8 @@ import { sql, type Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import { fillMonth } from '../../../core/fill-allowance.ts';
 import type { Account } from '../../../core/ledger/types.ts';
+import { runStep, type Step } from '../../../db/pipeline.ts';
+import { unnestRows } from '../../../db/unnest.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
 
@@ -43,16 +45,27 @@ export class Allowances {
     this.#usage = usage;
   }
 
-  /** This month's free fills used and the purchased fills left of each agent, in one statement. */
-  static async read(deps: AllowanceDeps, trx: Transaction<DB>, agentIds: readonly string[]): Promise<Allowances> {
-    if (!deps.fills.enabled || agentIds.length === 0) return new Allowances(deps, trx, new Map());
-    const rows = await trx
+  /** None read: what an agent has is read when its tier matters (consumeFills). */
+  static none(deps: AllowanceDeps, trx: Transaction<DB>): Allowances {
+    return new Allowances(deps, trx, new Map());
+  }
+
+  /** The statement that reads this month's free fills used and the purchased fills left of each agent (null: nothing to read). */
+  static read(deps: AllowanceDeps, trx: Transaction<DB>, agentIds: readonly string[]): Step<Allowances> | null {
+    if (!deps.fills.enabled || agentIds.length === 0) return null;
+    const query = trx
       .selectFrom('agents as a')
       .leftJoin('fill_usage as u', (join) => join.onRef('u.agent_id', '=', 'a.id').on('u.month', '=', fillMonth(deps.clock.now())))
       .select(['a.id', 'a.paid_fills_remaining', 'u.free_used'])
-      .where('a.id', 'in', agentIds)
-      .execute();
-    return new Allowances(deps, trx, new Map(rows.map((r) => [r.id, { freeUsed: r.free_used ?? 0, paid: r.paid_fills_remaining }])));
+      .where(sql<boolean>`a.id = any(${[...agentIds]}::uuid[])`)
+      .compile();
+    return {
+      query,
+      read: (result) => {
+        const rows = result.rows as { id: string; paid_fills_remaining: number; free_used: number | null }[];
+        return new Allowances(deps, trx, new Map(rows.map((r) => [r.id, { freeUsed: r.free_used ?? 0, paid: r.paid_fills_remaining }])));
+      },
+    };
   }
 
   /** Refuses a new order of an agent with no free fill left this month and no purchased one, counting this batch's fills. */
@@ -88,32 +101,20 @@ export class Allowances {
 /**
  * Takes fills off their owners' allowances (each fill counts once for each owner): this month's free fills first,
  * then purchased ones (never below zero), the agents in id order (a fixed lock order). When every agent's fills fit
- * in the smallest tier's free fills, one statement counts them all as free wherever that keeps the agent within it;
- * the others are read and counted one by one (their tier read when it matters).
+ * in the smallest tier's free fills, one statement counts them all as free wherever that keeps the agent within it
+ * (countFreeFills); the others are read and counted one by one (their tier read when it matters).
  */
-export async function consumeFills(deps: AllowanceDeps, trx: Transaction<DB>, perAgent: ReadonlyMap<string, number>, allowances?: Allowances): Promise<void> {
+export async function consumeFills(deps: AllowanceDeps, trx: Transaction<DB>, perAgent: ReadonlyMap<string, number>, allowances?: Allowances, left?: readonly string[]): Promise<void> {
   if (!deps.fills.enabled || perAgent.size === 0) return;
+  let agents = left ? [...left] : [...perAgent.keys()].sort();
+  if (!left) {
+    const fast = countFreeFills(deps, trx, perAgent);
+    if (fast) agents = await runStep(trx, fast);
+  }
+  if (agents.length === 0) return;
   const month = fillMonth(deps.clock.now());
   const fewest = fewestFreeFills(deps);
-  let agents = [...perAgent.keys()].sort();
-  if (agents.every((agentId) => perAgent.get(agentId)! <= fewest)) {
-    // Every row is locked here, in order, also where the condition leaves it as it was.
-    const counted = await trx
-      .insertInto('fill_usage')
-      .values(agents.map((agentId) => ({ agent_id: agentId, month, free_used: perAgent.get(agentId)! })))
-      .onConflict((oc) =>
-        oc
-          .columns(['agent_id', 'month'])
-          .doUpdateSet({ free_used: sql`fill_usage.free_used + excluded.free_used` })
-          .where(sql<number>`fill_usage.free_used + excluded.free_used`, '<=', fewest),
-      )
-      .returning('agent_id')
-      .execute();
-    const done = new Set(counted.map((r) => r.agent_id));
-    agents = agents.filter((agentId) => !done.has(agentId));
-    if (agents.length === 0) return;
-  }
-  const tiers = allowances ?? (await Allowances.read(deps, trx, []));
+  const tiers = allowances ?? Allowances.none(deps, trx);
   const used = new Map((await trx.selectFrom('fill_usage').select(['agent_id', 'free_used']).where('agent_id', 'in', agents).where('month', '=', month).execute()).map((r) => [r.agent_id, r.free_used]));
   const split = [];
   for (const agentId of agents) {
@@ -134,4 +135,28 @@ export async function consumeFills(deps: AllowanceDeps, trx: Transaction<DB>, pe
   for (const s of split) {
     if (s.paid > 0) await trx.updateTable('agents').set({ paid_fills_remaining: sql`greatest(paid_fills_remaining - ${s.paid}, 0)` }).where('id', '=', s.agentId).execute();
   }
+}
+
+/**
+ * The first statement of consumeFills, when every agent's fills fit in the smallest tier's free fills: counts them as
+ * free wherever that keeps the agent within it (every row locked, in agent order, also where it stays as it was);
+ * answers the agents it left for consumeFills (`left`). Null: nothing to count, or the fills do not fit.
+ */
+export function countFreeFills(deps: AllowanceDeps, trx: Transaction<DB>, perAgent: ReadonlyMap<string, number>): Step<string[]> | null {
+  if (!deps.fills.enabled || perAgent.size === 0) return null;
+  const fewest = fewestFreeFills(deps);
+  const agents = [...perAgent.keys()].sort();
+  if (!agents.every((agentId) => perAgent.get(agentId)! <= fewest)) return null;
+  const month = fillMonth(deps.clock.now());
+  const query = sql`INSERT INTO fill_usage (agent_id, month, free_used)
+    SELECT u.agent_id::uuid, ${month}, u.free_used::int FROM ${unnestRows('u', ['agent_id', 'free_used'], agents.map((agentId) => [agentId, perAgent.get(agentId)!]))}
+    ON CONFLICT (agent_id, month) DO UPDATE SET free_used = fill_usage.free_used + excluded.free_used WHERE fill_usage.free_used + excluded.free_used <= ${fewest}
+    RETURNING agent_id`.compile(trx);
+  return {
+    query,
+    read: ({ rows }) => {
+      const done = new Set(rows.map((r) => r.agent_id as string));
+      return agents.filter((agentId) => !done.has(agentId));
+    },
+  };
 }

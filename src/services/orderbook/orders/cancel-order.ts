@@ -4,6 +4,7 @@
  * every placement queued before it. Under an Idempotency-Key the cancel's transaction records it (by order id),
  * whatever it had left to cancel.
  */
+import { runStep } from '../../../db/pipeline.ts';
 import type { Transaction } from 'kysely';
 import type { Principal } from '../../../core/principal.ts';
 import type { DB } from '../../../db/schema.ts';
@@ -41,7 +42,8 @@ export async function cancelOrder(deps: CancelOrderDeps, { principal, orderId, r
 /** The fence first; when it refuses, another process holds the book now and the next use loads it from the rows. */
 async function fence(deps: Pick<CancelOrderDeps, 'fence' | 'books'>, trx: Transaction<DB>, marketId: bigint): Promise<void> {
   try {
-    await deps.fence?.(trx, marketId);
+    const step = deps.fence?.(trx, marketId);
+    if (step) await runStep(trx, step);
   } catch (err) {
     deps.books.forget(marketId);
     throw err;

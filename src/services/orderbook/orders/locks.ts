@@ -5,6 +5,7 @@
 import { sql, type Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import type { Account } from '../../../core/ledger/types.ts';
+import type { Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderLoopError } from './types.ts';
 
@@ -22,10 +23,10 @@ export type BusyError = OrderLoopError<'SERVICE_UNAVAILABLE'>;
  * the locks of all its owners at once, in one statement, sorted (the rows of unnest come in array order), so two
  * batches on different markets that share owners wait for each other instead of deadlocking.
  */
-export async function lockOwners(trx: Transaction<DB>, owners: readonly Account[]): Promise<void> {
+export function lockOwners(trx: Transaction<DB>, owners: readonly Account[]): Step<void> | null {
   const sorted = [...new Set(owners)].sort();
-  if (sorted.length === 0) return;
-  await sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(o)) FROM unnest(ARRAY[${sql.join(sorted)}]::text[]) AS o`.execute(trx);
+  if (sorted.length === 0) return null;
+  return { query: sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(o)) FROM unnest(${sorted}::text[]) AS o`.compile(trx), read: () => undefined };
 }
 
 /**

@@ -6,8 +6,10 @@
  */
 import { sql, type Transaction } from 'kysely';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
+import { runStep, runSteps, type Step } from '../../../db/pipeline.ts';
+import { unnestRows } from '../../../db/unnest.ts';
 import type { DB } from '../../../db/schema.ts';
-import { appendEvents, type NewEvent } from '../../events/outbox.ts';
+import { appendEventsStep, type NewEvent } from '../../events/outbox.ts';
 import type { OrderBookDeps } from './types.ts';
 
 /** An order event waiting for the end of its transaction (writeEvents). */
@@ -49,36 +51,51 @@ export function wireEventOf(body: Record<string, unknown>): Record<string, unkno
  * other instead of deadlocking.
  */
 export async function writeEvents(deps: Pick<OrderBookDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, queue: readonly PendingEvent[], publicEvents: readonly NewEvent[] = []): Promise<void> {
-  if (queue.length === 0) return;
-  const next = await reserveSeqs(trx, queue);
+  const cursors = eventCursors(trx, queue);
+  if (!cursors) return;
+  await runSteps(trx, eventWrites(deps, trx, queue, await runStep(trx, cursors), publicEvents));
+}
+
+/**
+ * The first statement of writeEvents: advances each agent's event cursor past its events in the queue, the rows in
+ * agent-id order (so the cursors are locked in that order); answers each agent's first seq. Null: no event.
+ */
+export function eventCursors(trx: Transaction<DB>, queue: readonly PendingEvent[]): Step<Map<string, bigint>> | null {
+  if (queue.length === 0) return null;
+  const counts = new Map<string, number>();
+  for (const e of queue) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
+  const query = sql`INSERT INTO order_event_cursors (agent_id, last_seq)
+    SELECT u.agent_id::uuid, u.n::bigint FROM ${unnestRows('u', ['agent_id', 'n'], [...counts.keys()].sort().map((agentId) => [agentId, counts.get(agentId)!]))}
+    ON CONFLICT (agent_id) DO UPDATE SET last_seq = order_event_cursors.last_seq + excluded.last_seq
+    RETURNING agent_id, last_seq::text AS last_seq`.compile(trx);
+  return {
+    query,
+    read: ({ rows }) => new Map((rows as { agent_id: string; last_seq: string }[]).map((r) => [r.agent_id, BigInt(r.last_seq) - BigInt(counts.get(r.agent_id)!) + 1n])),
+  };
+}
+
+/** The rest of writeEvents, from the first seq of each agent: the order events, then the outbox append (one pipeline). */
+export function eventWrites(
+  deps: Pick<OrderBookDeps, 'clock' | 'chainId'>,
+  trx: Transaction<DB>,
+  queue: readonly PendingEvent[],
+  firstSeqs: ReadonlyMap<string, bigint>,
+  publicEvents: readonly NewEvent[] = [],
+): Step<unknown>[] {
+  if (queue.length === 0) return [];
+  const next = new Map(firstSeqs);
   const now = deps.clock.now();
   const written = queue.map((e) => {
     const seq = next.get(e.agentId)!;
     next.set(e.agentId, seq + 1n);
     return { e, seq, body: { seq: seq.toString(), type: e.type, orderId: e.orderId, ...e.payload } };
   });
-  await trx
-    .insertInto('order_events')
-    .values(written.map(({ e, seq, body }) => ({ agent_id: e.agentId, seq: seq.toString(), order_id: e.orderId, type: e.type, fill_id: e.fillId, payload: JSON.stringify(body), created_at: now })))
-    .execute();
-  await appendEvents(trx, deps.clock, [
+  const insert = sql`INSERT INTO order_events (agent_id, seq, order_id, type, fill_id, payload, created_at)
+    SELECT u.agent_id::uuid, u.seq::bigint, u.order_id::uuid, u.type, u.fill_id::bigint, u.payload::jsonb, ${now}::timestamptz
+    FROM ${unnestRows('u', ['agent_id', 'seq', 'order_id', 'type', 'fill_id', 'payload'], written.map(({ e, seq, body }) => [e.agentId, seq, e.orderId, e.type, e.fillId, JSON.stringify(body)]))}`.compile(trx);
+  const outbox = appendEventsStep(trx, deps.clock, [
     ...written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })),
     ...publicEvents,
   ]);
-}
-
-/**
- * Advances each agent's event cursor past its events in the queue, in one statement whose rows go in agent-id order
- * (so the cursors are locked in that order); answers each agent's first seq.
- */
-async function reserveSeqs(trx: Transaction<DB>, queue: readonly PendingEvent[]): Promise<Map<string, bigint>> {
-  const counts = new Map<string, number>();
-  for (const e of queue) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
-  const rows = await trx
-    .insertInto('order_event_cursors')
-    .values([...counts.keys()].sort().map((agentId) => ({ agent_id: agentId, last_seq: String(counts.get(agentId)!) })))
-    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ last_seq: sql`order_event_cursors.last_seq + excluded.last_seq` }))
-    .returning(['agent_id', 'last_seq'])
-    .execute();
-  return new Map(rows.map((r) => [r.agent_id, BigInt(r.last_seq) - BigInt(counts.get(r.agent_id)!) + 1n]));
+  return [{ query: insert, read: () => undefined }, outbox!];
 }

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { isProblemError, type ProblemError } from '../../../core/errors.ts';
 import { COLLATERAL_ASSET, MATCH_KINDS, outcomeAsset } from '../../../core/ledger/types.ts';
 import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
+import { runSteps, type Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { Allowances } from './allowance.ts';
@@ -47,25 +48,42 @@ export class BatchRefused extends Error {
   }
 }
 
-/** Runs `step`; a problem it throws refuses the whole batch. */
-async function refusingBatch(by: BatchRefused['by'], step: () => Promise<void> | undefined): Promise<void> {
+/** `make`'s step, a problem it throws (making it or reading its answer) refusing the whole batch. */
+function refusingBatch<T>(by: BatchRefused['by'], make: () => Step<T> | null | undefined): Step<T> | null {
+  const refuse = (err: unknown) => (isProblemError(err) ? new BatchRefused(err, by) : err);
   try {
-    await step();
+    const step = make();
+    if (!step) return null;
+    return {
+      query: step.query,
+      read: (result) => {
+        try {
+          return step.read(result);
+        } catch (err) {
+          throw refuse(err);
+        }
+      },
+    };
   } catch (err) {
-    throw isProblemError(err) ? new BatchRefused(err, by) : err;
+    throw refuse(err);
   }
 }
 
 /** The transaction of a batch of placements on one market; answers each placement's outcome, in the batch's order. */
 export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book: BookChanges, batch: readonly Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
   const { market } = batch[0]!;
-  await refusingBatch('fence', () => deps.fence?.(trx, market.marketId));
-  await lockOwners(trx, batch.map((p) => p.trader.owner));
-  await refusingBatch('market', () => lockOpenMarket(deps, trx, market));
   const owners = [...new Set(batch.map((p) => p.trader.owner))];
-  const seqs = await reserveSeqs(trx, batch.length);
-  const available = await Availability.read(trx, deps.ledger.feeAccount, market.marketId, owners);
-  const allowances = await Allowances.read(deps, trx, [...new Set(batch.map((p) => p.trader.agentId))]);
+  const agents = [...new Set(batch.map((p) => p.trader.agentId))];
+  // The locks in their order, then the reads they protect: one pipeline (each statement sees what the ones before it locked).
+  const [, , , seqs, available, read] = await runSteps(trx, [
+    refusingBatch('fence', () => deps.fence?.(trx, market.marketId)),
+    lockOwners(trx, owners),
+    refusingBatch('market', () => lockOpenMarket(deps, trx, market)),
+    reserveSeqs(trx, batch.length),
+    Availability.read(trx, deps.ledger.feeAccount, market.marketId, owners),
+    Allowances.read(deps, trx, agents),
+  ] as const);
+  const allowances = read ?? Allowances.none(deps, trx);
 
   const done = new BatchState(market.marketId, available, allowances);
   const outcomes: (PlacedOrder | ProblemError)[] = [];
@@ -153,9 +171,11 @@ class BatchState {
  * Seqs (time priority in the book) for the batch's orders, one per order in arrival order, taken from the orders.seq
  * column's sequence before matching; a refused order's is never used.
  */
-async function reserveSeqs(trx: Transaction<DB>, n: number): Promise<bigint[]> {
-  const { rows } = await sql<{ seq: string }>`SELECT nextval(pg_get_serial_sequence('orders', 'seq'))::text AS seq FROM generate_series(1, ${n})`.execute(trx);
-  return rows.map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+function reserveSeqs(trx: Transaction<DB>, n: number): Step<bigint[]> {
+  return {
+    query: sql`SELECT nextval(pg_get_serial_sequence('orders', 'seq'))::text AS seq FROM generate_series(1, ${n})`.compile(trx),
+    read: ({ rows }) => rows.map((r) => BigInt(r.seq as string)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+  };
 }
 
 /** The resting order's action in a fill: it sells in a TRANSFER and a MERGE, buys in a TAKER_SELLS and a MINT. */

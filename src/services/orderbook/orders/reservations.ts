@@ -12,6 +12,7 @@ import { COLLATERAL_ASSET, outcomeAsset, type Account, type LedgerOperation } fr
 import { takerFeeOf } from '../../../core/orderbook/engine.ts';
 import type { OrderAction, Outcome } from '../../../core/orderbook/types.ts';
 import { baseUnitsOfShares } from '../../../core/orderbook/units.ts';
+import type { Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import { ENGINE_CONFIG, type OrderLoopError, type OrderTerms } from './types.ts';
 
@@ -44,15 +45,15 @@ export class Availability {
   }
 
   /**
-   * Reads the owners' balances and reservations in one statement, so a fill committed meanwhile by another market's
+   * The statement that reads the owners' balances and reservations at once, so a fill committed meanwhile by another market's
    * transaction (these owners' resting orders may be its makers) is seen in both or in neither.
    */
-  static async read(trx: Transaction<DB>, feeAccount: Account, marketId: bigint, owners: readonly Account[]): Promise<Availability> {
+  static read(trx: Transaction<DB>, feeAccount: Account, marketId: bigint, owners: readonly Account[]): Step<Availability> {
     const assets = [COLLATERAL_ASSET, outcomeAsset(marketId, 0), outcomeAsset(marketId, 1)] as const;
     const market = marketId.toString();
     const balance = (asset: bigint) => sql`coalesce((SELECT balance FROM b WHERE b.account = o.owner AND b.asset_id = ${asset.toString()}::numeric), 0)`;
-    const { rows } = await sql<{ owner: Account; collateral: string; shares0: string; shares1: string }>`
-      WITH o (owner) AS (SELECT unnest(ARRAY[${sql.join(owners)}]::text[])),
+    const query = sql`
+      WITH o (owner) AS (SELECT unnest(${[...owners]}::text[])),
       b AS (SELECT account, asset_id, balance FROM ledger_balances WHERE account IN (SELECT owner FROM o) AND asset_id IN (${sql.join(assets.map((a) => a.toString()))})),
       r AS (
         SELECT owner,
@@ -64,9 +65,15 @@ export class Availability {
         (${balance(assets[0])} - coalesce(r.buys, 0))::text AS collateral,
         (${balance(assets[1])} - coalesce(r.sells0, 0))::text AS shares0,
         (${balance(assets[2])} - coalesce(r.sells1, 0))::text AS shares1
-      FROM o LEFT JOIN r ON r.owner = o.owner`.execute(trx);
-    const available = new Map(rows.map((r) => [r.owner, new Map([[assets[0], BigInt(r.collateral)], [assets[1], BigInt(r.shares0)], [assets[2], BigInt(r.shares1)]])]));
-    return new Availability(marketId, feeAccount, available);
+      FROM o LEFT JOIN r ON r.owner = o.owner`.compile(trx);
+    return {
+      query,
+      read: (result) => {
+        const rows = result.rows as { owner: Account; collateral: string; shares0: string; shares1: string }[];
+        const available = new Map(rows.map((r) => [r.owner, new Map([[assets[0], BigInt(r.collateral)], [assets[1], BigInt(r.shares0)], [assets[2], BigInt(r.shares1)]])]));
+        return new Availability(marketId, feeAccount, available);
+      },
+    };
   }
 
   /** Refuses the order unless its owner has its whole reservation available now. */

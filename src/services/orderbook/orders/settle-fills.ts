@@ -10,12 +10,14 @@ import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/ty
 import { takerPriceOf } from '../../../core/orderbook/engine.ts';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { NewEvent } from '../../events/outbox.ts';
+import { runSteps, type Step } from '../../../db/pipeline.ts';
+import { unnestRows, type Cell } from '../../../db/unnest.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
 // Leaderboards: each fill appends its maker's and taker's legs in this transaction (docs/leaderboard.md).
 import { enqueueFillLegs } from '../../leaderboard/inbox.ts';
-import { consumeFills, type Allowances } from './allowance.ts';
-import { emit, writeEvents, type PendingEvent } from './order-events.ts';
+import { consumeFills, countFreeFills, type Allowances } from './allowance.ts';
+import { emit, eventCursors, eventWrites, type PendingEvent } from './order-events.ts';
 import type { ViewFill } from './order-view.ts';
 import { reservationOf } from './reservations.ts';
 import type { OrderBookMarket } from './tradeable-market.ts';
@@ -81,25 +83,53 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
   match: { maker: f.maker, taker: f.taker, marketId, side: f.side, kind: f.kind, shares: f.shares, priceBps: f.priceBps, fee: f.takerFee },
 });
 
+/**
+ * The batch's writes in three pipelines (src/db/pipeline.ts), each statement in the lock order of docs/orderbook.md
+ * "Concurrency": (1) the order rows, the market record, the ledger lock and the balances the fills touch, the makers'
+ * rows (answering their agents) and the fill ids; (2) the ledger's operations (answering their seqs) and balances,
+ * the fill counts and the agents' event cursors; (3) the fills, the order events, the outbox and the leaderboard legs.
+ */
 export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances }: SettleFillsParams): Promise<SettledOrders> {
   const now = deps.clock.now();
-  const rows = await insertOrders(deps, trx, market, placed);
-  // The market row is locked already (the batch checked it first).
-  await applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills.map((f) => f.fill), now);
-  // Every fill is one ledger match, all written together (one balance check, in order).
-  const { seqs } = fills.length > 0 ? await deps.ledger.submit(fills.map((f) => matchOf(market.marketId, f.fill)), { trx }) : { seqs: [] };
-  const fillRows = await insertFills(deps, trx, market, fills, seqs);
-  const makerAgents = await updateMakers(deps, trx, makers);
-  const agentOf = (f: BatchFill) => f.makerAgent ?? makerAgents.get(f.fill.makerOrderId)!;
+  const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
+  const { rows, insert } = insertOrders(deps, trx, market, placed);
+  const [, , , balances, makerAgents, fillIds] = await runSteps(trx, [
+    insert,
+    // The market row is locked already (the batch checked it first).
+    applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills.map((f) => f.fill), now),
+    ledger?.reads[0] ?? null,
+    ledger?.reads[1] ?? null,
+    updateMakers(deps, trx, makers),
+    reserveFillIds(trx, fills.length),
+  ] as const);
+  const agentOf = (f: BatchFill) => f.makerAgent ?? makerAgents!.get(f.fill.makerOrderId)!;
 
+  // Every fill is one ledger match, all written together (one balance check, in order).
+  const ledgerWrites = ledger?.writes(balances ?? []) ?? null;
   const perAgent = new Map<string, number>();
   for (const f of fills) for (const a of [agentOf(f), f.takerAgent]) perAgent.set(a, (perAgent.get(a) ?? 0) + 1);
-  await consumeFills(deps, trx, perAgent, allowances);
 
-  // Each order's events in arrival order, as one transaction per order would have written them.
+  // Each order's events in arrival order, as one transaction per order would have written them. A fill's ledger seq
+  // is known once the second pipeline is in: its events' bodies are completed then, before they are written.
   const queue: PendingEvent[] = [];
+  const awaitingSeq: { fill: number; body: Record<string, unknown> }[] = [];
   // Each fill is also a public market.trade (docs/events.md): no agent, no order, what the trades read shows.
   const trades: NewEvent[] = [];
+  const fillRows: ViewFill[] = fills.map(({ fill }, i) => ({
+    id: fillIds![i]!,
+    maker_order: fill.makerOrderId,
+    taker_order: fill.takerOrderId,
+    kind: fill.kind,
+    side: fill.side,
+    price_bps: fill.priceBps,
+    shares: fill.shares.toString(),
+    taker_fee: fill.takerFee.toString(),
+    ledger_seq: '',
+    created_at: now,
+    // Written with the fills: the ledger batch holding them cannot be committed before this transaction is.
+    batch_nonce: null,
+    batch_status: null,
+  }));
   const settled: SettledOrders = new Map();
   let next = 0;
   for (const p of placed) {
@@ -108,15 +138,18 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     const own = fillRows.slice(next, next + p.result.fills.length);
     for (const [i, row] of own.entries()) {
       const f = fills[next + i]!;
-      const payload = { fillId: String(row.id), kind: MATCH_KIND_NAMES[f.fill.kind], outcome: f.fill.side, priceBps: f.fill.priceBps, shares: f.fill.shares.toString(), ledgerSeq: String(row.ledger_seq), final: false };
-      emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', { ...payload, role: 'maker', fee: '0', remaining: f.makerRemaining.toString() }, String(row.id));
-      emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', { ...payload, role: 'taker', fee: f.fill.takerFee.toString() }, String(row.id));
+      const payload = { fillId: row.id, kind: MATCH_KIND_NAMES[f.fill.kind], outcome: f.fill.side, priceBps: f.fill.priceBps, shares: f.fill.shares.toString(), ledgerSeq: '', final: false };
+      const maker = { ...payload, role: 'maker', fee: '0', remaining: f.makerRemaining.toString() };
+      const taker = { ...payload, role: 'taker', fee: f.fill.takerFee.toString() };
+      awaitingSeq.push({ fill: next + i, body: maker }, { fill: next + i, body: taker });
+      emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', maker, row.id);
+      emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', taker, row.id);
       trades.push({
         type: 'market.trade',
         chainId: deps.chainId,
         marketAddress: market.address.toLowerCase(),
         // The taker's outcome, action and price, as GET /discover/markets/{address}/trades shows the fill.
-        payload: { kind: 'orderbook', fillId: String(row.id), outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) },
+        payload: { kind: 'orderbook', fillId: row.id, outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) },
       });
     }
     next += p.result.fills.length;
@@ -125,9 +158,31 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     }
     settled.set(p.orderId, { row: { ...rows.get(p.orderId)!, ...stateColumns(p, p.placedAs) }, fills: own });
   }
-  await writeEvents(deps, trx, queue, trades);
-  await enqueueFillLegs(trx, deps.chainId, fillRows.map((f) => String(f.id)));
+
+  // The balances last: every writer of them holds the ledger lock, so where they come in the lock order does not matter.
+  const [seqs, leftToCount, firstSeqs] = await runSteps(trx, [
+    ledgerWrites?.seqs ?? null,
+    countFreeFills(deps, trx, perAgent),
+    eventCursors(trx, queue),
+    ...(ledgerWrites?.balances ?? []),
+  ] as const);
+  for (const [i, row] of fillRows.entries()) row.ledger_seq = seqs![i]!;
+  for (const { fill, body } of awaitingSeq) body.ledgerSeq = fillRows[fill]!.ledger_seq;
+  // Agents past the smallest tier's free fills (rare): counted one by one. Every batch with fills holds the ledger
+  // lock, so nobody else counts fills meanwhile, although these rows are locked after the event cursors.
+  if (perAgent.size > 0 && (leftToCount === undefined || leftToCount.length > 0)) await consumeFills(deps, trx, perAgent, allowances, leftToCount);
+
+  await runSteps(trx, [insertFills(deps, trx, market, fills, fillRows), ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades), enqueueFillLegs(trx, deps.chainId, fillIds ?? [])]);
   return settled;
+}
+
+/** Ids for the batch's fills, in fill order, taken from the order_fills.id column's sequence (null: no fill). */
+function reserveFillIds(trx: Transaction<DB>, n: number): Step<string[]> | null {
+  if (n === 0) return null;
+  return {
+    query: sql`SELECT nextval(pg_get_serial_sequence('order_fills', 'id'))::text AS id FROM generate_series(1, ${n})`.compile(trx),
+    read: ({ rows }) => rows.map((r) => r.id as string).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)),
+  };
 }
 
 /** The columns that say how far an order got. */
@@ -145,7 +200,12 @@ function stateColumns(p: Pick<PlacedOrder, 'order'>, s: OrderState) {
  * Writes the batch's orders as the batch left them, with the seqs they met the book with (reserved from the
  * column's sequence before matching, hence OVERRIDING SYSTEM VALUE); answers their rows by id, as written.
  */
-async function insertOrders(deps: Pick<SettleDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, market: OrderBookMarket, placed: readonly PlacedOrder[]): Promise<Map<string, Selectable<OrdersTable>>> {
+function insertOrders(
+  deps: Pick<SettleDeps, 'clock' | 'chainId'>,
+  trx: Transaction<DB>,
+  market: OrderBookMarket,
+  placed: readonly PlacedOrder[],
+): { rows: Map<string, Selectable<OrdersTable>>; insert: Step<void> | null } {
   const now = deps.clock.now();
   const rows = placed.map(
     (p): Selectable<OrdersTable> => ({
@@ -168,56 +228,45 @@ async function insertOrders(deps: Pick<SettleDeps, 'clock' | 'chainId'>, trx: Tr
       updated_at: now,
     }),
   );
-  if (rows.length === 0) return new Map();
-  const values = rows.map(
-    (r) =>
-      sql`(${r.id}, ${r.seq}, ${r.agent_id}, ${r.owner}, ${r.chain_id}, ${r.market}, ${r.market_id}, ${r.outcome}, ${r.action}, ${r.price_bps}, ${r.shares}, ${r.remaining}, ${r.filled}, ${r.tif}, ${r.post_only}, ${r.status}, ${r.reason}, ${r.reserved}, ${r.created_at}, ${r.updated_at})`,
-  );
-  await sql`
-    INSERT INTO orders (id, seq, agent_id, owner, chain_id, market, market_id, outcome, action, price_bps, shares, remaining, filled, tif, post_only, status, reason, reserved, created_at, updated_at)
-    OVERRIDING SYSTEM VALUE VALUES ${sql.join(values)}`.execute(trx);
-  return new Map(rows.map((r) => [r.id, r]));
+  const written = new Map(rows.map((r) => [r.id, r]));
+  if (rows.length === 0) return { rows: written, insert: null };
+  const columns = ['id', 'seq', 'agent_id', 'owner', 'chain_id', 'market', 'market_id', 'outcome', 'action', 'price_bps', 'shares', 'remaining', 'filled', 'tif', 'post_only', 'status', 'reason', 'reserved', 'created_at', 'updated_at'] as const;
+  const query = sql`
+    INSERT INTO orders (${sql.raw(columns.join(', '))}) OVERRIDING SYSTEM VALUE
+    SELECT u.id::uuid, u.seq::bigint, u.agent_id::uuid, u.owner, u.chain_id::int, u.market, u.market_id::bigint, u.outcome::smallint, u.action, u.price_bps::int,
+      u.shares::numeric, u.remaining::numeric, u.filled::numeric, u.tif, u.post_only::boolean, u.status, u.reason, u.reserved::numeric, u.created_at::timestamptz, u.updated_at::timestamptz
+    FROM ${unnestRows('u', columns, rows.map((r) => columns.map((c) => r[c])))}`.compile(trx);
+  return { rows: written, insert: { query, read: () => undefined } };
 }
 
-/** Writes the fills, in order (their ids follow it); answers them as an order's view shows them (none is in a ledger batch yet). */
-async function insertFills(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, market: OrderBookMarket, fills: readonly BatchFill[], ledgerSeqs: readonly string[]): Promise<ViewFill[]> {
-  if (fills.length === 0) return [];
-  const rows = await trx
-    .insertInto('order_fills')
-    .values(
-      fills.map(({ fill }, i) => ({
-        market_id: market.marketId.toString(),
-        market: market.address,
-        maker_order: fill.makerOrderId,
-        taker_order: fill.takerOrderId,
-        maker: fill.maker,
-        taker: fill.taker,
-        side: fill.side,
-        kind: fill.kind,
-        price_bps: fill.priceBps,
-        shares: fill.shares.toString(),
-        taker_fee: fill.takerFee.toString(),
-        ledger_seq: ledgerSeqs[i]!,
-        created_at: deps.clock.now(),
-      })),
-    )
-    .returning(['id', 'maker_order', 'taker_order', 'kind', 'side', 'price_bps', 'shares', 'taker_fee', 'ledger_seq', 'created_at'])
-    .execute();
-  // Written with the fills: the ledger batch holding them cannot be committed before this transaction is.
-  return rows.map((r) => ({ ...r, batch_nonce: null, batch_status: null }));
+/** Writes the fills, in order, under the ids reserved for them and the ledger seqs their matches got (null: no fill). */
+function insertFills(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, market: OrderBookMarket, fills: readonly BatchFill[], rows: readonly ViewFill[]): Step<void> | null {
+  if (fills.length === 0) return null;
+  const columns = ['id', 'market_id', 'market', 'maker_order', 'taker_order', 'maker', 'taker', 'side', 'kind', 'price_bps', 'shares', 'taker_fee', 'ledger_seq', 'created_at'];
+  const cells = fills.map(({ fill }, i): Cell[] => [rows[i]!.id, market.marketId, market.address, fill.makerOrderId, fill.takerOrderId, fill.maker, fill.taker, fill.side, fill.kind, fill.priceBps, fill.shares, fill.takerFee, rows[i]!.ledger_seq, deps.clock.now()]);
+  const query = sql`
+    INSERT INTO order_fills (${sql.raw(columns.join(', '))}) OVERRIDING SYSTEM VALUE
+    SELECT u.id::bigint, u.market_id::bigint, u.market, u.maker_order::uuid, u.taker_order::uuid, u.maker, u.taker, u.side::smallint, u.kind::smallint, u.price_bps::int,
+      u.shares::numeric, u.taker_fee::numeric, u.ledger_seq::bigint, u.created_at::timestamptz
+    FROM ${unnestRows('u', columns, cells)}`.compile(trx);
+  return { query, read: () => undefined };
 }
 
 /** Takes the batch's fills off the resting orders from before it (filled, remaining, what they still reserve); answers each one's agent. */
-async function updateMakers(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, makers: ReadonlyMap<string, MakerChange>): Promise<Map<string, string>> {
-  if (makers.size === 0) return new Map();
-  const values = [...makers].map(
-    ([id, m]) => sql`(${id}::uuid, ${m.remaining.toString()}::numeric, ${m.filled.toString()}::numeric, ${reservationOf(m.action, m.priceBps, m.remaining).toString()}::numeric, ${m.remaining === 0n ? 'filled' : 'resting'}::text)`,
-  );
-  const { rows } = await sql<{ id: string; agent_id: string }>`
-    UPDATE orders SET remaining = v.remaining, filled = orders.filled + v.filled, reserved = v.reserved, status = v.status, updated_at = ${deps.clock.now()}
-    FROM (VALUES ${sql.join(values)}) AS v (id, remaining, filled, reserved, status)
-    WHERE orders.id = v.id
-    RETURNING orders.id, orders.agent_id`.execute(trx);
-  if (rows.length !== makers.size) throw new Error(`order book: ${makers.size - rows.length} maker order(s) of the batch have no row`);
-  return new Map(rows.map((r) => [r.id, r.agent_id]));
+function updateMakers(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, makers: ReadonlyMap<string, MakerChange>): Step<Map<string, string>> | null {
+  if (makers.size === 0) return null;
+  const cells = [...makers].map(([id, m]): Cell[] => [id, m.remaining, m.filled, reservationOf(m.action, m.priceBps, m.remaining), m.remaining === 0n ? 'filled' : 'resting']);
+  const query = sql`
+    UPDATE orders SET remaining = v.remaining::numeric, filled = orders.filled + v.filled::numeric, reserved = v.reserved::numeric, status = v.status, updated_at = ${deps.clock.now()}
+    FROM ${unnestRows('v', ['id', 'remaining', 'filled', 'reserved', 'status'], cells)}
+    WHERE orders.id = v.id::uuid
+    RETURNING orders.id, orders.agent_id`.compile(trx);
+  return {
+    query,
+    read: (result) => {
+      const rows = result.rows as { id: string; agent_id: string }[];
+      if (rows.length !== makers.size) throw new Error(`order book: ${makers.size - rows.length} maker order(s) of the batch have no row`);
+      return new Map(rows.map((r) => [r.id, r.agent_id]));
+    },
+  };
 }

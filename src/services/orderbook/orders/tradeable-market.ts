@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.ts';
 import { problem } from '../../../core/error-codes.ts';
 import { isTradeable, type Controls, type MarketState } from '../../../core/markets/states.ts';
+import type { Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
 
@@ -36,19 +37,26 @@ export async function openMarketOf(deps: MarketDeps, address: string): Promise<O
  * a market, and cancels its orders, in a transaction of its own, so an order cannot land between the void and the
  * cancellations. Also checks that the market still has the ledger id the order was queued under.
  */
-export async function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, market: OrderBookMarket): Promise<void> {
-  const now = await trx
+export function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, market: OrderBookMarket): Step<void> {
+  const query = trx
     .selectFrom('markets')
     .select(['state', 'controls', 'close_time', 'ledger_market_id'])
     .where('chain_id', '=', deps.chainId)
     .where('address', '=', market.address)
     .forUpdate()
-    .executeTakeFirstOrThrow();
-  // The id came from a read before the queue (or a cache of it): a creation re-mined after others was given another.
-  if (now.ledger_market_id === null || BigInt(now.ledger_market_id) !== market.marketId) {
-    throw problem('SERVICE_UNAVAILABLE', `market ${market.address} was registered again under another id while the order waited; retry it`, { headers: { 'Retry-After': '1' } });
-  }
-  if (!tradeable(deps.clock, now)) throw notTradeable(market.address);
+    .compile();
+  return {
+    query,
+    read: ({ rows }) => {
+      const now = rows[0] as { state: string; controls: unknown; close_time: Date; ledger_market_id: string | null } | undefined;
+      if (!now) throw notTradeable(market.address);
+      // The id came from a read before the queue (or a cache of it): a creation re-mined after others was given another.
+      if (now.ledger_market_id === null || BigInt(now.ledger_market_id) !== market.marketId) {
+        throw problem('SERVICE_UNAVAILABLE', `market ${market.address} was registered again under another id while the order waited; retry it`, { headers: { 'Retry-After': '1' } });
+      }
+      if (!tradeable(deps.clock, now)) throw notTradeable(market.address);
+    },
+  };
 }
 
 function tradeable(clock: Clock, m: { state: string; controls: unknown; close_time: Date }): boolean {

@@ -9,6 +9,7 @@ import type { ErrorCode } from '../../../core/error-codes.ts';
 import type { ProblemError } from '../../../core/errors.ts';
 import { ORDERBOOK_FEES } from '../../../core/markets/fees.ts';
 import type { OrderInput } from '../../../core/orderbook/types.ts';
+import type { Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderSchema } from '../../../wire/orders.ts';
 import type { EventBus } from '../../events/bus.ts';
@@ -62,12 +63,12 @@ export interface OrderBookDeps {
   /** The fewest free fills per month `freeFillsOf` answers for any agent (0, the safe default, reads every tier). */
   fewestFreeFills?: number;
   /**
-   * Called first in every transaction that changes a market's book (a batch of placements, a cancel); throws to
-   * refuse the whole transaction (the market's book is owned by another process). A ProblemError it throws is the
+   * The first statement of every transaction that changes a market's book (a batch of placements, a cancel); it (or
+   * reading its answer) throws to refuse the whole transaction (the market's book is owned by another process). A ProblemError it throws is the
    * answer of every order of the batch (none is retried alone) or of the cancel, and the market's book is dropped
    * from memory (the next use loads it from the rows).
    */
-  fence?: (trx: Transaction<DB>, marketId: bigint) => Promise<void>;
+  fence?: (trx: Transaction<DB>, marketId: bigint) => Step<void> | null;
 }
 
 /** What the placement transactions did since the service started (group commit: orders per transaction). */

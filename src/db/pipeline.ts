@@ -1,0 +1,161 @@
+/**
+ * Pipelined statements (docs/orderbook.md "Round trips"): statements of one transaction that do not need each other's
+ * answers go to the database together and are answered in order. The database runs them one after another, each with
+ * its own snapshot, exactly as if each had been awaited before the next was sent; only the waiting between them is
+ * gone. On PostgreSQL the pool's connections run in pipeline mode (node-postgres `pipeline: true`), so the statements
+ * leave in one write and their answers come back in one; PGlite runs them in turn (it has no network to save).
+ * If one fails, the ones after it fail too inside a transaction (it is aborted); the first failure is thrown.
+ */
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+
+/** Where a pipeline runs: the database, or an open transaction (src/db/index.ts Executor). */
+type Executor = Kysely<DB> | Transaction<DB>;
+
+const STATEMENTS = Symbol('svc.pipelined-statements');
+
+type Carrier = CompiledQuery & { [STATEMENTS]?: readonly CompiledQuery[] };
+
+/** A statement and how to read its answer (which may refuse it by throwing): what a pipeline is made of. */
+export interface Step<T> {
+  query: CompiledQuery;
+  read(result: QueryResult<Record<string, unknown>>): T;
+}
+
+type AnswerOf<X> = X extends Step<infer T> ? T : undefined;
+type Answers<S extends readonly (Step<unknown> | null)[]> = { [K in keyof S]: AnswerOf<S[K]> };
+
+/**
+ * Runs the steps' statements in one pipeline, then reads their answers in order (a `null` step is skipped and
+ * answered `undefined`): the first read that throws is what the call throws, as if the steps had run one by one.
+ */
+export async function runSteps<S extends readonly (Step<unknown> | null)[]>(executor: Executor, steps: S): Promise<Answers<S>> {
+  const present = steps.filter((s): s is Step<unknown> => s !== null);
+  const outcomes = await pipelined(
+    executor,
+    present.map((s) => s.query),
+  );
+  let next = 0;
+  return steps.map((s) => {
+    if (s === null) return undefined;
+    const outcome = outcomes[next++]!;
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return s.read(outcome.value);
+  }) as Answers<S>;
+}
+
+/** One step, on its own. */
+export async function runStep<T>(executor: Executor, step: Step<T>): Promise<T> {
+  return step.read(await executor.executeQuery<Record<string, unknown>>(step.query));
+}
+
+/**
+ * Sends `queries` in order on `executor`'s connection, together where the dialect can; answers each one's outcome in
+ * order. Meant for a transaction: there a failure aborts it, and every statement after the failed one fails too.
+ */
+export async function pipelined(executor: Executor, queries: readonly CompiledQuery[]): Promise<PromiseSettledResult<QueryResult<Record<string, unknown>>>[]> {
+  if (queries.length === 0) return [];
+  if (queries.length === 1) return Promise.allSettled([executor.executeQuery<Record<string, unknown>>(queries[0]!)]);
+  const carrier: Carrier = { ...CompiledQuery.raw(`/* ${queries.length} pipelined statements */`), [STATEMENTS]: queries };
+  const result = await executor.executeQuery(carrier);
+  return result.rows as unknown as PromiseSettledResult<QueryResult<Record<string, unknown>>>[];
+}
+
+/** A connection that runs a pipeline itself (PGlite: one exchange with the backend); null: it cannot, run them in turn. */
+export interface PipelineConnection {
+  executePipeline(queries: readonly CompiledQuery[]): Promise<PromiseSettledResult<QueryResult<unknown>>[] | null>;
+}
+
+/** The statements a pipeline carries (undefined: `q` is a statement of its own). */
+export const pipelinedStatements = (q: CompiledQuery): readonly CompiledQuery[] | undefined => (q as Carrier)[STATEMENTS];
+
+/**
+ * `dialect`, its connections answering a pipeline of statements (`pipelined`): all sent at once when `concurrent` (a
+ * PostgreSQL pool in pipeline mode), else one after another, or as the connection runs them (PipelineConnection).
+ */
+export function pipeliningDialect(dialect: Dialect, opts: { concurrent: boolean }): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => {
+      const inner = dialect.createDriver();
+      const patched = new WeakSet<DatabaseConnection>();
+      // A BEGIN sent and not yet answered, per connection (concurrent only): the transaction's first statement goes out
+      // right behind it, and its answer is awaited with that statement's (or before COMMIT or ROLLBACK). A BEGIN fails
+      // only when the connection does, and then the statement behind it fails too.
+      const begun = new WeakMap<DatabaseConnection, Promise<void>>();
+      const settleBegin = async (conn: DatabaseConnection): Promise<void> => {
+        const pending = begun.get(conn);
+        if (!pending) return;
+        begun.delete(conn);
+        await pending;
+      };
+      const driver: Driver = {
+        init: () => inner.init(),
+        acquireConnection: async () => {
+          const conn = await inner.acquireConnection();
+          if (!patched.has(conn)) {
+            patched.add(conn);
+            const execute = conn.executeQuery.bind(conn);
+            const run = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+              const statements = (q as Carrier)[STATEMENTS];
+              if (!statements) return execute<R>(q);
+              const together = (conn as Partial<PipelineConnection>).executePipeline;
+              const outcomes = (together ? await together.call(conn, statements) : null) ?? (opts.concurrent ? await Promise.allSettled(statements.map((s) => execute(s))) : await inTurn(statements, execute));
+              return { rows: outcomes as unknown as R[] };
+            };
+            conn.executeQuery = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+              if (!begun.has(conn)) return run<R>(q);
+              const running = run<R>(q);
+              running.catch(() => undefined); // awaited below, after the BEGIN's own failure (which comes first)
+              await settleBegin(conn);
+              return running;
+            };
+          }
+          return conn;
+        },
+        beginTransaction: async (conn, settings) => {
+          if (!opts.concurrent) return inner.beginTransaction(conn, settings);
+          const pending = inner.beginTransaction(conn, settings);
+          pending.catch(() => undefined); // awaited by the transaction's first statement, or its end
+          begun.set(conn, pending);
+        },
+        commitTransaction: async (conn) => {
+          await settleBegin(conn);
+          await inner.commitTransaction(conn);
+        },
+        rollbackTransaction: async (conn) => {
+          await settleBegin(conn).catch(() => undefined);
+          await inner.rollbackTransaction(conn);
+        },
+        releaseConnection: (conn) => inner.releaseConnection(conn),
+        destroy: () => inner.destroy(),
+      };
+      // Savepoints (nested transactions) pass straight through when the driver has them.
+      const extra = inner as Driver & Record<string, unknown>;
+      for (const name of ['savepoint', 'rollbackToSavepoint', 'releaseSavepoint'] as const) {
+        if (typeof extra[name] === 'function') (driver as unknown as Record<string, unknown>)[name] = (extra[name] as (...a: unknown[]) => unknown).bind(inner);
+      }
+      return driver;
+    },
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+  };
+}
+
+/** One after another; after a failure the rest are not run (each is answered with that failure). */
+async function inTurn<T>(statements: readonly CompiledQuery[], execute: (q: CompiledQuery) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
+  const out: PromiseSettledResult<T>[] = [];
+  for (const s of statements) {
+    const failed = out.find((o) => o.status === 'rejected');
+    if (failed) {
+      out.push(failed);
+      continue;
+    }
+    try {
+      out.push({ status: 'fulfilled', value: await execute(s) });
+    } catch (reason) {
+      out.push({ status: 'rejected', reason });
+    }
+  }
+  return out;
+}
