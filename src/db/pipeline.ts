@@ -20,6 +20,29 @@ type Carrier = CompiledQuery & { [STATEMENTS]?: readonly CompiledQuery[] };
 export interface Step<T> {
   query: CompiledQuery;
   read(result: QueryResult<Record<string, unknown>>): T;
+  /** Told why, when its answer will not be read (its statement, or one before it, failed or was refused). */
+  failed?(reason: unknown): void;
+}
+
+/**
+ * Statements a service leaves for a transaction's next pipeline: `take` is asked for its step when the next
+ * runSteps or runStep on that transaction starts, and that step goes first (null: it was sent otherwise meanwhile,
+ * e.g. by a fallback of the service's own). The Idempotency-Key effects of a batch of orders go out this way with
+ * the batch's first writes.
+ */
+const deferred = new WeakMap<object, (() => Step<unknown> | null)[]>();
+
+export function deferStep(executor: Executor, take: () => Step<unknown> | null): void {
+  const list = deferred.get(executor);
+  if (list) list.push(take);
+  else deferred.set(executor, [take]);
+}
+
+function takeDeferred(executor: Executor): Step<unknown>[] {
+  const list = deferred.get(executor);
+  if (!list) return [];
+  deferred.delete(executor);
+  return list.map((take) => take()).filter((s): s is Step<unknown> => s !== null);
 }
 
 type AnswerOf<X> = X extends Step<infer T> ? T : undefined;
@@ -30,23 +53,38 @@ type Answers<S extends readonly (Step<unknown> | null)[]> = { [K in keyof S]: An
  * answered `undefined`): the first read that throws is what the call throws, as if the steps had run one by one.
  */
 export async function runSteps<S extends readonly (Step<unknown> | null)[]>(executor: Executor, steps: S): Promise<Answers<S>> {
-  const present = steps.filter((s): s is Step<unknown> => s !== null);
-  const outcomes = await pipelined(
-    executor,
-    present.map((s) => s.query),
-  );
+  const early = takeDeferred(executor);
+  const present = [...early, ...steps.filter((s): s is Step<unknown> => s !== null)];
+  let outcomes: PromiseSettledResult<QueryResult<Record<string, unknown>>>[];
+  try {
+    outcomes = await pipelined(
+      executor,
+      present.map((s) => s.query),
+    );
+  } catch (err) {
+    for (const s of present) s.failed?.(err);
+    throw err;
+  }
   let next = 0;
-  return steps.map((s) => {
-    if (s === null) return undefined;
-    const outcome = outcomes[next++]!;
-    if (outcome.status === 'rejected') throw outcome.reason;
-    return s.read(outcome.value);
-  }) as Answers<S>;
+  const readNext = (s: Step<unknown>) => {
+    const at = next++;
+    const outcome = outcomes[at]!;
+    try {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return s.read(outcome.value);
+    } catch (err) {
+      for (const unread of present.slice(at)) unread.failed?.(err);
+      throw err;
+    }
+  };
+  for (const s of early) readNext(s);
+  return steps.map((s) => (s === null ? undefined : readNext(s))) as Answers<S>;
 }
 
-/** One step, on its own. */
+/** One step, on its own (after any the transaction has deferred). */
 export async function runStep<T>(executor: Executor, step: Step<T>): Promise<T> {
-  return step.read(await executor.executeQuery<Record<string, unknown>>(step.query));
+  const [answer] = await runSteps(executor, [step] as const);
+  return answer as T;
 }
 
 /**

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/index.ts';
 import { SvcPgClient } from '../../src/db/pg-client.ts';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import { pipelined, pipeliningDialect, runSteps, type Step } from '../../src/db/pipeline.ts';
+import { deferStep, pipelined, pipeliningDialect, runSteps, type Step } from '../../src/db/pipeline.ts';
 import { unnestRows } from '../../src/db/unnest.ts';
 import { blankPGliteInstance } from '../support/pglite-template.ts';
 import { backends, type Backend } from './backends.ts';
@@ -65,6 +65,24 @@ for (const b of await backends()) {
       await db.transaction().execute(async () => undefined);
       await db.transaction().execute(async (trx) => sql`INSERT INTO p (id, label) VALUES (21, 'twenty-one')`.execute(trx));
       expect((await sql`SELECT label FROM p WHERE id = 21`.execute(db)).rows).toEqual([{ label: 'twenty-one' }]);
+    });
+
+    it('a deferred step goes first in the next pipeline; when the pipeline fails it is told why', async () => {
+      const seen = await db.transaction().execute(async (trx) => {
+        let read = 0;
+        deferStep(trx, () => ({ query: sql`INSERT INTO p (id, label) VALUES (30, 'deferred')`.compile(trx), read: () => void read++ }));
+        const [labels] = await runSteps(trx, [{ query: sql`SELECT label FROM p WHERE id = 30`.compile(trx), read: ({ rows }) => rows }] as const);
+        return { read, labels };
+      });
+      expect(seen).toEqual({ read: 1, labels: [{ label: 'deferred' }] });
+      const told: unknown[] = [];
+      await expect(
+        db.transaction().execute(async (trx) => {
+          deferStep(trx, () => ({ query: sql`INSERT INTO p (id, label) VALUES (30, 'twice')`.compile(trx), read: () => undefined, failed: (reason) => void told.push(reason) }));
+          await runSteps(trx, [{ query: sql`SELECT 1`.compile(trx), read: () => undefined }] as const);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(told).toEqual([expect.objectContaining({ code: '23505' })]);
     });
 
     it('rows through unnest come back as they went in, whatever their characters, with NULLs', async () => {

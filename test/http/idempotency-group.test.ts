@@ -2,11 +2,12 @@
 // docs/http.md "Idempotency-Key"), with the same answers one at a time would give: a new key is the request's, a key
 // twice in one group is the first one's, a key sent with another request is refused, each answer lands on its own key.
 // On the suite's database (PGlite, or a fresh PostgreSQL database with DATABASE_URL).
-import type { KyselyPlugin } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { isProblemError } from '../../src/core/errors.ts';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
+import { runSteps } from '../../src/db/pipeline.ts';
 import { createIdempotencyService, type IdempotencyService } from '../../src/services/idempotency/idempotency.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { migratedPGlite } from '../support/pglite-template.ts';
@@ -97,5 +98,25 @@ describe('Idempotency-Key claims and answers in groups', () => {
     await Promise.all([idem.complete('key:d', 'again', { status: 200, body: null, headers: {} }), idem.complete('key:d', 'nobody', { status: 200, body: 1, headers: {} })]);
     expect((await idem.claim('key:d', 'again', 'h', ROUTE)).kind).toBe('replay');
     expect((await idem.claim('key:d', 'nobody', 'h', ROUTE)).kind).toBe('new');
+  });
+
+  it("sends a transaction's effects with its next pipeline, first, in the same call to the database", async () => {
+    const keys = ['p-1', 'p-2', 'p-3'];
+    await Promise.all(keys.map((k) => idem.claim('key:p', k, 'h', ROUTE)));
+    const calls = await database.db.transaction().execute(async (trx) => {
+      let n = 0;
+      const execute = trx.executeQuery.bind(trx);
+      trx.executeQuery = ((...args: Parameters<typeof execute>) => (n++, execute(...args))) as typeof trx.executeQuery;
+      const effects = keys.map((k, i) => idem.commitEffect(trx, 'key:p', k, `order-${i}`));
+      // The next pipeline of the transaction reads what the effects wrote: they ran before it, in the same call.
+      const [committed] = await runSteps(trx, [
+        { query: sql`SELECT count(*)::int AS n FROM idempotency_records WHERE principal = 'key:p' AND state = 'committed'`.compile(trx), read: ({ rows }) => rows[0]!.n },
+      ] as const);
+      expect(committed).toBe(keys.length);
+      await Promise.all(effects);
+      return n;
+    });
+    expect(calls).toBe(1);
+    expect(await Promise.all(keys.map((k) => idem.committedEffect('key:p', k)))).toEqual(['order-0', 'order-1', 'order-2']);
   });
 });

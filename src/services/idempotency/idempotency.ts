@@ -16,8 +16,9 @@ import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { ERROR_CODES, problem } from '../../core/error-codes.ts';
 import { ProblemError } from '../../core/errors.ts';
-import { grouped, type Grouped } from '../../core/group.ts';
+import { grouped } from '../../core/group.ts';
 import { MEMBER_ALIVE_SQL } from '../../db/coordinator.ts';
+import { deferStep, runStep, type Step } from '../../db/pipeline.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
 import type { DB, IdempotencyRecordsTable } from '../../db/schema.ts';
 
@@ -111,17 +112,43 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     return answers.map(() => undefined);
   });
 
-  // The effects one transaction records (a batch of orders) go into one statement when they are recorded together.
-  const effectGroups = new WeakMap<Transaction<DB>, Grouped<Effect, boolean>>();
-  const markCommitted = async (trx: Transaction<DB>, effects: Effect[]): Promise<boolean[]> => {
-    const marked = await sql<{ principal: string; idem_key: string }>`UPDATE idempotency_records AS r
+  // The effects one transaction records (a batch of orders) go into one statement when they are recorded together:
+  // sent with the transaction's next pipeline (a batch's first writes), or on their own a turn of the event loop later
+  // when none comes first (src/db/pipeline.ts deferStep).
+  const pendingEffects = new WeakMap<Transaction<DB>, { effects: Effect[]; settle: { resolve(made: boolean): void; reject(err: unknown): void }[] }>();
+  const effectsStep = (trx: Transaction<DB>, { effects, settle }: { effects: Effect[]; settle: { resolve(made: boolean): void; reject(err: unknown): void }[] }): Step<void> => ({
+    query: sql`UPDATE idempotency_records AS r
       SET state = 'committed', effect_ref = v.ref
       FROM ${unnestRows('v', ['principal', 'idem_key', 'ref'], effects.map((e) => [e.principal, e.key, e.ref]))}
       WHERE r.principal = v.principal AND r.idem_key = v.idem_key AND r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM ${holder}
-      RETURNING r.principal, r.idem_key`.execute(trx);
-    const made = new Set(marked.rows.map((r) => rowKey(r.principal, r.idem_key)));
-    return effects.map((e) => made.has(rowKey(e.principal, e.key)));
-  };
+      RETURNING r.principal, r.idem_key`.compile(trx),
+    read: ({ rows }) => {
+      const made = new Set(rows.map((r) => rowKey(r.principal as string, r.idem_key as string)));
+      effects.forEach((e, i) => settle[i]!.resolve(made.has(rowKey(e.principal, e.key))));
+    },
+    failed: (reason) => settle.forEach((w) => w.reject(reason)),
+  });
+  const markCommitted = (trx: Transaction<DB>, effect: Effect): Promise<boolean> =>
+    new Promise<boolean>((resolve, reject) => {
+      let pending = pendingEffects.get(trx);
+      if (!pending) {
+        const fresh = { effects: [] as Effect[], settle: [] as { resolve(made: boolean): void; reject(err: unknown): void }[] };
+        pendingEffects.set(trx, (pending = fresh));
+        const take = (): Step<void> | null => {
+          if (pendingEffects.get(trx) !== fresh) return null;
+          pendingEffects.delete(trx);
+          return effectsStep(trx, fresh);
+        };
+        deferStep(trx, take);
+        setImmediate(() => {
+          const step = take();
+          // Its failure reaches the effects' callers through `failed`.
+          if (step) runStep(trx, step).catch(() => undefined);
+        });
+      }
+      pending.effects.push(effect);
+      pending.settle.push({ resolve, reject });
+    });
 
   return {
     async claim(principal, key, requestHash, route) {
@@ -172,10 +199,8 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     },
 
     async commitEffect(trx, principal, key, ref) {
-      let group = effectGroups.get(trx);
-      if (!group) effectGroups.set(trx, (group = grouped((effects: Effect[]) => markCommitted(trx, effects))));
       // Another process took the claim over (this one was thought dead): its retry makes the effect, not this request.
-      if (!(await group({ principal, key, ref }))) throw new ClaimTakenOver();
+      if (!(await markCommitted(trx, { principal, key, ref }))) throw new ClaimTakenOver();
       deps.faults?.duringEffect?.(principal, key);
     },
 

@@ -87,7 +87,7 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
 
   const done = new BatchState(market.marketId, available, allowances);
   const outcomes: (PlacedOrder | ProblemError)[] = [];
-  // The placements' Idempotency-Key records, marked together in one statement (awaited before the batch's writes).
+  // The placements' Idempotency-Key records, marked together in one statement (awaited before the transaction commits).
   const effects: Promise<void>[] = [];
   for (const [i, p] of batch.entries()) {
     try {
@@ -108,8 +108,9 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
     outcomes.push(done.placed(p, seqs[i]!, result));
   }
 
-  await Promise.all(effects);
+  // The effects go to the database with the batch's first writes (they were deferred to its next pipeline).
   const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances });
+  await Promise.all(effects);
   return outcomes.map((o): PromiseSettledResult<OrderView> => {
     if (!('orderId' in o)) return { status: 'rejected', reason: o };
     const { row, fills: own } = settled.get(o.orderId)!;
