@@ -8,6 +8,7 @@
  */
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { wrapDialect } from './wrap-dialect.ts';
 
 /** Where a pipeline runs: the database, or an open transaction (src/db/index.ts Executor). */
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -112,72 +113,61 @@ export const pipelinedStatements = (q: CompiledQuery): readonly CompiledQuery[] 
  * PostgreSQL pool in pipeline mode), else one after another, or as the connection runs them (PipelineConnection).
  */
 export function pipeliningDialect(dialect: Dialect, opts: { concurrent: boolean }): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => {
-      const inner = dialect.createDriver();
-      const patched = new WeakSet<DatabaseConnection>();
-      // A BEGIN sent and not yet answered, per connection (concurrent only): the transaction's first statement goes out
-      // right behind it, and its answer is awaited with that statement's (or before COMMIT or ROLLBACK). A BEGIN fails
-      // only when the connection does, and then the statement behind it fails too.
-      const begun = new WeakMap<DatabaseConnection, Promise<void>>();
-      const settleBegin = async (conn: DatabaseConnection): Promise<void> => {
-        const pending = begun.get(conn);
-        if (!pending) return;
-        begun.delete(conn);
-        await pending;
-      };
-      const driver: Driver = {
-        init: () => inner.init(),
-        acquireConnection: async () => {
-          const conn = await inner.acquireConnection();
-          if (!patched.has(conn)) {
-            patched.add(conn);
-            const execute = conn.executeQuery.bind(conn);
-            const run = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
-              const statements = (q as Carrier)[STATEMENTS];
-              if (!statements) return execute<R>(q);
-              const together = (conn as Partial<PipelineConnection>).executePipeline;
-              const outcomes = (together ? await together.call(conn, statements) : null) ?? (opts.concurrent ? await Promise.allSettled(statements.map((s) => execute(s))) : await inTurn(statements, execute));
-              return { rows: outcomes as unknown as R[] };
-            };
-            conn.executeQuery = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
-              if (!begun.has(conn)) return run<R>(q);
-              const running = run<R>(q);
-              running.catch(() => undefined); // awaited below, after the BEGIN's own failure (which comes first)
-              await settleBegin(conn);
-              return running;
-            };
-          }
-          return conn;
-        },
-        beginTransaction: async (conn, settings) => {
-          if (!opts.concurrent) return inner.beginTransaction(conn, settings);
-          const pending = inner.beginTransaction(conn, settings);
-          pending.catch(() => undefined); // awaited by the transaction's first statement, or its end
-          begun.set(conn, pending);
-        },
-        commitTransaction: async (conn) => {
-          await settleBegin(conn);
-          await inner.commitTransaction(conn);
-        },
-        rollbackTransaction: async (conn) => {
-          await settleBegin(conn).catch(() => undefined);
-          await inner.rollbackTransaction(conn);
-        },
-        releaseConnection: (conn) => inner.releaseConnection(conn),
-        destroy: () => inner.destroy(),
-      };
-      // Savepoints (nested transactions) pass straight through when the driver has them.
-      const extra = inner as Driver & Record<string, unknown>;
-      for (const name of ['savepoint', 'rollbackToSavepoint', 'releaseSavepoint'] as const) {
-        if (typeof extra[name] === 'function') (driver as unknown as Record<string, unknown>)[name] = (extra[name] as (...a: unknown[]) => unknown).bind(inner);
-      }
-      return driver;
-    },
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  };
+  return wrapDialect(dialect, (inner) => {
+    const patched = new WeakSet<DatabaseConnection>();
+    // A BEGIN sent and not yet answered, per connection (concurrent only): the transaction's first statement goes out
+    // right behind it, and its answer is awaited with that statement's (or before COMMIT or ROLLBACK). A BEGIN fails
+    // only when the connection does, and then the statement behind it fails too.
+    const begun = new WeakMap<DatabaseConnection, Promise<void>>();
+    const settleBegin = async (conn: DatabaseConnection): Promise<void> => {
+      const pending = begun.get(conn);
+      if (!pending) return;
+      begun.delete(conn);
+      await pending;
+    };
+    const driver: Driver = {
+      init: () => inner.init(),
+      acquireConnection: async () => {
+        const conn = await inner.acquireConnection();
+        if (!patched.has(conn)) {
+          patched.add(conn);
+          const execute = conn.executeQuery.bind(conn);
+          const run = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+            const statements = (q as Carrier)[STATEMENTS];
+            if (!statements) return execute<R>(q);
+            const together = (conn as Partial<PipelineConnection>).executePipeline;
+            const outcomes = (together ? await together.call(conn, statements) : null) ?? (opts.concurrent ? await Promise.allSettled(statements.map((s) => execute(s))) : await inTurn(statements, execute));
+            return { rows: outcomes as unknown as R[] };
+          };
+          conn.executeQuery = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+            if (!begun.has(conn)) return run<R>(q);
+            const running = run<R>(q);
+            running.catch(() => undefined); // awaited below, after the BEGIN's own failure (which comes first)
+            await settleBegin(conn);
+            return running;
+          };
+        }
+        return conn;
+      },
+      beginTransaction: async (conn, settings) => {
+        if (!opts.concurrent) return inner.beginTransaction(conn, settings);
+        const pending = inner.beginTransaction(conn, settings);
+        pending.catch(() => undefined); // awaited by the transaction's first statement, or its end
+        begun.set(conn, pending);
+      },
+      commitTransaction: async (conn) => {
+        await settleBegin(conn);
+        await inner.commitTransaction(conn);
+      },
+      rollbackTransaction: async (conn) => {
+        await settleBegin(conn).catch(() => undefined);
+        await inner.rollbackTransaction(conn);
+      },
+      releaseConnection: (conn) => inner.releaseConnection(conn),
+      destroy: () => inner.destroy(),
+    };
+    return driver;
+  });
 }
 
 /** One after another; after a failure the rest are not run (each is answered with that failure). */

@@ -6,6 +6,7 @@
  * job of the tables' NOTIFY triggers.
  */
 import { pipelinedStatements } from './pipeline.ts';
+import { wrapDialect } from './wrap-dialect.ts';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 
 export type WriteListener = (tables: ReadonlySet<string>) => void;
@@ -139,19 +140,5 @@ class WatchingDriver implements Driver {
 
 /** `dialect`, its driver reporting committed writes to `registry`'s listeners. */
 export function watchingDialect(dialect: Dialect, registry: Registry): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => {
-      const inner = dialect.createDriver();
-      const driver = new WatchingDriver(inner, registry);
-      // Savepoints (nested transactions) pass straight through when the driver has them.
-      const extra = inner as Driver & Record<string, unknown>;
-      for (const name of ['savepoint', 'rollbackToSavepoint', 'releaseSavepoint'] as const) {
-        if (typeof extra[name] === 'function') (driver as unknown as Record<string, unknown>)[name] = (extra[name] as (...a: unknown[]) => unknown).bind(inner);
-      }
-      return driver;
-    },
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  };
+  return wrapDialect(dialect, (inner) => new WatchingDriver(inner, registry));
 }
