@@ -3,11 +3,10 @@
  * relayer, the deployments, the services and the HTTP server, and tears them down in reverse.
  */
 import { createServer } from 'node:http';
-import { mkdir, rename } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { parseEther, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CATALOG } from '../api/catalog/index.ts';
 import type { Capability, Documents } from '../api/catalog/types.ts';
@@ -15,13 +14,10 @@ import { createDocuments } from '../api/docs/documents-bag.ts';
 import { settleLinks } from '../api/catalog/negotiate/settle.ts';
 import { confirmLink } from '../api/http/confirm-page.ts';
 import { buildHttpServer } from '../api/http/server.ts';
-import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../chain/anvil.ts';
-import { superviseAnvil } from '../chain/anvil-supervisor.ts';
-import { keepStateBackup, restoreStateBackup } from '../chain/anvil-state-backup.ts';
+import { ANVIL_DEV_PRIVATE_KEY, type AnvilHandle } from '../chain/anvil.ts';
 import { createChainLiveness } from '../chain/liveness.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
-import { ensureDeployments, type DeploymentRecord } from '../chain/deployer.ts';
-import { ensureMarketsLane } from '../chain/markets-lane.ts';
+import type { DeploymentRecord } from '../chain/deployer.ts';
 import { fundFromDevAccount, loadOrCreateOperatorKey } from '../chain/operator-key.ts';
 import { createRelayer, type Relayer, type RelayerFaults } from '../chain/relayer.ts';
 import { createLedgerService } from '../services/ledger/ledger.ts';
@@ -30,8 +26,8 @@ import { createFillPackService } from '../services/orderbook/fill-packs.ts';
 import { createFaucetService } from '../services/faucet/faucet.ts';
 import { createEconomyService } from '../services/economy/economy.ts';
 import { createStripeProvider } from '../services/payments/stripe.ts';
-import { ensurePmSale, PM_SALE_DEPLOYMENT } from '../chain/pm-sale.ts';
-import { DISTRIBUTOR_DEPLOYMENT, ensureDistributor } from '../chain/participation-distributor.ts';
+import { PM_SALE_DEPLOYMENT } from '../chain/pm-sale.ts';
+import { DISTRIBUTOR_DEPLOYMENT } from '../chain/participation-distributor.ts';
 import { createParticipationService } from '../services/participation/participation.ts';
 import { faucetOffReason } from '../core/faucet.ts';
 import { createOrderBookService, MARKET_CLOSED, MARKET_TAKEN_DOWN, MARKET_VOID } from '../services/orderbook/orders.ts';
@@ -90,16 +86,14 @@ import { createThesisService } from '../services/theses/theses.ts';
 import { DATA_PLANE_LIMITS } from '../services/rate-limit/limits.ts';
 import { createWebhookDispatcher } from '../services/webhooks/dispatcher.ts';
 import { createSecretBox, deriveSecretBoxKey } from '../core/webhooks/secret-box.ts';
+import { startEmbeddedAnvil } from './embedded-chain.ts';
+import { ensureContracts } from './contracts.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from '../services/services.ts';
 // Leaderboards (issue 20; docs/leaderboard.md).
 import { createLeaderboardService } from '../services/leaderboard/leaderboard.ts';
 
-/** How often the embedded anvil's state file is copied when it changed and is whole (src/chain/anvil-state-backup.ts). */
-const ANVIL_STATE_BACKUP_MS = 3_000;
-
 /** PM minted to the operator (the protocol treasury) when PM is deployed: 1e9 PM. */
-export const PM_INITIAL_SUPPLY = parseEther('1000000000');
 /** NOTIFYed by the markets' and trades' triggers (migration 0029). */
 const READ_MODELS_CHANNEL = 'svc_read_models';
 /** The longest a rendered list page is answered from memory (and never longer than READ_AFTER_WRITE_WINDOW_MS). */
@@ -165,31 +159,6 @@ async function listenInternally(http: FastifyInstance): Promise<{ url: string; c
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/**
- * Starts the embedded anvil on its state file. anvil writes that file in place, so a kill during a dump can leave it
- * unreadable, and anvil then refuses to start, on every later start too. The unreadable file is kept aside and anvil
- * starts from the last good copy (src/chain/anvil-state-backup.ts: at most a few seconds old), or else on an empty
- * chain; the relayer's reconciliation then replays every operator transaction the database holds that the chain lacks
- * (deployments, wiring, ledger batches), so start-up never bricks on it.
- */
-async function startAnvilOnState(opts: Parameters<typeof startAnvil>[0] & { stateFile: string }, log: Logger): Promise<AnvilHandle> {
-  try {
-    return await startAnvil(opts);
-  } catch (err) {
-    if (!(err instanceof Error) || !/failed to parse json/i.test(err.message)) throw err;
-    const aside = `${opts.stateFile}.unreadable-${Date.now()}`;
-    await rename(opts.stateFile, aside);
-    const restored = await restoreStateBackup(opts.stateFile);
-    log.error(
-      { err, keptAs: aside },
-      restored
-        ? 'chain: the anvil state file is unreadable (killed while it was written); starting from its last good copy and replaying the operator transactions after it'
-        : 'chain: the anvil state file is unreadable (killed while it was written) and has no good copy; starting on an empty chain and replaying the operator transactions',
-    );
-    return startAnvil(opts);
-  }
-}
-
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
@@ -228,36 +197,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       anvil = options.anvil;
       rpcUrl = anvil.rpcUrl;
     } else if (config.chain.mode === 'embedded') {
-      await mkdir(path.dirname(config.chain.anvilStateFile), { recursive: true });
-      progress(`chain: starting anvil (chain id ${config.chain.id}, state ${config.chain.anvilStateFile})`);
-      const anvilOptions = {
-        chainId: config.chain.id,
-        port: config.chain.anvilPort,
-        stateFile: config.chain.anvilStateFile,
-        pidFile: path.join(path.dirname(config.chain.anvilStateFile), 'anvil.pid'),
-        onOrphan: (anvilPid: number, ownerPid: number) =>
-          progress(`chain: stopping anvil (pid ${anvilPid}) left running by a previous svc (pid ${ownerPid}) that did not shut down`),
-      };
-      const first = await startAnvilOnState(anvilOptions, log);
-      // An anvil that dies is started again on the same port and state; the relayer then puts back on chain what the
-      // restart lost (its state file is dumped once a second). docs/chain.md "anvil (embedded mode)".
-      const restart = async () => {
-        await options.beforeAnvilRestart?.();
-        return startAnvilOnState({ ...anvilOptions, port: first.port }, log);
-      };
-      anvil = superviseAnvil(first, restart, {
-        log,
-        onDown: () => liveness.down('the embedded anvil exited; restarting it'),
-        onUp: async () => {
-          await reconcileChain((line) => log.warn(line));
-          liveness.up();
-        },
-      });
-      const handle = anvil;
-      cleanups.push(() => handle.stop());
-      // A whole copy of the state file every few seconds: a start that finds the file cut short starts from it.
-      const backup = keepStateBackup(config.chain.anvilStateFile, { intervalMs: ANVIL_STATE_BACKUP_MS, log });
-      cleanups.push(async () => backup.stop());
+      anvil = await startEmbeddedAnvil(config, { log, progress, beforeRestart: options.beforeAnvilRestart, liveness, reconcileChain, cleanups });
       rpcUrl = anvil.rpcUrl;
     } else {
       rpcUrl = config.chain.rpcUrl!;
@@ -300,54 +240,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     await reconcileChain();
 
     // An SVC_ROLE=api process only reads the deployments its SVC_ROLE=all process recorded: it never deploys.
-    const deployDeps = { db: database.db, client, relayer, chainId: config.chain.id, clock, log, mayDeploy: writers };
-    let deployments: Record<string, DeploymentRecord> = {};
-    let collateralAddresses: { symbol: 'USDC' | 'PM'; address: Address }[];
-    if (config.chain.mode === 'embedded') {
-      deployments = await ensureDeployments({
-        ...deployDeps,
-        specs: [
-          { name: 'ParticipationToken', contract: 'ParticipationToken', args: [account.address, PM_INITIAL_SUPPLY] },
-          { name: 'TestUSDC', contract: 'TestUSDC', args: [account.address] },
-        ],
-      });
-      collateralAddresses = [
-        { symbol: 'USDC', address: deployments.TestUSDC!.address },
-        { symbol: 'PM', address: deployments.ParticipationToken!.address },
-      ];
-    } else {
-      collateralAddresses = [
-        { symbol: 'USDC', address: config.chain.usdcTokenAddress! },
-        { symbol: 'PM', address: config.chain.pmTokenAddress! },
-      ];
-    }
+    const { deployments, collateralAddresses, lane, laneRecords, tokenOf } = await ensureContracts(
+      { db: database.db, client, relayer, chainId: config.chain.id, clock, log, mayDeploy: writers },
+      config,
+      account.address,
+      progress,
+    );
     const collateral = await readCollateral(client, config.chain.id, collateralAddresses);
-    const tokenOf = (symbol: 'USDC' | 'PM') => collateralAddresses.find((c) => c.symbol === symbol)!.address;
-    const { lane, records: laneRecords } = await ensureMarketsLane({
-      ...deployDeps,
-      operator: account.address,
-      protocolFeeRecipient: account.address,
-      tokens: { USDC: tokenOf('USDC'), PM: tokenOf('PM') },
-      localChain: config.chain.mode === 'embedded',
-      windows: config.resolution,
-      progress,
-    });
-    for (const record of Object.values(laneRecords)) deployments[record.name] = record;
-    // The play-money ledger commitment, operated by our operator key (docs/ledger.md).
-    Object.assign(deployments, await ensureDeployments({ ...deployDeps, specs: [{ name: 'LedgerCommitment', contract: 'LedgerCommitment', args: [account.address] }] }));
-    // The participation release's distributor (docs/participation.md), funded once with its pool.
-    const distributor = await ensureDistributor(deployDeps, { operator: account.address, pm: tokenOf('PM'), pool: config.participation.poolWei, mode: config.participation.mode, progress });
-    if (distributor) deployments[DISTRIBUTOR_DEPLOYMENT] = distributor;
-    // The PM sale (docs/economy.md): sells PM for USDC by permit and delivers card purchases, from its own inventory.
-    deployments[PM_SALE_DEPLOYMENT] = await ensurePmSale(deployDeps, {
-      operator: account.address,
-      treasury: account.address,
-      tokens: { PM: tokenOf('PM'), USDC: tokenOf('USDC') },
-      priceUsdcPerPm: config.economy.priceUsdcPerPm,
-      minPayment: config.economy.relayMinPayment,
-      inventory: config.economy.saleInventory,
-      progress,
-    });
     await releaseStartup?.();
     releaseStartup = null;
     starting = false;
