@@ -53,7 +53,7 @@ export class Availability {
     const market = marketId.toString();
     const balance = (asset: bigint) => sql`coalesce((SELECT balance FROM b WHERE b.account = o.owner AND b.asset_id = ${asset.toString()}::numeric), 0)`;
     const query = sql`
-      WITH o (owner) AS (SELECT unnest(${[...owners]}::text[])),
+      WITH o (owner) AS (SELECT unnest(ARRAY[${sql.join(owners)}]::text[])),
       b AS (SELECT account, asset_id, balance FROM ledger_balances WHERE account IN (SELECT owner FROM o) AND asset_id IN (${sql.join(assets.map((a) => a.toString()))})),
       r AS (
         SELECT owner,
