@@ -8,6 +8,7 @@ import { getJson } from '../api/client.ts';
 import type { Resolution } from '../api/read-types.ts';
 import type { Market } from '../api/types.ts';
 import { sendJson } from '../api/write.ts';
+import { OutcomeSelect, resolverOutcomes } from '../components/outcome-select.tsx';
 import { ErrorView } from '../components/status.tsx';
 import { useFetch } from '../components/use-fetch.ts';
 import { useI18n } from '../i18n/i18n.ts';
@@ -66,8 +67,9 @@ function Actions({ market, resolution: r, open, onDone }: { market: Market; reso
   const [step, setStep] = useState<Step>('idle');
   const [error, setError] = useState<unknown>(null);
   const [outcome, setOutcome] = useState(open.challenge && r.proposal?.outcome === 1 ? 2 : 1);
-  const label = (n: number) => (n === 0 ? t('market.resolution.void') : (market.outcomes[n - 1]?.label ?? String(n)));
-  const choices = [...market.outcomes.map((o) => o.index + 1), 0].filter((n) => !open.challenge || n !== r.proposal?.outcome);
+  const outcomes = resolverOutcomes(market, t('market.resolution.void'));
+  const label = outcomes.label;
+  const choices = outcomes.choices.filter((n) => !open.challenge || n !== r.proposal?.outcome);
 
   /** Runs one step: its transactions followed to CONFIRMED, then the page reads the resolution again. */
   const run = async (act: (w: typeof import('../wallet/wallet.ts')) => Promise<void>) => {
@@ -121,16 +123,15 @@ function Actions({ market, resolution: r, open, onDone }: { market: Market; reso
       {(open.propose || open.challenge) && (
         <>
           <p class="muted">{open.propose ? t('resolve.propose.help') : t('resolve.challenge.help', { outcome: label(r.proposal?.outcome ?? 0) })}</p>
-          <label class="field" for="resolve-outcome">
-            {open.propose ? t('resolve.outcome') : t('resolve.counterOutcome')}
-            <select id="resolve-outcome" value={outcome} onChange={(e) => setOutcome(Number(e.currentTarget.value))} data-testid="resolve-outcome">
-              {choices.map((n) => (
-                <option key={n} value={n}>
-                  {label(n)}
-                </option>
-              ))}
-            </select>
-          </label>
+          <OutcomeSelect
+            id="resolve-outcome"
+            caption={open.propose ? t('resolve.outcome') : t('resolve.counterOutcome')}
+            value={outcome}
+            choices={choices}
+            label={label}
+            onChange={setOutcome}
+            testId="resolve-outcome"
+          />
           <button type="button" class="button button-wide" disabled={busy} onClick={() => void (open.propose ? propose() : challenge())} data-testid={open.propose ? 'resolve-propose' : 'resolve-challenge'}>
             {open.propose ? t('resolve.propose') : t('resolve.challenge')}
           </button>

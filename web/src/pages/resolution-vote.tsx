@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import type { Resolution } from '../api/read-types.ts';
 import type { Market } from '../api/types.ts';
 import { newIdempotencyKey, sendJson } from '../api/write.ts';
+import { OutcomeSelect, resolverOutcomes } from '../components/outcome-select.tsx';
 import { ErrorView } from '../components/status.tsx';
 import { useI18n } from '../i18n/i18n.ts';
 import { useSession } from '../wallet/session.ts';
@@ -28,8 +29,7 @@ export function VoteAction({ market, resolution: r, session: s, onCast }: { mark
   const [outcome, setOutcome] = useState(1);
   const [step, setStep] = useState<Step>('idle');
   const [error, setError] = useState<unknown>(null);
-  const label = (n: number) => (n === 0 ? t('market.resolution.void') : (market.outcomes[n - 1]?.label ?? String(n)));
-  const choices = [...market.outcomes.map((o) => o.index + 1), 0];
+  const { choices, label } = resolverOutcomes(market, t('market.resolution.void'));
 
   const vote = async () => {
     setError(null);
@@ -54,16 +54,7 @@ export function VoteAction({ market, resolution: r, session: s, onCast }: { mark
       <p class="muted">{t('resolve.vote.help', { time: i18n.dateTime(s.voteDeadline!) })}</p>
       {step !== 'done' && (
         <>
-          <label class="field" for="vote-outcome">
-            {t('resolve.vote.outcome')}
-            <select id="vote-outcome" value={outcome} onChange={(e) => setOutcome(Number(e.currentTarget.value))} data-testid="vote-outcome">
-              {choices.map((n) => (
-                <option key={n} value={n}>
-                  {label(n)}
-                </option>
-              ))}
-            </select>
-          </label>
+          <OutcomeSelect id="vote-outcome" caption={t('resolve.vote.outcome')} value={outcome} choices={choices} label={label} onChange={setOutcome} testId="vote-outcome" />
           <button type="button" class="button button-wide" disabled={busy} onClick={() => void vote()} data-testid="vote-cast">
             {t('resolve.vote')}
           </button>
