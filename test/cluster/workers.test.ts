@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { deployDevTokens, devChainEnv } from '../../src/chain/dev-tokens.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
+import { preferredOwner, shardOf, SHARDS } from '../../src/services/cluster/shards.ts';
 import { freePort, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { AGENT_API, call, createOrderBook, registerAgent, type Agent } from '../crash/client.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
@@ -97,10 +98,15 @@ describe.skipIf(!onPostgres)('svc start --workers 2 on one PostgreSQL (skipped w
   };
 
   it('serves one port from two workers that share the books, replaces a killed worker, and stops cleanly', async () => {
+    // The first worker starts alone and owns every shard; it hands the second its preferred ones over a few ticks.
+    // Markets are made once the split is done, so that they land on both.
     const workers = await waitFor(async () => {
       const m = await members();
-      return m.length === 2 && m.every((w) => w.shards > 0) ? m : null;
-    }, { what: 'two workers, each owning some shards', timeoutMs: 30_000 });
+      if (m.length !== 2) return null;
+      const ids = m.map((w) => w.id);
+      const shards = await database.db.selectFrom('order_shards').select(['shard', 'owner']).execute();
+      return shards.length === SHARDS && shards.every((s) => s.owner === preferredOwner(s.shard, ids)) ? m : null;
+    }, { what: 'two workers owning their preferred shards', timeoutMs: 30_000 });
     expect(workers.map((w) => w.pid)).not.toContain(supervisor.pid);
 
     const agents: Agent[] = [];
@@ -110,7 +116,7 @@ describe.skipIf(!onPostgres)('svc start --workers 2 on one PostgreSQL (skipped w
     const ownersOf = async () => {
       const rows = await database.db.selectFrom('markets').select('ledger_market_id').where('address', 'in', markets).execute();
       const shards = await database.db.selectFrom('order_shards').select(['shard', 'owner']).execute();
-      return new Set(rows.map((r) => shards.find((s) => s.shard === Number(BigInt(r.ledger_market_id!) % 64n))?.owner));
+      return new Set(rows.map((r) => shards.find((s) => s.shard === shardOf(BigInt(r.ledger_market_id!)))?.owner));
     };
     while (markets.length < 4 || ((await ownersOf()).size < 2 && markets.length < 12)) {
       markets.push(await createOrderBook(base, anvil.rpcUrl, agents[0]!, `Will worker market ${markets.length} fill?`));
