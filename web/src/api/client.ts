@@ -36,7 +36,13 @@ export async function getJson<T>(path: string, query?: Query, signal?: AbortSign
     throw new ApiError(0, 'NETWORK_ERROR', String(err));
   }
   const type = res.headers.get('content-type') ?? '';
-  const body: unknown = type.includes('json') ? await res.json().catch(() => null) : null;
+  // An abort while the body is read is an abort, not an empty answer (a superseded listing read would crash its page).
+  const body: unknown = type.includes('json')
+    ? await res.json().catch((err: unknown) => {
+        if (isAbort(err) || signal?.aborted) throw new DOMException('the read was superseded', 'AbortError');
+        return null;
+      })
+    : null;
   if (!res.ok) {
     const p = (body ?? {}) as { code?: unknown; detail?: unknown };
     throw new ApiError(res.status, typeof p.code === 'string' ? p.code : `HTTP_${res.status}`, typeof p.detail === 'string' ? p.detail : res.statusText);
