@@ -88,6 +88,7 @@ import { createWebhookDispatcher } from '../services/webhooks/dispatcher.ts';
 import { createSecretBox, deriveSecretBoxKey } from '../core/webhooks/secret-box.ts';
 import { startEmbeddedAnvil } from './embedded-chain.ts';
 import { ensureContracts } from './contracts.ts';
+import { startHousekeeping } from './housekeeping.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from '../services/services.ts';
 // Leaderboards (issue 20; docs/leaderboard.md).
@@ -523,18 +524,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const released = await services.idempotency.releaseOrphanedClaims();
       if (released > 0) progress(`idempotency: released ${released} claim(s) a stopped run left in progress`);
     }
-    const purge = setInterval(() => {
-      services.idempotency.purgeOlderThan(config.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
-      services.nonces.purge().catch((err: unknown) => log.warn({ err }, 'nonce purge failed'));
-      services.linking.purgeExpiredLinkCodes().catch((err: unknown) => log.warn({ err }, 'link code purge failed'));
-      services.sessions.purge().catch((err: unknown) => log.warn({ err }, 'wallet session purge failed'));
-    }, 3_600_000);
-    purge.unref();
-    // Mail left in the outbox by a crash or a failed delivery goes out on the next drain.
-    const mailDrain = setInterval(() => mailer.kick(), 30_000);
-    mailDrain.unref();
-    cleanups.push(async () => clearInterval(mailDrain));
-    mailer.kick();
+    const stopHousekeeping = startHousekeeping({ database, services, mailer, idempotencyTtlHours: config.idempotencyTtlHours, log });
+    cleanups.push(stopHousekeeping);
     services.webhookDispatcher.start();
     cleanups.push(() => services.webhookDispatcher.stop());
     // The single writers run in the leader only: this process at once on the embedded database; on PostgreSQL the one
@@ -577,7 +568,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       const created = await seed(false);
       if (created > 0) progress(`seed: ${created} demo markets with trades are live (SEED_DEMO_MARKETS=false skips this)`);
     }
-    cleanups.push(async () => clearInterval(purge));
 
     const http = await buildHttpServer({
       catalog,

@@ -1,0 +1,84 @@
+/**
+ * Upkeep of the embedded database: what PostgreSQL's autovacuum does, which PGlite has not (it is one backend, with no
+ * background workers). Without it, an embedded database that runs for days
+ * - keeps the statistics of its tables' first minutes, and its kept statements (pglite-dialect.ts) keep the plans
+ *   made for tables of a few rows: a join of the idempotency records by their key becomes a scan of every record, 85×
+ *   slower at 200,000 records (docs/operations.md "Embedded database upkeep");
+ * - never reclaims the dead rows its updates leave (a balance, a resting order, a claim are updated over and over);
+ * - runs towards transaction-id wraparound, where PostgreSQL stops taking writes.
+ *
+ * One pass reads the tables' counters and does what autovacuum would at its default settings: ANALYZE a table whose
+ * changed rows since its last analyze exceed 50 + 10 % of its rows (an ANALYZE also makes every kept statement over
+ * the table plan again); VACUUM one whose dead rows exceed 50 + 20 %, or whose inserts since its last vacuum exceed
+ * 1000 + 20 %; VACUUM (FREEZE) any table, system catalogs included, whose oldest unfrozen transaction id is older
+ * than 150 million transactions. On PostgreSQL autovacuum does all this and the pass is not run.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.ts';
+
+/** How often the embedded database's pass runs (autovacuum's own nap is 60 s; an embedded database grows fast at first). */
+export const UPKEEP_INTERVAL_MS = 15_000;
+
+/** autovacuum's defaults (PostgreSQL 17 documentation, "The Autovacuum Daemon"). */
+const ANALYZE_THRESHOLD = 50;
+const ANALYZE_SCALE = 0.1;
+const VACUUM_THRESHOLD = 50;
+const VACUUM_SCALE = 0.2;
+const INSERT_THRESHOLD = 1000;
+const INSERT_SCALE = 0.2;
+/** vacuum_freeze_table_age: past it a vacuum freezes the whole table. */
+export const FREEZE_AGE = 150_000_000;
+
+export interface UpkeepPass {
+  /** Tables analyzed (schema-qualified), in the order done. */
+  analyzed: string[];
+  /** Tables vacuumed (and analyzed with it when both were due). */
+  vacuumed: string[];
+  /** Tables vacuumed with FREEZE for their transaction-id age. */
+  frozen: string[];
+}
+
+interface TableCounters {
+  schema: string;
+  name: string;
+  live: string;
+  dead: string;
+  modified: string;
+  inserted: string;
+}
+
+/** A schema-qualified, quoted table name for a maintenance command (names come from the catalog, never from a caller). */
+const qualified = (schema: string, name: string): string => `"${schema.replaceAll('"', '""')}"."${name.replaceAll('"', '""')}"`;
+
+/** Runs one pass; each table's command runs on its own (VACUUM cannot run inside a transaction). */
+export async function upkeepPass(db: Kysely<DB>, opts: { freezeAge?: number } = {}): Promise<UpkeepPass> {
+  const done: UpkeepPass = { analyzed: [], vacuumed: [], frozen: [] };
+  const freezeAge = opts.freezeAge ?? FREEZE_AGE;
+  const { rows: old } = await sql<{ schema: string; name: string }>`
+    SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.relkind IN ('r', 'm') AND c.relpersistence = 'p' AND age(c.relfrozenxid) > ${freezeAge}
+     ORDER BY age(c.relfrozenxid) DESC`.execute(db);
+  for (const t of old) {
+    await sql.raw(`VACUUM (FREEZE) ${qualified(t.schema, t.name)}`).execute(db);
+    done.frozen.push(`${t.schema}.${t.name}`);
+  }
+  const frozen = new Set(done.frozen);
+  // A backend publishes its table counters at most once a second unless asked; PGlite's one backend is this process's,
+  // so without this the pass would read counters up to a second old (or none at all on a new database).
+  await sql`SELECT pg_stat_force_next_flush()`.execute(db);
+  const { rows } = await sql<TableCounters>`
+    SELECT schemaname AS schema, relname AS name, n_live_tup::text AS live, n_dead_tup::text AS dead,
+           n_mod_since_analyze::text AS modified, n_ins_since_vacuum::text AS inserted
+      FROM pg_stat_user_tables ORDER BY schemaname, relname`.execute(db);
+  for (const t of rows) {
+    const [live, dead, modified, inserted] = [Number(t.live), Number(t.dead), Number(t.modified), Number(t.inserted)];
+    const analyze = modified > ANALYZE_THRESHOLD + ANALYZE_SCALE * live;
+    const vacuum = !frozen.has(`${t.schema}.${t.name}`) && (dead > VACUUM_THRESHOLD + VACUUM_SCALE * live || inserted > INSERT_THRESHOLD + INSERT_SCALE * live);
+    if (!analyze && !vacuum) continue;
+    const name = qualified(t.schema, t.name);
+    await sql.raw(vacuum ? `VACUUM ${analyze ? '(ANALYZE) ' : ''}${name}` : `ANALYZE ${name}`).execute(db);
+    if (vacuum) done.vacuumed.push(`${t.schema}.${t.name}`);
+    if (analyze) done.analyzed.push(`${t.schema}.${t.name}`);
+  }
+  return done;
+}

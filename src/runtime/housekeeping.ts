@@ -1,0 +1,53 @@
+/**
+ * The timers every process runs beside its requests: the hourly purges of expired records, the mail outbox drain, and
+ * on the embedded database the upkeep autovacuum would do on PostgreSQL (src/db/upkeep.ts; docs/operations.md
+ * "Embedded database upkeep"). Answers how to stop them all.
+ */
+import type { Logger } from '../core/logger.ts';
+import type { Database } from '../db/index.ts';
+import { UPKEEP_INTERVAL_MS, upkeepPass } from '../db/upkeep.ts';
+import { keeperLoop } from '../services/keeper-loop.ts';
+import type { Services } from '../services/services.ts';
+
+const PURGE_INTERVAL_MS = 3_600_000;
+/** Mail left in the outbox by a crash or a failed delivery goes out on the next drain. */
+const MAIL_DRAIN_INTERVAL_MS = 30_000;
+
+export function startHousekeeping(deps: {
+  database: Database;
+  services: Pick<Services, 'idempotency' | 'nonces' | 'linking' | 'sessions'>;
+  mailer: { kick(): void };
+  idempotencyTtlHours: number;
+  log: Logger;
+}): () => Promise<void> {
+  const { services, log } = deps;
+  const purge = setInterval(() => {
+    services.idempotency.purgeOlderThan(deps.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
+    services.nonces.purge().catch((err: unknown) => log.warn({ err }, 'nonce purge failed'));
+    services.linking.purgeExpiredLinkCodes().catch((err: unknown) => log.warn({ err }, 'link code purge failed'));
+    services.sessions.purge().catch((err: unknown) => log.warn({ err }, 'wallet session purge failed'));
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
+  const mailDrain = setInterval(() => deps.mailer.kick(), MAIL_DRAIN_INTERVAL_MS);
+  mailDrain.unref();
+  deps.mailer.kick();
+  // PostgreSQL's autovacuum keeps its own tables; PGlite has no background workers, so this process does.
+  const upkeep =
+    deps.database.kind === 'pglite'
+      ? keeperLoop({
+          name: 'database upkeep',
+          pass: async () => {
+            const done = await upkeepPass(deps.database.db);
+            if (done.analyzed.length + done.vacuumed.length + done.frozen.length > 0) log.debug(done, 'database upkeep: tables analyzed, vacuumed or frozen');
+          },
+          log,
+          intervalMs: UPKEEP_INTERVAL_MS,
+        })
+      : null;
+  upkeep?.start();
+  return async () => {
+    clearInterval(purge);
+    clearInterval(mailDrain);
+    await upkeep?.stop();
+  };
+}

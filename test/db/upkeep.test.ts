@@ -1,0 +1,81 @@
+// The embedded database's upkeep (src/db/upkeep.ts): a pass analyzes the tables that changed enough since their last
+// analyze, which makes a kept statement planned on a small table plan again (a seq scan becomes an index scan), vacuums
+// the tables with enough dead rows, freezes the tables past the freeze age, and leaves the others alone. PGlite only:
+// PostgreSQL's autovacuum does this there.
+import { Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/index.ts';
+import { upkeepPass } from '../../src/db/upkeep.ts';
+import { pgliteBackend, type Backend } from './backends.ts';
+
+const planOf = async (db: Kysely<DB>, text: string): Promise<string> =>
+  (await sql<{ 'QUERY PLAN': string }>`${sql.raw(`EXPLAIN ${text}`)}`.execute(db)).rows.map((r) => r['QUERY PLAN']).join('\n');
+
+const countersOf = async (db: Kysely<DB>, table: string) => {
+  await sql`SELECT pg_stat_force_next_flush()`.execute(db);
+  const { rows } = await sql<{ dead: string; modified: string; analyzed: Date | null; vacuumed: Date | null }>`
+    SELECT n_dead_tup::text AS dead, n_mod_since_analyze::text AS modified, last_analyze AS analyzed, last_vacuum AS vacuumed
+      FROM pg_stat_user_tables WHERE relname = ${table}`.execute(db);
+  return rows[0]!;
+};
+
+describe('embedded database upkeep', () => {
+  let backend: Backend;
+  let db: Kysely<DB>;
+  beforeAll(async () => {
+    backend = pgliteBackend();
+    db = (await backend.fresh()).db;
+  });
+  afterAll(async () => backend?.cleanup());
+
+  it('analyzes a grown table, and a statement kept since it was small plans again', async () => {
+    await sql`CREATE TABLE claims (principal text, k text, state text, PRIMARY KEY (principal, k))`.execute(db);
+    await sql`INSERT INTO claims SELECT 'p' || i, 'k' || i, 'done' FROM generate_series(1, 20) i`.execute(db);
+    await upkeepPass(db);
+    // The shape of the idempotency service's grouped update, kept while the table is small: after five runs PostgreSQL
+    // keeps one generic plan for it, made for twenty rows.
+    await sql`PREPARE mark(text[], text[]) AS UPDATE claims SET state = 'x' FROM unnest($1::text[], $2::text[]) AS v(p, k) WHERE claims.principal = v.p AND claims.k = v.k`.execute(db);
+    for (let i = 0; i < 8; i++) await sql`EXECUTE mark(ARRAY['p1', 'p2'], ARRAY['k1', 'k2'])`.execute(db);
+    await sql`INSERT INTO claims SELECT 'p' || i, 'k' || i, 'done' FROM generate_series(21, 30000) i`.execute(db);
+    expect(await planOf(db, `EXECUTE mark(ARRAY['p1'], ARRAY['k1'])`)).toMatch(/Seq Scan on claims/);
+
+    const pass = await upkeepPass(db);
+    expect(pass.analyzed).toContain('public.claims');
+    expect((await countersOf(db, 'claims')).modified).toBe('0');
+    const plan = await planOf(db, `EXECUTE mark(ARRAY['p1'], ARRAY['k1'])`);
+    expect(plan).not.toMatch(/Seq Scan on claims/);
+    expect(plan).toMatch(/Index Scan using claims_pkey/);
+  });
+
+  it('vacuums a table whose dead rows pass the threshold, and leaves a quiet table alone', async () => {
+    await sql`CREATE TABLE balances (id int PRIMARY KEY, amount numeric)`.execute(db);
+    await sql`CREATE TABLE quiet (id int PRIMARY KEY)`.execute(db);
+    await sql`INSERT INTO balances SELECT i, 0 FROM generate_series(1, 1000) i`.execute(db);
+    await sql`INSERT INTO quiet SELECT i FROM generate_series(1, 10) i`.execute(db);
+    await upkeepPass(db);
+    const quietBefore = await countersOf(db, 'quiet');
+    for (let round = 0; round < 3; round++) await sql`UPDATE balances SET amount = amount + 1`.execute(db);
+    expect(Number((await countersOf(db, 'balances')).dead)).toBeGreaterThan(250);
+
+    const pass = await upkeepPass(db);
+    expect(pass.vacuumed).toContain('public.balances');
+    const after = await countersOf(db, 'balances');
+    expect(after.dead).toBe('0');
+    expect(after.vacuumed).not.toBeNull();
+    expect(pass.vacuumed).not.toContain('public.quiet');
+    expect(pass.analyzed).not.toContain('public.quiet');
+    expect(await countersOf(db, 'quiet')).toEqual(quietBefore);
+  });
+
+  it('freezes the tables older than the freeze age, system catalogs included', async () => {
+    const ageOf = async () => Number((await sql<{ age: string }>`SELECT age(relfrozenxid)::text AS age FROM pg_class WHERE relname = 'balances'`.execute(db)).rows[0]!.age);
+    const before = await ageOf();
+    expect(before).toBeGreaterThan(0);
+    // An age of 0 makes every table old enough.
+    const pass = await upkeepPass(db, { freezeAge: 0 });
+    expect(pass.frozen).toContain('public.balances');
+    expect(pass.frozen).toContain('pg_catalog.pg_class');
+    expect(await ageOf()).toBeLessThan(before);
+    expect(pass.vacuumed).not.toContain('public.balances');
+  });
+});
