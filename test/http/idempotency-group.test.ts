@@ -119,4 +119,51 @@ describe('Idempotency-Key claims and answers in groups', () => {
     expect(calls).toBe(1);
     expect(await Promise.all(keys.map((k) => idem.committedEffect('key:p', k)))).toEqual(['order-0', 'order-1', 'order-2']);
   });
+
+  describe('records answered with their effect (answerWithEffect)', () => {
+    const keyed = (key: string, requestHash = 'h') => ({ principal: 'key:w', key, requestHash, route: ROUTE });
+    const answer = (i: number) => ({ status: 201, body: { order: i }, headers: {} });
+
+    it('finds nothing for a new key; writes the records of one transaction, answers included, in one statement', async () => {
+      const keys = ['w-1', 'w-2', 'w-3'];
+      const found = await counted(() => Promise.all(keys.map((k) => idem.find(keyed(k)))));
+      expect(found.result).toEqual([null, null, null]);
+      expect(found.statements).toBe(1);
+      const written = await counted(() => countingDb.transaction().execute(async (trx) => Promise.all(keys.map((k, i) => idem.recordAnswer(trx, keyed(k), `order-${i}`, answer(i))))));
+      expect(written.statements).toBe(1);
+      for (const [i, k] of keys.entries()) expect(await idem.find(keyed(k))).toEqual({ kind: 'replay', response: answer(i) });
+      expect(await idem.committedEffect('key:w', 'w-1')).toBeNull(); // done, not merely committed
+      await expect(idem.find(keyed('w-1', 'other'))).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    });
+
+    it("a record another request wrote first refuses this one's (ClaimTakenOver) and is left as it was", async () => {
+      await countingDb.transaction().execute(async (trx) => idem.recordAnswer(trx, keyed('w-race'), 'order-first', answer(1)));
+      const outcome = await countingDb
+        .transaction()
+        .execute(async (trx) => Promise.allSettled([idem.recordAnswer(trx, keyed('w-fresh'), 'order-a', answer(2)), idem.recordAnswer(trx, keyed('w-race'), 'order-b', answer(3))]));
+      expect(outcome.map((o) => (o.status === 'rejected' && isProblemError(o.reason) ? o.reason.code : o.status))).toEqual(['fulfilled', 'IDEMPOTENCY_IN_PROGRESS']);
+      expect(await idem.find(keyed('w-race'))).toEqual({ kind: 'replay', response: answer(1) });
+    });
+
+    it('takes over a dead claim found in progress, and writes its effect over it; a refusal is stored once', async () => {
+      await idem.claim('key:w', 'w-dead', 'h', ROUTE);
+      await database.db.updateTable('idempotency_records').set({ created_at: new Date(Date.now() - 3_600_000) }).where('idem_key', '=', 'w-dead').execute();
+      expect(await idem.find(keyed('w-dead'))).toEqual({ kind: 'new' });
+      await countingDb.transaction().execute(async (trx) => idem.recordAnswer(trx, keyed('w-dead'), 'order-late', null));
+      expect(await idem.find(keyed('w-dead'))).toEqual({ kind: 'committed', ref: 'order-late' });
+
+      await idem.storeAnswer(keyed('w-refused'), { status: 404, body: { code: 'MARKET_NOT_FOUND' }, headers: {} });
+      await idem.storeAnswer(keyed('w-refused'), { status: 500, body: null, headers: {} });
+      expect(await idem.find(keyed('w-refused'))).toEqual({ kind: 'replay', response: { status: 404, body: { code: 'MARKET_NOT_FOUND' }, headers: {} } });
+    });
+
+    it('holds a key in the process while its request runs', () => {
+      const release = idem.hold('key:w', 'w-held');
+      expect(release).not.toBeNull();
+      expect(idem.hold('key:w', 'w-held')).toBeNull();
+      expect(idem.hold('key:other', 'w-held')).not.toBeNull();
+      release!();
+      expect(idem.hold('key:w', 'w-held')).not.toBeNull();
+    });
+  });
 });

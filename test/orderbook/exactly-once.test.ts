@@ -1,6 +1,7 @@
 // Exactly once under an Idempotency-Key: the placement and its idempotency record commit in one transaction, so a
 // crash after the order committed and before its answer was stored leaves a retry nothing to run again. Before,
 // the retry met IDEMPOTENCY_IN_PROGRESS for the 60 s lease and then placed (and filled) the order a second time.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { registerWallet } from '../support/agents.ts';
@@ -74,5 +75,56 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
     const again = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'no-market', body, unchecked: true });
     expect(again.status).toBe(404);
     expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('keeps the answer the placement gave: a retry after the crash replays it even once the order has filled since', async () => {
+    const [maker, taker] = [await registerWallet(server, undefined, 'answer-kept-maker'), await registerWallet(server, undefined, 'answer-kept-taker')];
+    await gas(server, maker.account.address);
+    const market = await createOrderBookMarket(server, maker, 'Will the first answer be the one replayed?', new Date(clock.now().getTime() + 7 * 86_400_000));
+    const place = () =>
+      server.call('POST', `${A}/orderbook/place-order`, {
+        key: maker.key,
+        idempotencyKey: 'answer-kept',
+        body: { market: market.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' },
+        unchecked: true,
+      });
+    crashes = 1;
+    expect((await place()).status).toBe(500);
+    // The other side of the book fills the order completely (a buy of the other outcome at 0.6 mints the pair).
+    const fill = await server.call('POST', `${A}/orderbook/place-order`, {
+      key: taker.key,
+      idempotencyKey: 'answer-kept-fill',
+      body: { market: market.address, outcome: 1, action: 'buy', price: '0.6', shares: '10000000' },
+    });
+    expect(fill.body).toMatchObject({ status: 'filled', filled: '10000000' });
+
+    const retry = await place();
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    // What the placement answered when it committed, not the order as it is now.
+    expect(retry.body).toMatchObject({ status: 'resting', filled: '0', remaining: '10000000', fills: [] });
+    const now = await server.call('GET', `${A}/orderbook/orders?market=${market.address}`, { key: maker.key });
+    expect(now.body.orders).toMatchObject([{ id: retry.body.id, status: 'filled', filled: '10000000' }]);
+  });
+
+  it("writes the key's record once, answer included, in the transaction that writes the order", async () => {
+    const agent = await registerWallet(server, undefined, 'one-write');
+    await gas(server, agent.account.address);
+    const market = await createOrderBookMarket(server, agent, 'Will the record be written with the order?', new Date(clock.now().getTime() + 7 * 86_400_000));
+    const placed = await server.call('POST', `${A}/orderbook/place-order`, {
+      key: agent.key,
+      idempotencyKey: 'one-write',
+      body: { market: market.address, outcome: 0, action: 'buy', price: '0.3', shares: '10000000' },
+    });
+    expect(placed.status).toBe(201);
+    const db = server.runtime.database.db;
+    // xmin: the transaction that wrote a row's current version. A claim answered later would carry another one.
+    const { rows } = await sql<{ record: string; order: string; state: string; body: unknown }>`
+      SELECT r.xmin::text AS record, o.xmin::text AS order, r.state, r.response_body AS body
+        FROM idempotency_records r, orders o WHERE r.idem_key = 'one-write' AND o.id = ${placed.body.id}::uuid`.execute(db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.record).toBe(rows[0]!.order);
+    expect(rows[0]!.state).toBe('done');
+    expect(rows[0]!.body).toEqual(placed.body);
   });
 });

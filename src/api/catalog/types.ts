@@ -186,6 +186,12 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
   alsoOutputStatuses?: readonly number[];
   errors: readonly ErrorCode[];
   handler: (ctx: ContextFor<T>, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O> | RenderedJson<z.output<O>>> | RenderedJson<z.output<O>>>;
+  /**
+   * The service passes the handler's output to recordEffect, and the key's record, answer included, is written once in
+   * the effect's transaction: no claim is written before the request runs (src/services/idempotency; place-order, the
+   * hot write). Only with replayEffect, which answers a record written without an answer.
+   */
+  answerWithEffect?: boolean;
   /** The answer to a retry of a call whose effect committed (recordEffect) but whose response was never stored. */
   replayEffect?: (ctx: ContextFor<T>, ref: string, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }
@@ -248,8 +254,9 @@ export function defineCapability<
 }
 
 /** The declared effect agrees with the rest of the definition: a read is charged as a read and has nothing to replay. */
-function checkEffect(def: { method: HttpMethod; path: string; rateClass: RateClass; idempotencyExempt?: string; destructive?: boolean; replayEffect?: unknown }, effect: Effect): void {
+function checkEffect(def: { method: HttpMethod; path: string; rateClass: RateClass; idempotencyExempt?: string; destructive?: boolean; replayEffect?: unknown; answerWithEffect?: boolean }, effect: Effect): void {
   const where = `capability ${def.method} ${def.path}`;
+  if (def.answerWithEffect && !def.replayEffect) throw new Error(`${where}: an answer stored with the effect needs replayEffect (a record written without one)`);
   if (effect === 'write') {
     if (def.method === 'GET') throw new Error(`${where}: a GET changes nothing (effect 'read')`);
     if (def.rateClass === 'read') throw new Error(`${where}: charged as a read, so it declares effect 'read' (or is charged as a write)`);

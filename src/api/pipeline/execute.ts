@@ -7,8 +7,8 @@
 import { canonicalHash } from '../../core/canonical-json.ts';
 import { plainBody } from '../../core/rendered-json.ts';
 import { problem } from '../../core/error-codes.ts';
-import { isProblemError } from '../../core/errors.ts';
-import { ClaimTakenOver, IDEMPOTENCY_KEY_PATTERN, isStorable, type EffectRecorder } from '../../services/idempotency/idempotency.ts';
+import { isProblemError, type ProblemError } from '../../core/errors.ts';
+import { ClaimTakenOver, IDEMPOTENCY_KEY_PATTERN, isStorable, type EffectRecorder, type IdempotencyService, type KeyedRequest, type StoredResponse } from '../../services/idempotency/idempotency.ts';
 import { chargeBudget } from '../../services/rate-limit/charge.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../services/rate-limit/limits.ts';
 import { WalletProofArgumentsSchema, type ElevationRequest, type WalletProofArguments } from '../../services/identity/elevation.ts';
@@ -115,10 +115,7 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   const owner = [principal ? `key:${principal.keyId}` : null, wallet].filter(Boolean).join(':') || `ip:${req.ip}`;
   const fingerprint = canonicalHash({ capability: cap.name, params: req.params ?? {}, query: queryAsSent(req.query), body: req.body ?? null });
   const idem = base.services.idempotency;
-  const claim = await idem.claim(owner, key, fingerprint, { method: cap.method, path: cap.fullPath });
-  if (claim.kind === 'replay') {
-    return { ...claim.response, headers: { ...headers, ...claim.response.headers, 'Idempotent-Replayed': 'true' } };
-  }
+  const replay = (response: StoredResponse): CallResult => ({ ...response, headers: { ...headers, ...response.headers, 'Idempotent-Replayed': 'true' } });
   // The effect committed and its answer was never stored (the process died, or the handler failed after it): the
   // answer is rebuilt from the effect, and the request never runs again.
   const replayCommitted = async (ref: string, replayed = true): Promise<CallResult> => {
@@ -128,6 +125,26 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     await idem.complete(owner, key, stored);
     return { ...stored, headers: { ...headers, ...stored.headers, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) } };
   };
+  const keyed: KeyedRequest = { principal: owner, key, requestHash: fingerprint, route: { method: cap.method, path: cap.fullPath } };
+  if (cap.answerWithEffect) {
+    const release = idem.hold(owner, key);
+    if (!release) throw problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'Retry-After': '1' } });
+    try {
+      return await answeredWithEffect(idem, keyed, {
+        call,
+        replay,
+        replayCommitted,
+        stored: (output) => storedFor(cap, resultOf(cap, output)),
+        kept: (result) => storedFor(cap, result),
+        refusal: (err) => (isStorable(err.status) && !proofRefused ? { status: err.status, body: problemBody(err, base.problemTypeBase), headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } } : null),
+        withHeaders: (result) => withRequestHeaders(result, headers),
+      });
+    } finally {
+      release();
+    }
+  }
+  const claim = await idem.claim(owner, key, fingerprint, keyed.route);
+  if (claim.kind === 'replay') return replay(claim.response);
   if (claim.kind === 'committed') return replayCommitted(claim.ref);
   const recordEffect: EffectRecorder = (trx, ref) => idem.commitEffect(trx, owner, key, ref);
   let result: CallResult;
@@ -152,6 +169,61 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   if (isStorable(result.status)) await idem.complete(owner, key, storedFor(cap, result));
   else await idem.release(owner, key);
   return withRequestHeaders(result, headers);
+}
+
+/**
+ * A request answered with its effect (capability answerWithEffect; src/services/idempotency): what the key's record
+ * says answers it; with none, the request runs and its service writes the record, answer included, in the effect's
+ * transaction. A record another request wrote first (ClaimTakenOver) is what answers; a refusal is stored as the
+ * key's answer unless a record came first.
+ */
+async function answeredWithEffect(
+  idem: IdempotencyService,
+  keyed: KeyedRequest,
+  how: {
+    call: (recordEffect: EffectRecorder) => Promise<CallResult>;
+    replay: (response: StoredResponse) => CallResult;
+    replayCommitted: (ref: string, replayed?: boolean) => Promise<CallResult>;
+    /** What the key keeps of the handler's output, and of a result. */
+    stored: (output: unknown) => CallResult;
+    kept: (result: CallResult) => CallResult;
+    refusal: (err: ProblemError) => StoredResponse | null;
+    withHeaders: (result: CallResult) => CallResult;
+  },
+): Promise<CallResult> {
+  const recorded = async (replayed: boolean): Promise<CallResult | null> => {
+    const found = await idem.find(keyed);
+    if (found?.kind === 'replay') return replayed ? how.replay(found.response) : how.withHeaders(found.response);
+    if (found?.kind === 'committed') return how.replayCommitted(found.ref, replayed);
+    return null;
+  };
+  const before = await recorded(true);
+  if (before) return before;
+  let answered: 'answer' | 'effect' | null = null;
+  let result: CallResult;
+  try {
+    result = await how.call(async (trx, ref, output) => {
+      await idem.recordAnswer(trx, keyed, ref, output === undefined ? null : how.stored(output));
+      answered = output === undefined ? 'effect' : 'answer';
+    });
+  } catch (err) {
+    // Another request's record came first: it answers (or, while its effect is still running, IDEMPOTENCY_IN_PROGRESS).
+    if (err instanceof ClaimTakenOver) return (await recorded(true)) ?? Promise.reject(err);
+    // A failure after the effect committed must not become the key's answer: the effect happened, so it is the answer.
+    if (answered !== null) {
+      const committed = await recorded(false);
+      if (committed) return committed;
+    }
+    const refusal = isProblemError(err) ? how.refusal(err) : null;
+    if (refusal) await idem.storeAnswer(keyed, refusal);
+    throw err;
+  }
+  // A test's simulated crash after the commit (the retry replays what the record keeps).
+  idem.beforeAnswer(keyed.principal, keyed.key);
+  // The answer went with the effect; else it is stored now (an effect recorded without it, or none recorded).
+  if (answered === 'effect') await idem.complete(keyed.principal, keyed.key, how.kept(result));
+  else if (answered === null && isStorable(result.status)) await idem.storeAnswer(keyed, how.kept(result));
+  return how.withHeaders(result);
 }
 
 /**

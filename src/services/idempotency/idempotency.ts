@@ -11,8 +11,15 @@
  * before the response is stored leaves the key committed, and the retry rebuilds the answer from the
  * reference instead of running again; a claim taken over meanwhile makes the effect's transaction fail,
  * so two processes never both commit an effect for one key.
+ *
+ * Answered with the effect (a capability's answerWithEffect; place-order): no claim is written before the request runs.
+ * The process holds the key in memory while it runs (a second request with it meanwhile is IDEMPOTENCY_IN_PROGRESS),
+ * and the record goes in with the effect's transaction, answer included (recordAnswer): one row written once, where a
+ * claim is three writes in three transactions. A record another process wrote first (a race on one key) makes the
+ * effect's transaction fail (ClaimTakenOver) and the request answers what that record says. A crash before the commit
+ * leaves nothing, so the retry runs; after it, the retry replays the stored answer (docs/http.md "Idempotency").
  */
-import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { ERROR_CODES, problem } from '../../core/error-codes.ts';
 import { ProblemError } from '../../core/errors.ts';
@@ -33,8 +40,19 @@ export interface StoredResponse {
 
 export type Claim = { kind: 'new' } | { kind: 'replay'; response: StoredResponse } | { kind: 'committed'; ref: string };
 
-/** Records, inside the effect's own transaction, that the request under this key made `ref` (an order id…). */
-export type EffectRecorder = (trx: Transaction<DB>, ref: string) => Promise<void>;
+/**
+ * Records, inside the effect's own transaction, that the request under this key made `ref` (an order id…). `output`
+ * is what the handler will answer, for a capability whose answer is stored with its effect (answerWithEffect).
+ */
+export type EffectRecorder = (trx: Transaction<DB>, ref: string, output?: unknown) => Promise<void>;
+
+/** A request answered with its effect: who sent it under which key, for which route, with which fingerprint. */
+export interface KeyedRequest {
+  principal: string;
+  key: string;
+  requestHash: string;
+  route: { method: string; path: string };
+}
 
 /** The key's claim went to a retry while this request ran (its lease ran out): this request must change and store nothing. */
 export class ClaimTakenOver extends ProblemError {
@@ -63,6 +81,23 @@ export interface IdempotencyService {
   /** Forgets a claim whose request made no effect (a committed one is kept: its effect happened). */
   release(principal: string, key: string): Promise<void>;
   purgeOlderThan(hours: number): Promise<number>;
+  /** Holds the key in this process while its request runs; null when a request with it is running here already. */
+  hold(principal: string, key: string): (() => void) | null;
+  /**
+   * What a key's record says, for a request answered with its effect: null when there is none (the request runs),
+   * else as claim() answers an existing record (a replay, a committed effect, or IDEMPOTENCY_KEY_REUSED or
+   * IDEMPOTENCY_IN_PROGRESS thrown; an in-progress claim of a dead process is taken over and answers 'new').
+   */
+  find(request: KeyedRequest): Promise<Claim | null>;
+  /**
+   * Writes the key's record inside the effect's transaction: its effect and, when given, its answer (state done; else
+   * committed). Throws ClaimTakenOver (failing the transaction) when another request's record is there first.
+   */
+  recordAnswer(trx: Transaction<DB>, request: KeyedRequest, ref: string, response: StoredResponse | null): Promise<void>;
+  /** Stores the answer of a request that recorded no effect (a refusal), unless another request's record is there first. */
+  storeAnswer(request: KeyedRequest, response: StoredResponse): Promise<void>;
+  /** Where a test simulates a crash after the request's effect committed and before it was answered. */
+  beforeAnswer(principal: string, key: string): void;
   /**
    * Forgets every claim still in progress, with no committed effect: only for a start-up that knows no other process
    * can hold one (an embedded database is locked to one process), so a crash's retries need not wait out the lease.
@@ -103,7 +138,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     const made = new Set(inserted.map((r) => rowKey(r.principal, r.idem_key)));
     return rows.map((r, i) => first.get(rowKey(r.principal, r.idem_key)) === i && made.has(rowKey(r.principal, r.idem_key)));
   });
-  const storeAnswer = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
+  const storeAnswers = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
     const cells = answers.map((a) => [a.principal, a.key, a.response.status, JSON.stringify(a.response.body ?? null), JSON.stringify(a.response.headers), a.at]);
     await sql`UPDATE idempotency_records AS r
       SET state = 'done', status_code = v.status::int, response_body = v.body::jsonb, response_headers = v.headers::jsonb, completed_at = v.at::timestamptz
@@ -112,43 +147,86 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     return answers.map(() => undefined);
   });
 
-  // The effects one transaction records (a batch of orders) go into one statement when they are recorded together:
-  // sent with the transaction's next pipeline (a batch's first writes), or on their own a turn of the event loop later
-  // when none comes first (src/db/pipeline.ts deferStep).
-  const pendingEffects = new WeakMap<Transaction<DB>, { effects: Effect[]; settle: { resolve(made: boolean): void; reject(err: unknown): void }[] }>();
-  const effectsStep = (trx: Transaction<DB>, { effects, settle }: { effects: Effect[]; settle: { resolve(made: boolean): void; reject(err: unknown): void }[] }): Step<void> => ({
-    query: sql`UPDATE idempotency_records AS r
+  // The records one transaction writes (a batch of orders) go into one statement when they are recorded together:
+  // sent with the transaction's next pipeline (a batch's writes), or on their own a turn of the event loop later when
+  // none comes first (src/db/pipeline.ts deferStep). Each entry learns whether its row was the one written.
+  const markCommitted = perTransaction<Effect>((trx, effects) =>
+    sql`UPDATE idempotency_records AS r
       SET state = 'committed', effect_ref = v.ref
       FROM ${unnestRows('v', ['principal', 'idem_key', 'ref'], effects.map((e) => [e.principal, e.key, e.ref]))}
       WHERE r.principal = v.principal AND r.idem_key = v.idem_key AND r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM ${holder}
       RETURNING r.principal, r.idem_key`.compile(trx),
-    read: ({ rows }) => {
-      const made = new Set(rows.map((r) => rowKey(r.principal as string, r.idem_key as string)));
-      effects.forEach((e, i) => settle[i]!.resolve(made.has(rowKey(e.principal, e.key))));
-    },
-    failed: (reason) => settle.forEach((w) => w.reject(reason)),
+  );
+  // A record answered with its effect: a new row, or this process's in-progress claim of a dead one taken over.
+  const insertAnswered = perTransaction<Effect & { request: KeyedRequest; response: StoredResponse | null; at: Date }>((trx, rows) => {
+    const columns = ['principal', 'idem_key', 'method', 'path', 'request_hash', 'state', 'at', 'ref', 'status', 'body', 'headers'] as const;
+    const cells = rows.map((r): Cell[] => [
+      r.principal,
+      r.key,
+      r.request.route.method,
+      r.request.route.path,
+      r.request.requestHash,
+      r.response ? 'done' : 'committed',
+      r.at,
+      r.ref,
+      r.response?.status ?? null,
+      r.response ? JSON.stringify(r.response.body ?? null) : null,
+      r.response ? JSON.stringify(r.response.headers) : null,
+    ]);
+    return sql`INSERT INTO idempotency_records AS r (principal, idem_key, method, path, request_hash, state, created_at, completed_at, holder, effect_ref, status_code, response_body, response_headers)
+      SELECT u.principal, u.idem_key, u.method, u.path, u.request_hash, u.state, u.at::timestamptz, CASE WHEN u.state = 'done' THEN u.at::timestamptz END, ${holder}::text,
+        u.ref, u.status::int, u.body::jsonb, u.headers::jsonb
+      FROM ${unnestRows('u', columns, cells)}
+      ON CONFLICT (principal, idem_key) DO UPDATE SET state = EXCLUDED.state, completed_at = EXCLUDED.completed_at, effect_ref = EXCLUDED.effect_ref,
+        status_code = EXCLUDED.status_code, response_body = EXCLUDED.response_body, response_headers = EXCLUDED.response_headers
+      WHERE r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM EXCLUDED.holder AND r.request_hash = EXCLUDED.request_hash
+      RETURNING r.principal, r.idem_key`.compile(trx);
   });
-  const markCommitted = (trx: Transaction<DB>, effect: Effect): Promise<boolean> =>
-    new Promise<boolean>((resolve, reject) => {
-      let pending = pendingEffects.get(trx);
-      if (!pending) {
-        const fresh = { effects: [] as Effect[], settle: [] as { resolve(made: boolean): void; reject(err: unknown): void }[] };
-        pendingEffects.set(trx, (pending = fresh));
-        const take = (): Step<void> | null => {
-          if (pendingEffects.get(trx) !== fresh) return null;
-          pendingEffects.delete(trx);
-          return effectsStep(trx, fresh);
-        };
-        deferStep(trx, take);
-        setImmediate(() => {
-          const step = take();
-          // Its failure reaches the effects' callers through `failed`.
-          if (step) runStep(trx, step).catch(() => undefined);
-        });
-      }
-      pending.effects.push(effect);
-      pending.settle.push({ resolve, reject });
+  // Keys whose requests run in this process under answerWithEffect.
+  const held = new Set<string>();
+
+  /** What an existing record answers a request with the same key (claim, find). */
+  const answerOfExisting = async (existing: Selectable<IdempotencyRecordsTable>, requestHash: string, now: Date): Promise<Claim> => {
+    if (existing.request_hash !== requestHash) {
+      throw problem(
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was already used with a different request; use a new key for a new request',
+      );
+    }
+    if (existing.state === 'committed' && existing.effect_ref !== null) return { kind: 'committed', ref: existing.effect_ref };
+    if (existing.state === 'done') {
+      return {
+        kind: 'replay',
+        response: {
+          status: existing.status_code ?? 200,
+          body: existing.response_body,
+          headers: (existing.response_headers ?? {}) as Record<string, string>,
+        },
+      };
+    }
+    // In progress: take it over only if its lease ran out or its process is gone (its process died).
+    const staleBefore = new Date(now.getTime() - LEASE_MS);
+    const taken = await db
+      .updateTable('idempotency_records')
+      .set({ created_at: now, holder })
+      .where('principal', '=', existing.principal)
+      .where('idem_key', '=', existing.idem_key)
+      .where('state', '=', 'in_progress')
+      .where((eb) => eb.or([eb('created_at', '<', staleBefore), holderDead]))
+      .returning('idem_key')
+      .executeTakeFirst();
+    if (taken) return { kind: 'new' };
+    throw problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly', {
+      headers: { 'Retry-After': '1' },
     });
+  };
+  // The records of concurrent requests answered with their effects, read in one statement.
+  const findRecords = grouped(async (keys: { principal: string; key: string }[]) => {
+    const { rows } = await sql<Selectable<IdempotencyRecordsTable>>`SELECT r.* FROM idempotency_records r
+      JOIN ${unnestRows('k', ['principal', 'idem_key'], keys.map((k) => [k.principal, k.key]))} ON r.principal = k.principal AND r.idem_key = k.idem_key`.execute(db);
+    const byKey = new Map(rows.map((r) => [rowKey(r.principal, r.idem_key), r]));
+    return keys.map((k) => byKey.get(rowKey(k.principal, k.key)) ?? null);
+  });
 
   return {
     async claim(principal, key, requestHash, route) {
@@ -164,38 +242,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
         .where('idem_key', '=', key)
         .executeTakeFirst();
       if (!existing) return this.claim(principal, key, requestHash, route); // released between our two statements
-      if (existing.request_hash !== requestHash) {
-        throw problem(
-          'IDEMPOTENCY_KEY_REUSED',
-          'this Idempotency-Key was already used with a different request; use a new key for a new request',
-        );
-      }
-      if (existing.state === 'committed' && existing.effect_ref !== null) return { kind: 'committed', ref: existing.effect_ref };
-      if (existing.state === 'done') {
-        return {
-          kind: 'replay',
-          response: {
-            status: existing.status_code ?? 200,
-            body: existing.response_body,
-            headers: (existing.response_headers ?? {}) as Record<string, string>,
-          },
-        };
-      }
-      // In progress: take it over only if its lease ran out or its process is gone (its process died).
-      const staleBefore = new Date(now.getTime() - LEASE_MS);
-      const taken = await db
-        .updateTable('idempotency_records')
-        .set({ created_at: now, holder })
-        .where('principal', '=', principal)
-        .where('idem_key', '=', key)
-        .where('state', '=', 'in_progress')
-        .where((eb) => eb.or([eb('created_at', '<', staleBefore), holderDead]))
-        .returning('idem_key')
-        .executeTakeFirst();
-      if (taken) return { kind: 'new' };
-      throw problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly', {
-        headers: { 'Retry-After': '1' },
-      });
+      return answerOfExisting(existing, requestHash, now);
     },
 
     async commitEffect(trx, principal, key, ref) {
@@ -206,7 +253,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
 
     async complete(principal, key, response) {
       deps.faults?.beforeComplete?.(principal, key);
-      await storeAnswer({ principal, key, response, at: clock.now() });
+      await storeAnswers({ principal, key, response, at: clock.now() });
     },
 
     async committedEffect(principal, key) {
@@ -229,6 +276,50 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
       return Number(result.numDeletedRows ?? 0);
     },
 
+    hold(principal, key) {
+      const k = rowKey(principal, key);
+      if (held.has(k)) return null;
+      held.add(k);
+      return () => held.delete(k);
+    },
+
+    async find(request) {
+      const existing = await findRecords({ principal: request.principal, key: request.key });
+      return existing ? answerOfExisting(existing, request.requestHash, clock.now()) : null;
+    },
+
+    async recordAnswer(trx, request, ref, response) {
+      const { principal, key } = request;
+      if (!(await insertAnswered(trx, { principal, key, ref, request, response, at: clock.now() }))) throw new ClaimTakenOver();
+      deps.faults?.duringEffect?.(principal, key);
+    },
+
+    async storeAnswer(request, response) {
+      const now = clock.now();
+      await db
+        .insertInto('idempotency_records')
+        .values({
+          principal: request.principal,
+          idem_key: request.key,
+          method: request.route.method,
+          path: request.route.path,
+          request_hash: request.requestHash,
+          state: 'done',
+          created_at: now,
+          completed_at: now,
+          holder,
+          status_code: response.status,
+          response_body: JSON.stringify(response.body ?? null),
+          response_headers: JSON.stringify(response.headers),
+        })
+        .onConflict((oc) => oc.columns(['principal', 'idem_key']).doNothing())
+        .execute();
+    },
+
+    beforeAnswer(principal, key) {
+      deps.faults?.beforeComplete?.(principal, key);
+    },
+
     async purgeOlderThan(hours) {
       const before = new Date(clock.now().getTime() - hours * 3_600_000);
       const result = await db.deleteFrom('idempotency_records').where('created_at', '<', before).executeTakeFirst();
@@ -237,3 +328,42 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
   };
 }
 
+
+/**
+ * Rows of one transaction written by one statement: `statement` makes it from the rows recorded together, which is
+ * sent with the transaction's next pipeline (deferStep) or alone a turn of the event loop later; each recorder learns
+ * whether its row came back from the statement's RETURNING (principal, idem_key).
+ */
+function perTransaction<E extends { principal: string; key: string }>(statement: (trx: Transaction<DB>, rows: E[]) => CompiledQuery): (trx: Transaction<DB>, row: E) => Promise<boolean> {
+  type Pending = { rows: E[]; settle: { resolve(made: boolean): void; reject(err: unknown): void }[] };
+  const pending = new WeakMap<Transaction<DB>, Pending>();
+  const stepOf = (trx: Transaction<DB>, { rows, settle }: Pending): Step<void> => ({
+    query: statement(trx, rows),
+    read: ({ rows: returned }) => {
+      const made = new Set(returned.map((r) => rowKey(r.principal as string, r.idem_key as string)));
+      rows.forEach((e, i) => settle[i]!.resolve(made.has(rowKey(e.principal, e.key))));
+    },
+    failed: (reason) => settle.forEach((w) => w.reject(reason)),
+  });
+  return (trx, row) =>
+    new Promise<boolean>((resolve, reject) => {
+      let mine = pending.get(trx);
+      if (!mine) {
+        const fresh: Pending = { rows: [], settle: [] };
+        pending.set(trx, (mine = fresh));
+        const take = (): Step<void> | null => {
+          if (pending.get(trx) !== fresh) return null;
+          pending.delete(trx);
+          return stepOf(trx, fresh);
+        };
+        deferStep(trx, take);
+        setImmediate(() => {
+          const step = take();
+          // Its failure reaches the recorders through `failed`.
+          if (step) runStep(trx, step).catch(() => undefined);
+        });
+      }
+      mine.rows.push(row);
+      mine.settle.push({ resolve, reject });
+    });
+}

@@ -45,7 +45,9 @@ export const placeOrder = defineCapability({
     ctx.services.chain.requireServed(body.chainId, 'UNSUPPORTED_CHAIN');
     return ctx.services.orderbook.place(ctx.principal, { ...body, shares: BigInt(body.shares) }, ctx.recordEffect ?? undefined);
   },
-  // A retry after a crash that came between the placement's commit and its stored answer: the order as it is now.
+  // The key's record and answer are written with the placement, in its batch's transaction (the hot write).
+  answerWithEffect: true,
+  // A record written without its answer (by a process before answerWithEffect): the order as it is now.
   replayEffect: async (ctx, orderId) => ctx.services.orderbook.view(orderId),
 });
 

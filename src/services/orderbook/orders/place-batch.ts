@@ -1,8 +1,8 @@
 /**
  * One transaction for a batch of placements on one market (group commit, docs/orderbook.md "The order loop"): the
  * fence, the owners' locks and the market row, then each order in arrival order — its checks against what the
- * earlier orders of the batch left, its idempotency record, its matching in the book — and then the batch's writes
- * (settleFills). An order refused by its checks answers its own problem and writes nothing; anything else thrown
+ * earlier orders of the batch left, its matching in the book — and then the batch's writes (settleFills), the last of
+ * them with each order's Idempotency-Key record and answer. An order refused by its checks answers its own problem and writes nothing; anything else thrown
  * fails the whole transaction.
  */
 import type { Transaction } from 'kysely';
@@ -18,7 +18,7 @@ import type { BookChanges } from './books.ts';
 import { lockOwners } from './locks.ts';
 import { renderView } from './order-view.ts';
 import { Availability, reservationOf, reservedAssetOf } from './reservations.ts';
-import { matchOf, settleFills, type BatchFill, type MakerChange, type PlacedOrder } from './settle-fills.ts';
+import { matchOf, settleFills, type BatchFill, type MakerChange, type PlacedOrder, type SettledOrders } from './settle-fills.ts';
 import { lockOpenMarket, type OrderBookMarket } from './tradeable-market.ts';
 import type { Trader } from './trader.ts';
 import type { OrderBookDeps, OrderTerms, OrderView } from './types.ts';
@@ -29,7 +29,7 @@ export interface Placement {
   trader: Trader;
   market: OrderBookMarket;
   order: OrderTerms;
-  /** Under an Idempotency-Key: records the placement (by order id) in the transaction that places it. */
+  /** Under an Idempotency-Key: records the placement (by order id, with its answer) in the transaction that places it. */
   recordEffect?: EffectRecorder;
 }
 
@@ -87,8 +87,6 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
 
   const done = new BatchState(market.marketId, available, allowances);
   const outcomes: (PlacedOrder | ProblemError)[] = [];
-  // The placements' Idempotency-Key records, marked together in one statement (awaited before the transaction commits).
-  const effects: Promise<void>[] = [];
   for (const [i, p] of batch.entries()) {
     try {
       await allowances.require(p.trader);
@@ -98,18 +96,24 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
       outcomes.push(err);
       continue;
     }
-    const effect = p.recordEffect?.(trx, p.orderId);
-    if (effect) {
-      effect.catch(() => undefined); // handled by the Promise.all below, even when it fails while the loop runs on
-      effects.push(effect);
-    }
     const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! });
     for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId);
     outcomes.push(done.placed(p, seqs[i]!, result));
   }
 
-  // The effects go to the database with the batch's first writes (they were deferred to its next pipeline).
-  const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances });
+  // The placements' Idempotency-Key records, answers included, go in one statement with the batch's last writes (each
+  // recorder defers its row to the transaction's next pipeline); all are awaited before the transaction commits.
+  const effects: Promise<void>[] = [];
+  const answered = (settled: SettledOrders) => {
+    for (const p of batch) {
+      const placed = settled.get(p.orderId);
+      if (!placed || !p.recordEffect) continue;
+      const effect = p.recordEffect(trx, p.orderId, renderView(placed.row, placed.fills));
+      effect.catch(() => undefined); // handled by the Promise.all below, even when it fails before that runs
+      effects.push(effect);
+    }
+  };
+  const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances, answered });
   await Promise.all(effects);
   return outcomes.map((o): PromiseSettledResult<OrderView> => {
     if (!('orderId' in o)) return { status: 'rejected', reason: o };

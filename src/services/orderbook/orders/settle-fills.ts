@@ -72,6 +72,11 @@ export interface SettleFillsParams {
   fills: readonly BatchFill[];
   makers: ReadonlyMap<string, MakerChange>;
   allowances: Allowances;
+  /**
+   * Told each order's answer once it is known, before the last writes: a step it defers (deferStep) goes with them
+   * (the Idempotency-Key records, answers included).
+   */
+  answered?: (settled: SettledOrders) => void;
 }
 
 /** Each placed order as its caller is answered: its row as its placement left it, and its fills (as the taker). */
@@ -89,7 +94,7 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
  * rows (answering their agents) and the fill ids; (2) the ledger's operations (answering their seqs) and balances,
  * the fill counts and the agents' event cursors; (3) the fills, the order events, the outbox and the leaderboard legs.
  */
-export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances }: SettleFillsParams): Promise<SettledOrders> {
+export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered }: SettleFillsParams): Promise<SettledOrders> {
   const now = deps.clock.now();
   const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
   const { rows, insert } = insertOrders(deps, trx, market, placed);
@@ -171,6 +176,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
   // Agents past the smallest tier's free fills (rare): counted one by one. Every batch with fills holds the ledger
   // lock, so nobody else counts fills meanwhile, although these rows are locked after the event cursors.
   if (perAgent.size > 0 && (leftToCount === undefined || leftToCount.length > 0)) await consumeFills(deps, trx, perAgent, allowances, leftToCount);
+  answered?.(settled);
 
   await runSteps(trx, [insertFills(deps, trx, market, fills, fillRows), ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades), enqueueFillLegs(trx, deps.chainId, fillIds ?? [])]);
   return settled;
