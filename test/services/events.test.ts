@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
+import { asJsonb } from '../../src/db/jsonb.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createEventBus, type EventBus } from '../../src/services/events/bus.ts';
-import { appendEvent, EVENTS_CHANNEL, type StoredEvent } from '../../src/services/events/outbox.ts';
+import { appendEvent, EVENTS_CHANNEL, readEventsAfter, type StoredEvent } from '../../src/services/events/outbox.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -103,6 +104,53 @@ describe('events outbox', () => {
     expect(servedBeforeTheLoopTurned!).toBeLessThan(n);
     expect(seen.filter((l) => l.join() !== written.join())).toEqual([]); // once each, in order, for everyone
     for (const s of subs) s.close();
+  });
+});
+
+describe('events a writer hands to the bus as it committed them', () => {
+  // Keys of several lengths and bytes, nested, repeated in another order, with what JSON drops or turns into text.
+  const payload = () => ({ zeta: 1, a: { bb: [1, { y: 2, x: 1 }], b: null, ä: 'ü', aa: true }, mid: undefined, at: new Date(0), é: 'e', ab: '1e-7', n: 1e-7 });
+  const appendOnly = (type: string) => database.db.transaction().execute(async (trx) => appendEvent(trx, systemClock, { type, payload: payload() }));
+
+  it('gives a value back as a jsonb column does: its keys in jsonb order, without what JSON drops', async () => {
+    const written = await appendOnly('jsonb-order');
+    const row = await database.db.selectFrom('events').select('payload').where('seq', '=', written.seq.toString()).executeTakeFirstOrThrow();
+    expect(JSON.stringify(asJsonb(payload()))).toBe(JSON.stringify(row.payload));
+    expect(asJsonb(undefined)).toBeNull();
+  });
+
+  it('delivers events that follow the tail without reading them back, exactly as a read gives them', async () => {
+    let reads = 0;
+    const counting = database.db.withPlugin({ transformQuery: (args) => (reads++, args.node), transformResult: async (args) => args.result });
+    const own = createEventBus({ db: counting, log: createLogger('silent'), pollMs: 60_000 });
+    try {
+      const seen: StoredEvent[] = [];
+      own.subscribe({ afterSeq: await own.head() }, (e) => {
+        seen.push(e);
+      });
+      // The tail caught up with a first event read from the outbox.
+      await appendOnly('read-1');
+      own.notify();
+      await waitFor(() => seen.length >= 1, { what: 'the first event, read' });
+      seen.length = 0;
+      const written = [await appendOnly('handed-1'), await appendOnly('handed-2')];
+      const before = reads;
+      own.committed(written);
+      await waitFor(() => seen.length >= 2, { what: 'the handed-on events' });
+      expect(reads).toBe(before);
+      const stored = await readEventsAfter(database.db, written[0]!.seq - 1n, 2);
+      expect(JSON.stringify(seen.map(({ seq, ...e }) => ({ seq: String(seq), ...e })))).toBe(JSON.stringify(stored.map(({ seq, ...e }) => ({ seq: String(seq), ...e }))));
+
+      // Events that do not follow the tail (another writer's came in between) are read, in order, once.
+      const skipped = await appendOnly('not-handed');
+      const next = await appendOnly('handed-3');
+      own.committed([next]);
+      await waitFor(() => seen.length >= 4, { what: 'the events read after a gap' });
+      expect(reads).toBeGreaterThan(before);
+      expect(seen.slice(2).map((e) => e.seq)).toEqual([skipped.seq, next.seq]);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -5,6 +5,7 @@
  * so events written by another process on the same PostgreSQL are delivered too.
  */
 import type { Kysely } from 'kysely';
+import { asJsonb } from '../../db/jsonb.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Logger } from '../../core/logger.ts';
 import { readEventsAfter, type StoredEvent } from './outbox.ts';
@@ -26,6 +27,12 @@ export interface EventBus {
   subscribe(options: SubscribeOptions, onEvent: (event: StoredEvent) => void | Promise<void>): Subscription;
   /** Nudge: new events were committed. */
   notify(): void;
+  /**
+   * Events this process has just committed, in sequence: when they follow the tail directly they join it as they are
+   * (as a read of them would answer: src/db/jsonb.ts) and go to the subscribers without reading them back; otherwise
+   * this is notify().
+   */
+  committed(events: readonly StoredEvent[]): void;
   /** Highest committed sequence. */
   head(): Promise<bigint>;
   close(): Promise<void>;
@@ -208,6 +215,16 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
       return sub;
     },
     notify: pumpAll,
+    committed(events) {
+      if (closed || events.length === 0) return;
+      const follows = !tailing && tailEnd !== null && events.every((e, i) => e.seq === tailEnd! + 1n + BigInt(i));
+      if (!follows) return pumpAll();
+      ring.push(...events.map((e) => ({ ...e, payload: asJsonb(e.payload) })));
+      tailEnd = events.at(-1)!.seq;
+      if (ring.length > RING) ring = ring.slice(ring.length - RING);
+      for (const s of subs) due.add(s);
+      void fanOut();
+    },
     head,
     async close() {
       closed = true;

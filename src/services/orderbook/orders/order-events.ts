@@ -9,7 +9,7 @@ import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts'
 import { runStep, runSteps, type Step } from '../../../db/pipeline.ts';
 import { unnestRows } from '../../../db/unnest.ts';
 import type { DB } from '../../../db/schema.ts';
-import { appendEventsStep, type NewEvent } from '../../events/outbox.ts';
+import { appendEventsStep, type NewEvent, type StoredEvent } from '../../events/outbox.ts';
 import type { OrderBookDeps } from './types.ts';
 
 /** An order event waiting for the end of its transaction (writeEvents). */
@@ -74,13 +74,17 @@ export function eventCursors(trx: Transaction<DB>, queue: readonly PendingEvent[
   };
 }
 
-/** The rest of writeEvents, from the first seq of each agent: the order events, then the outbox append (one pipeline). */
+/**
+ * The rest of writeEvents, from the first seq of each agent: the order events, then the outbox append (one pipeline).
+ * `published` is told the outbox events as written, once the append is answered.
+ */
 export function eventWrites(
   deps: Pick<OrderBookDeps, 'clock' | 'chainId'>,
   trx: Transaction<DB>,
   queue: readonly PendingEvent[],
   firstSeqs: ReadonlyMap<string, bigint>,
   publicEvents: readonly NewEvent[] = [],
+  published?: (events: StoredEvent[]) => void,
 ): Step<unknown>[] {
   if (queue.length === 0) return [];
   const next = new Map(firstSeqs);
@@ -97,5 +101,15 @@ export function eventWrites(
     ...written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })),
     ...publicEvents,
   ]);
-  return [{ query: insert, read: () => undefined }, outbox!];
+  return [
+    { query: insert, read: () => undefined },
+    {
+      ...outbox!,
+      read: (result) => {
+        const events = outbox!.read(result);
+        published?.(events);
+        return events;
+      },
+    },
+  ];
 }

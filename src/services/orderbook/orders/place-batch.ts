@@ -12,6 +12,7 @@ import { COLLATERAL_ASSET, MATCH_KINDS, outcomeAsset } from '../../../core/ledge
 import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
 import { runSteps, type Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
+import type { StoredEvent } from '../../events/outbox.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { Allowances } from './allowance.ts';
 import type { BookChanges } from './books.ts';
@@ -70,7 +71,13 @@ function refusingBatch<T>(by: BatchRefused['by'], make: () => Step<T> | null | u
 }
 
 /** The transaction of a batch of placements on one market; answers each placement's outcome, in the batch's order. */
-export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book: BookChanges, batch: readonly Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
+export async function placeBatch(
+  deps: OrderBookDeps,
+  trx: Transaction<DB>,
+  book: BookChanges,
+  batch: readonly Placement[],
+  published?: (events: StoredEvent[]) => void,
+): Promise<PromiseSettledResult<OrderView>[]> {
   const { market } = batch[0]!;
   const owners = [...new Set(batch.map((p) => p.trader.owner))];
   const agents = [...new Set(batch.map((p) => p.trader.agentId))];
@@ -113,7 +120,7 @@ export async function placeBatch(deps: OrderBookDeps, trx: Transaction<DB>, book
       effects.push(effect);
     }
   };
-  const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances, answered });
+  const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances, answered, published });
   await Promise.all(effects);
   return outcomes.map((o): PromiseSettledResult<OrderView> => {
     if (!('orderId' in o)) return { status: 'rejected', reason: o };

@@ -17,6 +17,7 @@ import { BatchRefused, placeBatch, type Placement } from './place-batch.ts';
 import type { InsufficientBalanceError } from './reservations.ts';
 import { openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
 import { walletOf, type Trader, type TraderError } from './trader.ts';
+import type { StoredEvent } from '../../events/outbox.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms, type OrderView, type PlaceOrderInput, type PlacementStats } from './types.ts';
 
@@ -83,12 +84,22 @@ async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => P
   }
 }
 
-/** One transaction for the batch (tried again on a deadlock); the market's book is rebuilt from the rows if it fails. */
+/**
+ * One transaction for the batch (tried again on a deadlock); the market's book is rebuilt from the rows if it fails.
+ * Its outbox events go to the event bus as written, once committed (no read of them back).
+ */
 async function commit(deps: PlaceOrderDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
-  const outcomes = await retryingDeadlocks(() => deps.books.changing(marketId, (book) => deps.db.transaction().execute((trx) => placeBatch(deps, trx, book, take()))));
+  let published: StoredEvent[] = [];
+  const outcomes = await retryingDeadlocks(() =>
+    deps.books.changing(marketId, (book) => {
+      published = [];
+      return deps.db.transaction().execute((trx) => placeBatch(deps, trx, book, take(), (events) => published.push(...events)));
+    }),
+  );
   deps.stats.transactions += 1;
   deps.stats.orders += outcomes.filter((o) => o.status === 'fulfilled').length;
-  deps.events.notify();
+  if (published.length > 0) deps.events.committed(published);
+  else deps.events.notify();
   return outcomes;
 }
 

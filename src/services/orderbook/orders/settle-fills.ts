@@ -9,7 +9,7 @@ import { MATCH_KIND_NAMES, type Account, type LedgerOperation } from '../../../c
 import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
 import { takerPriceOf } from '../../../core/orderbook/engine.ts';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
-import type { NewEvent } from '../../events/outbox.ts';
+import type { NewEvent, StoredEvent } from '../../events/outbox.ts';
 import { runSteps, type Step } from '../../../db/pipeline.ts';
 import { unnestRows, type Cell } from '../../../db/unnest.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
@@ -77,6 +77,8 @@ export interface SettleFillsParams {
    * (the Idempotency-Key records, answers included).
    */
   answered?: (settled: SettledOrders) => void;
+  /** Told the outbox events the batch wrote (to hand them to the event bus once it commits). */
+  published?: (events: StoredEvent[]) => void;
 }
 
 /** Each placed order as its caller is answered: its row as its placement left it, and its fills (as the taker). */
@@ -94,7 +96,7 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
  * rows (answering their agents) and the fill ids; (2) the ledger's operations (answering their seqs) and balances,
  * the fill counts and the agents' event cursors; (3) the fills, the order events, the outbox and the leaderboard legs.
  */
-export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered }: SettleFillsParams): Promise<SettledOrders> {
+export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered, published }: SettleFillsParams): Promise<SettledOrders> {
   const now = deps.clock.now();
   const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
   const { rows, insert } = insertOrders(deps, trx, market, placed);
@@ -178,7 +180,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
   if (perAgent.size > 0 && (leftToCount === undefined || leftToCount.length > 0)) await consumeFills(deps, trx, perAgent, allowances, leftToCount);
   answered?.(settled);
 
-  await runSteps(trx, [insertFills(deps, trx, market, fills, fillRows), ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades), enqueueFillLegs(trx, deps.chainId, fillIds ?? [])]);
+  await runSteps(trx, [insertFills(deps, trx, market, fills, fillRows), ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published), enqueueFillLegs(trx, deps.chainId, fillIds ?? [])]);
   return settled;
 }
 
