@@ -157,6 +157,14 @@ describe('Idempotency-Key claims and answers in groups', () => {
       expect(await idem.find(keyed('w-refused'))).toEqual({ kind: 'replay', response: { status: 404, body: { code: 'MARKET_NOT_FOUND' }, headers: {} } });
     });
 
+    it("reads whether keys are recorded with a transaction's next pipeline, in one statement, leaving out this process's own claims", async () => {
+      await countingDb.transaction().execute(async (trx) => idem.recordAnswer(trx, keyed('r-done'), 'order-1', answer(1)));
+      await idem.claim('key:w', 'r-mine', 'h', ROUTE); // this process's claim in progress
+      const read = await counted(() => countingDb.transaction().execute(async (trx) => Promise.all(['r-done', 'r-mine', 'r-none'].map((k) => idem.recorded(trx, keyed(k))))));
+      expect(read.result).toEqual([true, false, false]);
+      expect(read.statements).toBe(1);
+    });
+
     it('holds a key in the process while its request runs', () => {
       const release = idem.hold('key:w', 'w-held');
       expect(release).not.toBeNull();

@@ -127,4 +127,32 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
     expect(rows[0]!.state).toBe('done');
     expect(rows[0]!.body).toEqual(placed.body);
   });
+
+  it("finds a retry's record with its batch's first statements: the retry places nothing and the others of the batch commit together", async () => {
+    const agent = await registerWallet(server, undefined, 'retry-in-batch');
+    await gas(server, agent.account.address);
+    const market = await createOrderBookMarket(server, agent, 'Will a retry leave its batch alone?', new Date(clock.now().getTime() + 7 * 86_400_000));
+    const body = (price: string) => ({ market: market.address, outcome: 0 as const, action: 'buy' as const, price, shares: '10000000' });
+    const first = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'retry-in-batch-1', body: body('0.2') });
+    expect(first.status).toBe(201);
+
+    // Three placements joining one batch, as execute.ts makes them under keys: a retry of the first, and two new ones.
+    const { idempotency, orderbook, keys } = server.runtime.services;
+    const principal = await keys.authenticate(agent.key);
+    const placeKeyed = (key: string, price: string) => {
+      const keyed = { principal: `key:${principal.keyId}`, key, requestHash: `hash-${key}`, route: { method: 'POST', path: `${A}/orderbook/place-order` } };
+      const recorder = Object.assign((trx: Parameters<typeof idempotency.recordAnswer>[0], ref: string, output?: unknown) => idempotency.recordAnswer(trx, keyed, ref, { status: 201, body: output, headers: {} }), {
+        alreadyRecorded: (trx: Parameters<typeof idempotency.recordAnswer>[0]) => idempotency.recorded(trx, keyed),
+      });
+      return orderbook.place(principal, { ...body(price), tif: 'GTC', postOnly: false, shares: 10_000_000n }, recorder);
+    };
+    const before = orderbook.stats().transactions;
+    const [retry, second, third] = await Promise.allSettled([placeKeyed('retry-in-batch-1', '0.2'), placeKeyed('retry-in-batch-2', '0.21'), placeKeyed('retry-in-batch-3', '0.22')]);
+    expect(retry.status === 'rejected' && (retry.reason as { code?: string }).code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect([second.status, third.status]).toEqual(['fulfilled', 'fulfilled']);
+    // One transaction: the retry was set aside before matching, so the batch never failed and was never split.
+    expect(orderbook.stats().transactions - before).toBe(1);
+    const orders = await server.runtime.database.db.selectFrom('orders').select('id').where('agent_id', '=', agent.agentId).where('market', '=', market.address.toLowerCase()).execute();
+    expect(orders).toHaveLength(3);
+  });
 });

@@ -191,32 +191,33 @@ async function answeredWithEffect(
     withHeaders: (result: CallResult) => CallResult;
   },
 ): Promise<CallResult> {
-  const recorded = async (replayed: boolean): Promise<CallResult | null> => {
-    const found = await idem.find(keyed);
-    if (found?.kind === 'replay') return replayed ? how.replay(found.response) : how.withHeaders(found.response);
-    if (found?.kind === 'committed') return how.replayCommitted(found.ref, replayed);
-    return null;
-  };
-  const before = await recorded(true);
-  if (before) return before;
+  // Nothing is read before the request runs: a record of its key is found with the effect's first statements
+  // (recordEffect.alreadyRecorded), or after a refusal, and then it is what answers.
   let answered: 'answer' | 'effect' | null = null;
-  let result: CallResult;
-  try {
-    result = await how.call(async (trx, ref, output) => {
+  const recordEffect: EffectRecorder = Object.assign(
+    async (trx: Parameters<EffectRecorder>[0], ref: string, output?: unknown) => {
       await idem.recordAnswer(trx, keyed, ref, output === undefined ? null : how.stored(output));
       answered = output === undefined ? 'effect' : 'answer';
-    });
-  } catch (err) {
-    // Another request's record came first: it answers (or, while its effect is still running, IDEMPOTENCY_IN_PROGRESS).
-    if (err instanceof ClaimTakenOver) return (await recorded(true)) ?? Promise.reject(err);
-    // A failure after the effect committed must not become the key's answer: the effect happened, so it is the answer.
-    if (answered !== null) {
-      const committed = await recorded(false);
-      if (committed) return committed;
+    },
+    { alreadyRecorded: (trx: Parameters<EffectRecorder>[0]) => idem.recorded(trx, keyed) },
+  );
+  let result: CallResult | undefined;
+  // Twice at most: once more after a dead process's claim was taken over.
+  for (let attempt = 0; result === undefined; attempt++) {
+    try {
+      result = await how.call(recordEffect);
+    } catch (err) {
+      // Another request's record holds the key: it answers (IDEMPOTENCY_IN_PROGRESS while its effect is still running).
+      // A failure after this request's effect committed must not become the key's answer either: the effect happened.
+      const existing = await idem.find(keyed);
+      if (existing?.kind === 'replay') return answered === null ? how.replay(existing.response) : how.withHeaders(existing.response);
+      if (existing?.kind === 'committed') return how.replayCommitted(existing.ref, answered === null);
+      if (existing?.kind === 'new' && attempt === 0) continue; // a dead process's claim, now this request's
+      if (err instanceof ClaimTakenOver) throw err;
+      const refusal = isProblemError(err) ? how.refusal(err) : null;
+      if (refusal) await idem.storeAnswer(keyed, refusal);
+      throw err;
     }
-    const refusal = isProblemError(err) ? how.refusal(err) : null;
-    if (refusal) await idem.storeAnswer(keyed, refusal);
-    throw err;
   }
   // A test's simulated crash after the commit (the retry replays what the record keeps).
   idem.beforeAnswer(keyed.principal, keyed.key);

@@ -44,7 +44,14 @@ export type Claim = { kind: 'new' } | { kind: 'replay'; response: StoredResponse
  * Records, inside the effect's own transaction, that the request under this key made `ref` (an order id…). `output`
  * is what the handler will answer, for a capability whose answer is stored with its effect (answerWithEffect).
  */
-export type EffectRecorder = (trx: Transaction<DB>, ref: string, output?: unknown) => Promise<void>;
+export interface EffectRecorder {
+  (trx: Transaction<DB>, ref: string, output?: unknown): Promise<void>;
+  /**
+   * answerWithEffect: whether another request's record holds the key already (a retry of a request that was answered),
+   * read with the transaction's next pipeline, before the effect is made. The request then answers what the record says.
+   */
+  alreadyRecorded?(trx: Transaction<DB>): Promise<boolean>;
+}
 
 /** A request answered with its effect: who sent it under which key, for which route, with which fingerprint. */
 export interface KeyedRequest {
@@ -94,6 +101,11 @@ export interface IdempotencyService {
    * committed). Throws ClaimTakenOver (failing the transaction) when another request's record is there first.
    */
   recordAnswer(trx: Transaction<DB>, request: KeyedRequest, ref: string, response: StoredResponse | null): Promise<void>;
+  /**
+   * Whether the key has a record other than this process's own claim in progress, read in `trx` with its next pipeline
+   * (the records of one transaction's requests in one statement).
+   */
+  recorded(trx: Transaction<DB>, request: KeyedRequest): Promise<boolean>;
   /** Stores the answer of a request that recorded no effect (a refusal), unless another request's record is there first. */
   storeAnswer(request: KeyedRequest, response: StoredResponse): Promise<void>;
   /** Where a test simulates a crash after the request's effect committed and before it was answered. */
@@ -182,6 +194,11 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
       WHERE r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM EXCLUDED.holder AND r.request_hash = EXCLUDED.request_hash
       RETURNING r.principal, r.idem_key`.compile(trx);
   });
+  const readRecorded = perTransaction<{ principal: string; key: string }>(
+    (trx, keys) => sql`SELECT r.principal, r.idem_key FROM idempotency_records r
+      JOIN ${unnestRows('k', ['principal', 'idem_key'], keys.map((k) => [k.principal, k.key]))} ON r.principal = k.principal AND r.idem_key = k.idem_key
+      WHERE NOT (r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM ${holder})`.compile(trx),
+  );
   // Keys whose requests run in this process under answerWithEffect.
   const held = new Set<string>();
 
@@ -286,6 +303,10 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     async find(request) {
       const existing = await findRecords({ principal: request.principal, key: request.key });
       return existing ? answerOfExisting(existing, request.requestHash, clock.now()) : null;
+    },
+
+    recorded(trx, request) {
+      return readRecorded(trx, { principal: request.principal, key: request.key });
     },
 
     async recordAnswer(trx, request, ref, response) {

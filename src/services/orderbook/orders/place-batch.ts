@@ -13,7 +13,7 @@ import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/ty
 import { runSteps, type Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { StoredEvent } from '../../events/outbox.ts';
-import type { EffectRecorder } from '../../idempotency/idempotency.ts';
+import { ClaimTakenOver, type EffectRecorder } from '../../idempotency/idempotency.ts';
 import { Allowances } from './allowance.ts';
 import type { BookChanges } from './books.ts';
 import { lockOwners } from './locks.ts';
@@ -81,6 +81,9 @@ export async function placeBatch(
   const { market } = batch[0]!;
   const owners = [...new Set(batch.map((p) => p.trader.owner))];
   const agents = [...new Set(batch.map((p) => p.trader.agentId))];
+  // Retries of answered requests: their keys' records, read first in the pipeline below (deferred by the recorders).
+  const keyTaken = batch.map((p) => p.recordEffect?.alreadyRecorded?.(trx) ?? Promise.resolve(false));
+  for (const taken of keyTaken) taken.catch(() => undefined); // awaited after the pipeline; its failure fails the batch there
   // The locks in their order, then the reads they protect: one pipeline (each statement sees what the ones before it locked).
   const [, , , seqs, available, read] = await runSteps(trx, [
     refusingBatch('fence', () => deps.fence?.(trx, market.marketId)),
@@ -91,10 +94,16 @@ export async function placeBatch(
     Allowances.read(deps, trx, agents),
   ] as const);
   const allowances = read ?? Allowances.none(deps, trx);
+  const recorded = await Promise.all(keyTaken);
 
   const done = new BatchState(market.marketId, available, allowances);
   const outcomes: (PlacedOrder | ProblemError)[] = [];
   for (const [i, p] of batch.entries()) {
+    if (recorded[i]) {
+      // Its key's record answers it (execute.ts): it places nothing.
+      outcomes.push(new ClaimTakenOver());
+      continue;
+    }
     try {
       await allowances.require(p.trader);
       available.require(p.trader.owner, p.order);
