@@ -1,7 +1,8 @@
 /**
- * The timers every process runs beside its requests: the hourly purges of expired records, the mail outbox drain, and
- * on the embedded database the upkeep autovacuum would do on PostgreSQL (src/db/upkeep.ts; docs/operations.md
- * "Embedded database upkeep"). Answers how to stop them all.
+ * What every process does beside its requests: at start on the embedded database, the release of the Idempotency-Key
+ * claims a stopped run left; then the timers: the hourly purges of expired records, the mail outbox drain, and on the
+ * embedded database the upkeep autovacuum would do on PostgreSQL (src/db/upkeep.ts; docs/operations.md "Embedded
+ * database upkeep"). Answers how to stop the timers.
  */
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/index.ts';
@@ -13,14 +14,21 @@ const PURGE_INTERVAL_MS = 3_600_000;
 /** Mail left in the outbox by a crash or a failed delivery goes out on the next drain. */
 const MAIL_DRAIN_INTERVAL_MS = 30_000;
 
-export function startHousekeeping(deps: {
+export async function startHousekeeping(deps: {
   database: Database;
   services: Pick<Services, 'idempotency' | 'nonces' | 'linking' | 'sessions'>;
   mailer: { kick(): void };
   idempotencyTtlHours: number;
   log: Logger;
-}): () => Promise<void> {
+  progress: (line: string) => void;
+}): Promise<() => Promise<void>> {
   const { services, log } = deps;
+  // The embedded database is locked to this process, so a claim still in progress is a crashed run's: its request
+  // made no effect (a committed one is kept), and the retry need not wait out the 60 s lease (docs/http.md).
+  if (deps.database.kind === 'pglite') {
+    const released = await services.idempotency.releaseOrphanedClaims();
+    if (released > 0) deps.progress(`idempotency: released ${released} claim(s) a stopped run left in progress`);
+  }
   const purge = setInterval(() => {
     services.idempotency.purgeOlderThan(deps.idempotencyTtlHours).catch((err: unknown) => log.warn({ err }, 'idempotency purge failed'));
     services.nonces.purge().catch((err: unknown) => log.warn({ err }, 'nonce purge failed'));

@@ -518,13 +518,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 
-    // The embedded database is locked to this process, so a claim still in progress is a crashed run's: its request
-    // made no effect (a committed one is kept), and the retry need not wait out the 60 s lease (docs/http.md).
-    if (database.kind === 'pglite') {
-      const released = await services.idempotency.releaseOrphanedClaims();
-      if (released > 0) progress(`idempotency: released ${released} claim(s) a stopped run left in progress`);
-    }
-    const stopHousekeeping = startHousekeeping({ database, services, mailer, idempotencyTtlHours: config.idempotencyTtlHours, log });
+    const stopHousekeeping = await startHousekeeping({ database, services, mailer, idempotencyTtlHours: config.idempotencyTtlHours, log, progress });
     cleanups.push(stopHousekeeping);
     services.webhookDispatcher.start();
     cleanups.push(() => services.webhookDispatcher.stop());
