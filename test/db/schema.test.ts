@@ -58,7 +58,7 @@ for (const b of await backends()) {
         'api_keys.prefix: schema.ts does not declare it; the database has text NOT NULL',
         'event_sequence.last_seq: schema.ts requires it on insert (insert type string | bigint); the database fills it (default): declare Generated<S> or a ColumnType whose insert type allows undefined',
         'ghosts: schema.ts declares it; the database has no table or view of that name',
-        'idempotency_records.response_body: schema.ts says unknown (not nullable, insert type string); the database says jsonb NULL',
+        'idempotency_records.response_body: schema.ts says unknown (not nullable, insert type string); the database says json NULL',
         'kv_settings: schema.ts does not declare it; the database has this table',
         'market_trade_events.cost: schema.ts says number; the database says numeric, which reads as string',
         'markets.listed: schema.ts lets the app write it (insert type boolean | null); the database makes it GENERATED ALWAYS and refuses written values: declare ColumnType<S, never, never>',

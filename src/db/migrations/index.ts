@@ -39,6 +39,8 @@ import { m0029_read_model_changes } from './0029_read_model_changes.ts';
 import { m0030_cluster } from './0030_cluster.ts';
 import { m0031_market_volumes } from './0031_market_volumes.ts';
 import { m0032_statement_volume_triggers } from './0032_statement_volume_triggers.ts';
+// Idempotency answers kept as the text they were (issue 22).
+import { m0033_idempotency_answers_json } from './0033_idempotency_answers_json.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -73,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '0030_cluster': m0030_cluster,
   '0031_market_volumes': m0031_market_volumes,
   '0032_statement_volume_triggers': m0032_statement_volume_triggers,
+  '0033_idempotency_answers_json': m0033_idempotency_answers_json,
 };

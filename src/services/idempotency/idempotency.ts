@@ -153,7 +153,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
   const storeAnswers = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
     const cells = answers.map((a) => [a.principal, a.key, a.response.status, JSON.stringify(a.response.body ?? null), JSON.stringify(a.response.headers), a.at]);
     await sql`UPDATE idempotency_records AS r
-      SET state = 'done', status_code = v.status::int, response_body = v.body::jsonb, response_headers = v.headers::jsonb, completed_at = v.at::timestamptz
+      SET state = 'done', status_code = v.status::int, response_body = v.body::json, response_headers = v.headers::json, completed_at = v.at::timestamptz
       FROM ${unnestRows('v', ['principal', 'idem_key', 'status', 'body', 'headers', 'at'], cells)}
       WHERE r.principal = v.principal AND r.idem_key = v.idem_key`.execute(db);
     return answers.map(() => undefined);
@@ -187,7 +187,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     ]);
     return sql`INSERT INTO idempotency_records AS r (principal, idem_key, method, path, request_hash, state, created_at, completed_at, holder, effect_ref, status_code, response_body, response_headers)
       SELECT u.principal, u.idem_key, u.method, u.path, u.request_hash, u.state, u.at::timestamptz, CASE WHEN u.state = 'done' THEN u.at::timestamptz END, ${holder}::text,
-        u.ref, u.status::int, u.body::jsonb, u.headers::jsonb
+        u.ref, u.status::int, u.body::json, u.headers::json
       FROM ${unnestRows('u', columns, cells)}
       ON CONFLICT (principal, idem_key) DO UPDATE SET state = EXCLUDED.state, completed_at = EXCLUDED.completed_at, effect_ref = EXCLUDED.effect_ref,
         status_code = EXCLUDED.status_code, response_body = EXCLUDED.response_body, response_headers = EXCLUDED.response_headers
