@@ -167,11 +167,10 @@ describe('Idempotency-Key claims and answers in groups', () => {
 
     it('holds a key in the process while its request runs', () => {
       const release = idem.hold('key:w', 'w-held');
-      expect(release).not.toBeNull();
-      expect(idem.hold('key:w', 'w-held')).toBeNull();
-      expect(idem.hold('key:other', 'w-held')).not.toBeNull();
-      release!();
-      expect(idem.hold('key:w', 'w-held')).not.toBeNull();
+      expect(() => idem.hold('key:w', 'w-held')).toThrow(expect.objectContaining({ code: 'IDEMPOTENCY_IN_PROGRESS' }));
+      idem.hold('key:other', 'w-held')();
+      release();
+      expect(typeof idem.hold('key:w', 'w-held')).toBe('function');
     });
   });
 });

@@ -115,6 +115,9 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   const owner = [principal ? `key:${principal.keyId}` : null, wallet].filter(Boolean).join(':') || `ip:${req.ip}`;
   const fingerprint = canonicalHash({ capability: cap.name, params: req.params ?? {}, query: queryAsSent(req.query), body: req.body ?? null });
   const idem = base.services.idempotency;
+  // A refusal the key keeps as its answer: a storable problem, unless the wallet proof was refused (the retry brings a
+  // fresh one and runs).
+  const refusal = (err: unknown): StoredResponse | null => (isProblemError(err) && isStorable(err.status) && !proofRefused ? storedProblem(err, base.problemTypeBase) : null);
   const replay = (response: StoredResponse): CallResult => ({ ...response, headers: { ...headers, ...response.headers, 'Idempotent-Replayed': 'true' } });
   // The effect committed and its answer was never stored (the process died, or the handler failed after it): the
   // answer is rebuilt from the effect, and the request never runs again.
@@ -128,17 +131,8 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
   const keyed: KeyedRequest = { principal: owner, key, requestHash: fingerprint, route: { method: cap.method, path: cap.fullPath } };
   if (cap.answerWithEffect) {
     const release = idem.hold(owner, key);
-    if (!release) throw problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'Retry-After': '1' } });
     try {
-      return await answeredWithEffect(idem, keyed, {
-        call,
-        replay,
-        replayCommitted,
-        stored: (output) => storedFor(cap, resultOf(cap, output)),
-        kept: (result) => storedFor(cap, result),
-        refusal: (err) => (isStorable(err.status) && !proofRefused ? { status: err.status, body: problemBody(err, base.problemTypeBase), headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } } : null),
-        withHeaders: (result) => withRequestHeaders(result, headers),
-      });
+      return await answeredWithEffect(idem, cap, keyed, headers, { call, replay, replayCommitted, refusal });
     } finally {
       release();
     }
@@ -156,9 +150,9 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     // A failure after the effect committed must not become the key's answer: the effect happened, so it is the answer.
     const committed = cap.replayEffect ? await idem.committedEffect(owner, key) : null;
     if (committed !== null) return replayCommitted(committed, false);
-    if (isProblemError(err) && isStorable(err.status) && !proofRefused) {
-      const body = problemBody(err, base.problemTypeBase);
-      await idem.complete(owner, key, { status: err.status, body, headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) } });
+    const refused = refusal(err);
+    if (refused) {
+      await idem.complete(owner, key, refused);
     } else {
       await idem.release(owner, key);
     }
@@ -179,16 +173,14 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
  */
 async function answeredWithEffect(
   idem: IdempotencyService,
+  cap: Capability,
   keyed: KeyedRequest,
+  headers: Record<string, string>,
   how: {
     call: (recordEffect: EffectRecorder) => Promise<CallResult>;
     replay: (response: StoredResponse) => CallResult;
     replayCommitted: (ref: string, replayed?: boolean) => Promise<CallResult>;
-    /** What the key keeps of the handler's output, and of a result. */
-    stored: (output: unknown) => CallResult;
-    kept: (result: CallResult) => CallResult;
-    refusal: (err: ProblemError) => StoredResponse | null;
-    withHeaders: (result: CallResult) => CallResult;
+    refusal: (err: unknown) => StoredResponse | null;
   },
 ): Promise<CallResult> {
   // Nothing is read before the request runs: a record of its key is found with the effect's first statements
@@ -196,7 +188,7 @@ async function answeredWithEffect(
   let answered: 'answer' | 'effect' | null = null;
   const recordEffect: EffectRecorder = Object.assign(
     async (trx: Parameters<EffectRecorder>[0], ref: string, output?: unknown) => {
-      await idem.recordAnswer(trx, keyed, ref, output === undefined ? null : how.stored(output));
+      await idem.recordAnswer(trx, keyed, ref, output === undefined ? null : storedFor(cap, resultOf(cap, output)));
       answered = output === undefined ? 'effect' : 'answer';
     },
     { alreadyRecorded: (trx: Parameters<EffectRecorder>[0]) => idem.recorded(trx, keyed) },
@@ -210,21 +202,20 @@ async function answeredWithEffect(
       // Another request's record holds the key: it answers (IDEMPOTENCY_IN_PROGRESS while its effect is still running).
       // A failure after this request's effect committed must not become the key's answer either: the effect happened.
       const existing = await idem.find(keyed);
-      if (existing?.kind === 'replay') return answered === null ? how.replay(existing.response) : how.withHeaders(existing.response);
+      if (existing?.kind === 'replay') return answered === null ? how.replay(existing.response) : withRequestHeaders(existing.response, headers);
       if (existing?.kind === 'committed') return how.replayCommitted(existing.ref, answered === null);
       if (existing?.kind === 'new' && attempt === 0) continue; // a dead process's claim, now this request's
-      if (err instanceof ClaimTakenOver) throw err;
-      const refusal = isProblemError(err) ? how.refusal(err) : null;
-      if (refusal) await idem.storeAnswer(keyed, refusal);
+      const refused = err instanceof ClaimTakenOver ? null : how.refusal(err);
+      if (refused) await idem.storeAnswer(keyed, refused);
       throw err;
     }
   }
   // A test's simulated crash after the commit (the retry replays what the record keeps).
   idem.beforeAnswer(keyed.principal, keyed.key);
   // The answer went with the effect; else it is stored now (an effect recorded without it, or none recorded).
-  if (answered === 'effect') await idem.complete(keyed.principal, keyed.key, how.kept(result));
-  else if (answered === null && isStorable(result.status)) await idem.storeAnswer(keyed, how.kept(result));
-  return how.withHeaders(result);
+  if (answered === 'effect') await idem.complete(keyed.principal, keyed.key, storedFor(cap, result));
+  else if (answered === null && isStorable(result.status)) await idem.storeAnswer(keyed, storedFor(cap, result));
+  return withRequestHeaders(result, headers);
 }
 
 /**
@@ -296,6 +287,13 @@ function resultOf(cap: Capability, out: unknown): CallResult {
   if (out instanceof Reply) return { status: out.status, body: out.body, headers: out.headers };
   return { status: cap.successStatus ?? 200, body: out, headers: {} };
 }
+
+/** A problem as the key keeps it: its body, its status, its own headers. */
+const storedProblem = (err: ProblemError, problemTypeBase: string): StoredResponse => ({
+  status: err.status,
+  body: problemBody(err, problemTypeBase),
+  headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.headers ?? {}) },
+});
 
 /** What an Idempotency-Key keeps of a result: secrets redacted, only the handler's own headers (rate-limit and version headers belong to each request). */
 function storedFor(cap: Capability, result: CallResult): CallResult {

@@ -88,8 +88,8 @@ export interface IdempotencyService {
   /** Forgets a claim whose request made no effect (a committed one is kept: its effect happened). */
   release(principal: string, key: string): Promise<void>;
   purgeOlderThan(hours: number): Promise<number>;
-  /** Holds the key in this process while its request runs; null when a request with it is running here already. */
-  hold(principal: string, key: string): (() => void) | null;
+  /** Holds the key in this process while its request runs (answers how to let go); IDEMPOTENCY_IN_PROGRESS when a request with it runs here already. */
+  hold(principal: string, key: string): () => void;
   /**
    * What a key's record says, for a request answered with its effect: null when there is none (the request runs),
    * else as claim() answers an existing record (a replay, a committed effect, or IDEMPOTENCY_KEY_REUSED or
@@ -119,6 +119,10 @@ export interface IdempotencyService {
 
 export const isStorable = (status: number): boolean => status < 500 && status !== 429;
 
+/** Another request with the key is still running. */
+const inProgress = (): ProblemError =>
+  problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'Retry-After': '1' } });
+
 interface Effect {
   principal: string;
   key: string;
@@ -126,6 +130,10 @@ interface Effect {
 }
 
 const rowKey = (principal: string, key: string): string => `${principal}\u0000${key}`;
+
+/** The join that narrows `idempotency_records r` to these keys (one statement text for any number of them). */
+const recordsOf = (keys: readonly { principal: string; key: string }[]) =>
+  sql`JOIN ${unnestRows('k', ['principal', 'idem_key'], keys.map((k) => [k.principal, k.key]))} ON r.principal = k.principal AND r.idem_key = k.idem_key`;
 
 export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; faults?: IdempotencyFaults; holder?: string | null }): IdempotencyService {
   const { db, clock } = deps;
@@ -150,7 +158,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
     const made = new Set(inserted.map((r) => rowKey(r.principal, r.idem_key)));
     return rows.map((r, i) => first.get(rowKey(r.principal, r.idem_key)) === i && made.has(rowKey(r.principal, r.idem_key)));
   });
-  const storeAnswers = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
+  const answerClaims = grouped(async (answers: { principal: string; key: string; response: StoredResponse; at: Date }[]) => {
     const cells = answers.map((a) => [a.principal, a.key, a.response.status, JSON.stringify(a.response.body ?? null), JSON.stringify(a.response.headers), a.at]);
     await sql`UPDATE idempotency_records AS r
       SET state = 'done', status_code = v.status::int, response_body = v.body::json, response_headers = v.headers::json, completed_at = v.at::timestamptz
@@ -196,7 +204,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
   });
   const readRecorded = perTransaction<{ principal: string; key: string }>(
     (trx, keys) => sql`SELECT r.principal, r.idem_key FROM idempotency_records r
-      JOIN ${unnestRows('k', ['principal', 'idem_key'], keys.map((k) => [k.principal, k.key]))} ON r.principal = k.principal AND r.idem_key = k.idem_key
+      ${recordsOf(keys)}
       WHERE NOT (r.state = 'in_progress' AND r.holder IS NOT DISTINCT FROM ${holder})`.compile(trx),
   );
   // Keys whose requests run in this process under answerWithEffect.
@@ -233,14 +241,12 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
       .returning('idem_key')
       .executeTakeFirst();
     if (taken) return { kind: 'new' };
-    throw problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly', {
-      headers: { 'Retry-After': '1' },
-    });
+    throw inProgress();
   };
   // The records of concurrent requests answered with their effects, read in one statement.
   const findRecords = grouped(async (keys: { principal: string; key: string }[]) => {
     const { rows } = await sql<Selectable<IdempotencyRecordsTable>>`SELECT r.* FROM idempotency_records r
-      JOIN ${unnestRows('k', ['principal', 'idem_key'], keys.map((k) => [k.principal, k.key]))} ON r.principal = k.principal AND r.idem_key = k.idem_key`.execute(db);
+      ${recordsOf(keys)}`.execute(db);
     const byKey = new Map(rows.map((r) => [rowKey(r.principal, r.idem_key), r]));
     return keys.map((k) => byKey.get(rowKey(k.principal, k.key)) ?? null);
   });
@@ -270,7 +276,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
 
     async complete(principal, key, response) {
       deps.faults?.beforeComplete?.(principal, key);
-      await storeAnswers({ principal, key, response, at: clock.now() });
+      await answerClaims({ principal, key, response, at: clock.now() });
     },
 
     async committedEffect(principal, key) {
@@ -295,7 +301,7 @@ export function createIdempotencyService(deps: { db: Kysely<DB>; clock: Clock; f
 
     hold(principal, key) {
       const k = rowKey(principal, key);
-      if (held.has(k)) return null;
+      if (held.has(k)) throw inProgress();
       held.add(k);
       return () => held.delete(k);
     },

@@ -117,26 +117,24 @@ export async function placeBatch(
     outcomes.push(done.placed(p, seqs[i]!, result));
   }
 
-  // The placements' Idempotency-Key records, answers included, go in one statement with the batch's last writes (each
-  // recorder defers its row to the transaction's next pipeline); all are awaited before the transaction commits.
+  // Each order's answer is what the transaction wrote for it (no fill of it can be in a committed batch yet), rendered
+  // once it is known: its Idempotency-Key record keeps it. The records go in one statement with the batch's last writes
+  // (each recorder defers its row to the transaction's next pipeline); all are awaited before the transaction commits.
+  const views = new Map<string, OrderView>();
   const effects: Promise<void>[] = [];
   const answered = (settled: SettledOrders) => {
+    for (const [orderId, { row, fills }] of settled) views.set(orderId, renderView(row, fills));
     for (const p of batch) {
-      const placed = settled.get(p.orderId);
-      if (!placed || !p.recordEffect) continue;
-      const effect = p.recordEffect(trx, p.orderId, renderView(placed.row, placed.fills));
+      const view = views.get(p.orderId);
+      if (!view || !p.recordEffect) continue;
+      const effect = p.recordEffect(trx, p.orderId, view);
       effect.catch(() => undefined); // handled by the Promise.all below, even when it fails before that runs
       effects.push(effect);
     }
   };
-  const settled = await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances, answered, published });
+  await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances, answered, published });
   await Promise.all(effects);
-  return outcomes.map((o): PromiseSettledResult<OrderView> => {
-    if (!('orderId' in o)) return { status: 'rejected', reason: o };
-    const { row, fills: own } = settled.get(o.orderId)!;
-    // The answer is what the transaction wrote for this order (no fill of it can be in a committed batch yet).
-    return { status: 'fulfilled', value: renderView(row, own) };
-  });
+  return outcomes.map((o): PromiseSettledResult<OrderView> => ('orderId' in o ? { status: 'fulfilled', value: views.get(o.orderId)! } : { status: 'rejected', reason: o }));
 }
 
 /**

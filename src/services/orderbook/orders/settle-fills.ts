@@ -76,7 +76,7 @@ export interface SettleFillsParams {
    * Told each order's answer once it is known, before the last writes: a step it defers (deferStep) goes with them
    * (the Idempotency-Key records, answers included).
    */
-  answered?: (settled: SettledOrders) => void;
+  answered: (settled: SettledOrders) => void;
   /** Told the outbox events the batch wrote (to hand them to the event bus once it commits). */
   published?: (events: StoredEvent[]) => void;
 }
@@ -95,8 +95,9 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
  * "Concurrency": (1) the order rows, the market record, the ledger lock and the balances the fills touch, the makers'
  * rows (answering their agents) and the fill ids; (2) the ledger's operations (answering their seqs) and balances,
  * the fill counts and the agents' event cursors; (3) the fills, the order events, the outbox and the leaderboard legs.
+ * Each order's answer goes to `answered` before (3).
  */
-export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered, published }: SettleFillsParams): Promise<SettledOrders> {
+export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered, published }: SettleFillsParams): Promise<void> {
   const now = deps.clock.now();
   const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
   const { rows, insert } = insertOrders(deps, trx, market, placed);
@@ -178,10 +179,9 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
   // Agents past the smallest tier's free fills (rare): counted one by one. Every batch with fills holds the ledger
   // lock, so nobody else counts fills meanwhile, although these rows are locked after the event cursors.
   if (perAgent.size > 0 && (leftToCount === undefined || leftToCount.length > 0)) await consumeFills(deps, trx, perAgent, allowances, leftToCount);
-  answered?.(settled);
+  answered(settled);
 
   await runSteps(trx, [insertFills(deps, trx, market, fills, fillRows), ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published), enqueueFillLegs(trx, deps.chainId, fillIds ?? [])]);
-  return settled;
 }
 
 /** Ids for the batch's fills, in fill order, taken from the order_fills.id column's sequence (null: no fill). */
