@@ -11,6 +11,7 @@ import { toUsdMicro, valueAt } from '../../core/leaderboard/money.ts';
 import { applyLeg, EMPTY_POSITION, type Position } from '../../core/leaderboard/position.ts';
 import type { MatchKind } from '../../core/ledger/types.ts';
 import type { DB } from '../../db/schema.ts';
+import { unnestRows } from '../../db/unnest.ts';
 import type { LeaderboardDeps } from './deps.ts';
 import { loadMarketFacts, marketKey, type MarketFacts } from './market-facts.ts';
 import { preferIndexes } from './plan.ts';
@@ -68,10 +69,10 @@ export async function foldPending(deps: LeaderboardDeps, limit: number): Promise
     const positions = await loadPositions(trx, legs.flatMap((l) => (l ? [{ chainId: l.market.chainId, market: l.market.address, wallet: l.leg.wallet, outcome: l.leg.outcome }] : [])));
     const { folded, skipped } = applyLegs(rows, legs, positions);
 
-    if (skipped.length > 0) await trx.updateTable('leaderboard_legs').set({ state: 'skipped' }).where('id', 'in', skipped).execute();
+    if (skipped.length > 0) await sql`UPDATE leaderboard_legs SET state = 'skipped' WHERE id = ANY(${skipped}::bigint[])`.execute(trx);
     if (folded.length === 0) return rows.length;
     const moves = await writePositions(trx, positions, markets);
-    await writeFoldedLegs(trx, folded);
+    await writeFoldedLegs(trx, folded, new Set(rows.filter((r) => r.source === 'fill').map((r) => r.id)));
     const deltas = dayDeltasOf(folded, 1);
     await addDays(trx, deltas);
     await addCreatorDays(trx, folded, 1);
@@ -175,8 +176,8 @@ export async function loadPositions(trx: Transaction<DB>, keys: readonly { chain
   // One lookup per key by the primary key, whatever else the wallets and markets hold.
   const { rows } = await sql<{ chain_id: number; market: string; wallet: string; outcome: number; category: string; shares: string; basis: string; marked: string; settled: string | null }>`
     SELECT p.chain_id, p.market, p.wallet, p.outcome, p.category, p.shares, p.basis, p.marked, p.settled
-    FROM (VALUES ${sql.join(distinct.map((k) => sql`(${k.chainId}::int, ${k.market}, ${k.wallet}, ${k.outcome}::smallint)`))}) AS v (chain_id, market, wallet, outcome)
-    JOIN leaderboard_positions p ON p.chain_id = v.chain_id AND p.market = v.market AND p.wallet = v.wallet AND p.outcome = v.outcome`.execute(trx);
+    FROM ${unnestRows('v', ['chain_id', 'market', 'wallet', 'outcome'], distinct.map((k) => [k.chainId, k.market, k.wallet, k.outcome]))}
+    JOIN leaderboard_positions p ON p.chain_id = v.chain_id::int AND p.market = v.market AND p.wallet = v.wallet AND p.outcome = v.outcome::smallint`.execute(trx);
   for (const r of rows) {
     out.set(positionKey(r.chain_id, r.market, r.wallet, r.outcome), { position: { shares: BigInt(r.shares), basis: BigInt(r.basis) }, marked: BigInt(r.marked), settled: r.settled === null ? null : BigInt(r.settled), category: r.category });
   }
@@ -197,31 +198,33 @@ export async function writePositions(trx: Transaction<DB>, positions: Map<string
       const facts = markets.get(marketKey(Number(chainId), market))!;
       const marked = facts.settledOutcome !== null || !facts.rule ? 0n : toUsdMicro(valueAt(p.position.shares, facts.prices[Number(outcome)] ?? 0n) - p.position.basis, facts.rule);
       addMove(moves, wallet, facts.category, marked - p.marked);
-      return { chain_id: Number(chainId), market, wallet, outcome: Number(outcome), category: facts.category, shares: p.position.shares.toString(), basis: p.position.basis.toString(), marked: marked.toString() };
+      return [chainId, market, wallet, outcome, facts.category, p.position.shares, p.position.basis, marked];
     });
-  for (let i = 0; i < rows.length; i += 5_000) {
-    await trx
-      .insertInto('leaderboard_positions')
-      .values(rows.slice(i, i + 5_000))
-      .onConflict((oc) => oc.columns(['chain_id', 'market', 'wallet', 'outcome']).doUpdateSet((eb) => ({ shares: eb.ref('excluded.shares'), basis: eb.ref('excluded.basis'), marked: eb.ref('excluded.marked') })))
-      .execute();
-  }
+  if (rows.length === 0) return moves;
+  await sql`INSERT INTO leaderboard_positions (chain_id, market, wallet, outcome, category, shares, basis, marked)
+    SELECT v.chain_id::int, v.market, v.wallet, v.outcome::smallint, v.category, v.shares::numeric, v.basis::numeric, v.marked::numeric
+    FROM ${unnestRows('v', ['chain_id', 'market', 'wallet', 'outcome', 'category', 'shares', 'basis', 'marked'], rows)}
+    ON CONFLICT (chain_id, market, wallet, outcome) DO UPDATE SET shares = excluded.shares, basis = excluded.basis, marked = excluded.marked`.execute(trx);
   return moves;
 }
 
-async function writeFoldedLegs(trx: Transaction<DB>, legs: readonly FoldedLeg[]): Promise<void> {
-  for (let i = 0; i < legs.length; i += 2_000) {
-    const values = legs.slice(i, i + 2_000).map(
-      (l) =>
-        sql`(${l.id}, ${l.wallet}, ${l.market}, ${l.outcome}, ${l.day}, ${l.category}, ${l.realized.toString()}, ${l.volume.toString()}, ${l.creator}, ${l.creatorVolume.toString()}, ${l.position.shares.toString()}, ${l.position.basis.toString()})`,
-    );
-    await sql`
-      UPDATE leaderboard_legs l SET state = 'folded', wallet = v.wallet, market = v.market, outcome = v.outcome::smallint, day = v.day::int, category = v.category,
-        realized = v.realized::numeric, volume = v.volume::numeric, creator = v.creator, creator_volume = v.creator_volume::numeric,
-        shares_after = v.shares_after::numeric, basis_after = v.basis_after::numeric
-      FROM (VALUES ${sql.join(values)}) AS v (id, wallet, market, outcome, day, category, realized, volume, creator, creator_volume, shares_after, basis_after)
-      WHERE l.id = v.id::bigint`.execute(trx);
-  }
+/**
+ * A trade's leg keeps what it counted, for a reorg to take back; a fill's leg is deleted: fills are final in the ledger
+ * and never taken back, so nothing would read it again.
+ */
+async function writeFoldedLegs(trx: Transaction<DB>, legs: readonly FoldedLeg[], fills: ReadonlySet<string>): Promise<void> {
+  const ofFills = legs.filter((l) => fills.has(l.id)).map((l) => l.id);
+  const ofTrades = legs.filter((l) => !fills.has(l.id));
+  if (ofFills.length > 0) await sql`DELETE FROM leaderboard_legs WHERE id = ANY(${ofFills}::bigint[])`.execute(trx);
+  if (ofTrades.length === 0) return;
+  const columns = ['id', 'wallet', 'market', 'outcome', 'day', 'category', 'realized', 'volume', 'creator', 'creator_volume', 'shares_after', 'basis_after'];
+  const rows = ofTrades.map((l) => [l.id, l.wallet, l.market, l.outcome, l.day, l.category, l.realized, l.volume, l.creator, l.creatorVolume, l.position.shares, l.position.basis]);
+  await sql`
+    UPDATE leaderboard_legs l SET state = 'folded', wallet = v.wallet, market = v.market, outcome = v.outcome::smallint, day = v.day::int, category = v.category,
+      realized = v.realized::numeric, volume = v.volume::numeric, creator = v.creator, creator_volume = v.creator_volume::numeric,
+      shares_after = v.shares_after::numeric, basis_after = v.basis_after::numeric
+    FROM ${unnestRows('v', columns, rows)}
+    WHERE l.id = v.id::bigint`.execute(trx);
 }
 
 /** The day rows' changes of folded (sign 1) or taken back (sign −1) legs, one per (wallet, day, category). */
@@ -237,20 +240,13 @@ export function dayDeltasOf(legs: readonly Pick<FoldedLeg, 'wallet' | 'day' | 'c
 
 /** Adds the deltas to the day rows, in key order. */
 export async function addDays(trx: Transaction<DB>, deltas: readonly DayDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
   const rows = [...deltas].sort((a, b) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : a.day - b.day || (a.category < b.category ? -1 : a.category > b.category ? 1 : 0)));
-  for (let i = 0; i < rows.length; i += 5_000) {
-    await trx
-      .insertInto('leaderboard_days')
-      .values(rows.slice(i, i + 5_000).map((d) => ({ wallet: d.wallet, day: d.day, category: d.category, realized: d.realized.toString(), volume: d.volume.toString(), trades: d.trades })))
-      .onConflict((oc) =>
-        oc.columns(['wallet', 'day', 'category']).doUpdateSet({
-          realized: sql`leaderboard_days.realized + excluded.realized`,
-          volume: sql`leaderboard_days.volume + excluded.volume`,
-          trades: sql`leaderboard_days.trades + excluded.trades`,
-        }),
-      )
-      .execute();
-  }
+  await sql`INSERT INTO leaderboard_days (wallet, day, category, realized, volume, trades)
+    SELECT v.wallet, v.day::int, v.category, v.realized::numeric, v.volume::numeric, v.trades::int
+    FROM ${unnestRows('v', ['wallet', 'day', 'category', 'realized', 'volume', 'trades'], rows.map((d) => [d.wallet, d.day, d.category, d.realized, d.volume, d.trades]))}
+    ON CONFLICT (wallet, day, category) DO UPDATE SET
+      realized = leaderboard_days.realized + excluded.realized, volume = leaderboard_days.volume + excluded.volume, trades = leaderboard_days.trades + excluded.trades`.execute(trx);
 }
 
 /** Adds (sign 1) or takes back (sign −1) the volume the legs drew to their markets' creators. */
@@ -264,20 +260,16 @@ export async function addCreatorDays(trx: Transaction<DB>, legs: readonly Pick<F
   }
   const rows = [...out.values()].sort((a, b) => (a.creator < b.creator ? -1 : a.creator > b.creator ? 1 : a.day - b.day));
   if (rows.length === 0) return;
-  await trx
-    .insertInto('leaderboard_creator_days')
-    .values(rows.map((r) => ({ creator: r.creator, day: r.day, volume: r.volume.toString(), trades: r.trades })))
-    .onConflict((oc) => oc.columns(['creator', 'day']).doUpdateSet({ volume: sql`leaderboard_creator_days.volume + excluded.volume`, trades: sql`leaderboard_creator_days.trades + excluded.trades` }))
-    .execute();
+  await sql`INSERT INTO leaderboard_creator_days (creator, day, volume, trades)
+    SELECT v.creator, v.day::int, v.volume::numeric, v.trades::int FROM ${unnestRows('v', ['creator', 'day', 'volume', 'trades'], rows.map((r) => [r.creator, r.day, r.volume, r.trades]))}
+    ON CONFLICT (creator, day) DO UPDATE SET volume = leaderboard_creator_days.volume + excluded.volume, trades = leaderboard_creator_days.trades + excluded.trades`.execute(trx);
 }
 
 /** The markets of these legs moved: their other holders are marked again by the next pass (marks.ts). */
 export async function markDirty(trx: Transaction<DB>, legs: readonly Pick<FoldedLeg, 'chainId' | 'market'>[]): Promise<void> {
-  const keys = [...new Map(legs.map((l) => [marketKey(l.chainId, l.market), { chain_id: l.chainId, market: l.market, dirty: true }])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  const keys = [...new Map(legs.map((l) => [marketKey(l.chainId, l.market), [l.chainId, l.market]])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
   if (keys.length === 0) return;
-  await trx
-    .insertInto('leaderboard_markets')
-    .values(keys)
-    .onConflict((oc) => oc.columns(['chain_id', 'market']).doUpdateSet({ dirty: true }))
-    .execute();
+  await sql`INSERT INTO leaderboard_markets (chain_id, market, dirty)
+    SELECT v.chain_id::int, v.market, true FROM ${unnestRows('v', ['chain_id', 'market'], keys)}
+    ON CONFLICT (chain_id, market) DO UPDATE SET dirty = true`.execute(trx);
 }

@@ -42,7 +42,7 @@ export async function loadMarketFacts(db: Executor, deps: Pick<LeaderboardDeps, 
     settled_outcome: number | null;
   }>`SELECT m.chain_id, m.address, m.category, m.creator, m.outcome_count, m.prices, m.collateral_symbol, m.collateral_token, k.settled_outcome
      FROM markets m LEFT JOIN leaderboard_markets k ON k.chain_id = m.chain_id AND k.market = m.address
-     WHERE m.chain_id IN (${sql.join([...new Set(markets.map((m) => m.chainId))])}) AND m.address IN (${sql.join(addresses)})`.execute(db);
+     WHERE m.chain_id = ANY(${[...new Set(markets.map((m) => m.chainId))]}::int[]) AND m.address = ANY(${addresses}::text[])`.execute(db);
   for (const r of rows) {
     const d = r.collateral_symbol === 'PLAY' ? PLAY_DECIMALS : decimals.get(r.collateral_token.toLowerCase());
     out.set(marketKey(r.chain_id, r.address), {

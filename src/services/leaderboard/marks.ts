@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { ALL_CATEGORIES } from '../../core/leaderboard/boards.ts';
 import { DRAWDOWN_FLOOR, RATIO_SCALE } from '../../core/leaderboard/curve.ts';
 import { toUsdMicro, valueAt } from '../../core/leaderboard/money.ts';
+import { unnestRows } from '../../db/unnest.ts';
 import type { LeaderboardDeps } from './deps.ts';
 import { loadMarketFacts, marketKey } from './market-facts.ts';
 import { preferIndexes } from './plan.ts';
@@ -22,8 +23,8 @@ export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Pr
     const positions = await trx
       .selectFrom('leaderboard_positions')
       .select(['chain_id', 'market', 'wallet', 'outcome', 'category', 'shares', 'basis', 'marked'])
-      .where('chain_id', 'in', [...new Set(dirty.map((d) => d.chain_id))])
-      .where('market', 'in', dirty.map((d) => d.market))
+      .where('chain_id', '=', sql<number>`ANY(${[...new Set(dirty.map((d) => d.chain_id))]}::int[])`)
+      .where('market', '=', sql<string>`ANY(${dirty.map((d) => d.market)}::text[])`)
       .where('settled', 'is', null)
       .orderBy('chain_id')
       .orderBy('market')
@@ -46,30 +47,29 @@ export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Pr
       move(p.wallet, p.category, delta);
       move(p.wallet, ALL_CATEGORIES, delta);
     }
-    for (let i = 0; i < changed.length; i += 5_000) {
-      const values = changed.slice(i, i + 5_000).map((c) => sql`(${c.chain_id}, ${c.market}, ${c.wallet}, ${c.outcome}, ${c.marked.toString()})`);
+    // One statement text whatever the number of rows (src/db/unnest.ts): kept prepared, planned once.
+    if (changed.length > 0) {
       await sql`
         UPDATE leaderboard_positions p SET marked = v.marked::numeric
-        FROM (VALUES ${sql.join(values)}) AS v (chain_id, market, wallet, outcome, marked)
+        FROM ${unnestRows('v', ['chain_id', 'market', 'wallet', 'outcome', 'marked'], changed.map((c) => [c.chain_id, c.market, c.wallet, c.outcome, c.marked]))}
         WHERE p.chain_id = v.chain_id::int AND p.market = v.market AND p.wallet = v.wallet AND p.outcome = v.outcome::smallint`.execute(trx);
     }
     const sorted = [...moves.values()].filter((m) => m.delta !== 0n).sort((a, b) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : a.category < b.category ? -1 : 1));
-    for (let i = 0; i < sorted.length; i += 5_000) {
-      const values = sorted.slice(i, i + 5_000).map((m) => sql`(${m.wallet}, ${m.category}, ${m.delta.toString()})`);
+    if (sorted.length > 0) {
       // RISK_ADJ_PNL follows the new P&L over the same drawdown (src/core/leaderboard/curve.ts riskAdjusted).
       await sql`
         UPDATE leaderboard_totals t SET
           unrealized = t.unrealized + v.delta::numeric,
           pnl = t.pnl + v.delta::numeric,
           risk_adj = trunc((t.pnl + v.delta::numeric) * ${RATIO_SCALE.toString()}::numeric / greatest(t.drawdown, ${DRAWDOWN_FLOOR.toString()}::numeric))
-        FROM (VALUES ${sql.join(values)}) AS v (wallet, category, delta)
+        FROM ${unnestRows('v', ['wallet', 'category', 'delta'], sorted.map((m) => [m.wallet, m.category, m.delta]))}
         WHERE t.wallet = v.wallet AND t.category = v.category`.execute(trx);
     }
     await trx
       .updateTable('leaderboard_markets')
       .set({ dirty: false })
-      .where('chain_id', 'in', [...new Set(dirty.map((d) => d.chain_id))])
-      .where('market', 'in', dirty.map((d) => d.market))
+      .where('chain_id', '=', sql<number>`ANY(${[...new Set(dirty.map((d) => d.chain_id))]}::int[])`)
+      .where('market', '=', sql<string>`ANY(${dirty.map((d) => d.market)}::text[])`)
       .execute();
     return dirty.length;
   });

@@ -9,6 +9,7 @@ import { sql, type Transaction } from 'kysely';
 import { ALL_CATEGORIES, LONGEST_WINDOW_DAYS, windowOf, type LeaderboardPeriod } from '../../core/leaderboard/boards.ts';
 import { curveOf, drawdownOf, foldDay, riskAdjusted, type CurveState } from '../../core/leaderboard/curve.ts';
 import type { DB } from '../../db/schema.ts';
+import { unnestRows, type Cell } from '../../db/unnest.ts';
 
 /** What a fold added to one wallet's day row (USD micro, legs). */
 export interface DayDelta {
@@ -39,9 +40,6 @@ interface TotalsRow {
   trades: number;
   curve: CurveState;
 }
-
-/** Insert at most this many rows per statement (13 parameters each, PostgreSQL allows 65 535). */
-const CHUNK = 2_000;
 
 /** How much a wallet's unrealized P&L moved in a category, keyed `${wallet}:${category}` (USD micro). */
 export type UnrealizedMoves = ReadonlyMap<string, bigint>;
@@ -128,33 +126,21 @@ export async function refreshTotals(
   next.sort((a, b) => cmp(a.wallet, b.wallet) || cmp(a.period, b.period) || cmp(a.category, b.category));
 
   const unscoped = all.filter((w) => !scopes.has(w));
-  if (unscoped.length > 0) await trx.deleteFrom('leaderboard_totals').where('wallet', 'in', unscoped).where('period', 'in', ['7d', '30d']).execute();
-  const scopedKeys = [...scopes].flatMap(([wallet, categories]) => [...categories].sort().map((category) => sql`(${wallet}, ${category})`));
-  for (let i = 0; i < scopedKeys.length; i += 5_000) {
-    await sql`DELETE FROM leaderboard_totals t USING (VALUES ${sql.join(scopedKeys.slice(i, i + 5_000))}) AS v (wallet, category)
+  if (unscoped.length > 0) await sql`DELETE FROM leaderboard_totals WHERE wallet = ANY(${unscoped}::text[]) AND period IN ('7d', '30d')`.execute(trx);
+  const scopedKeys = [...scopes].flatMap(([wallet, categories]) => [...categories].sort().map((category) => [wallet, category]));
+  if (scopedKeys.length > 0) {
+    await sql`DELETE FROM leaderboard_totals t USING ${unnestRows('v', ['wallet', 'category'], scopedKeys)}
       WHERE t.wallet = v.wallet AND t.category = v.category AND t.period IN ('7d', '30d')`.execute(trx);
   }
-  if (rebuild.size > 0) await trx.deleteFrom('leaderboard_totals').where('wallet', 'in', [...rebuild].sort()).where('period', '=', 'all').execute();
-  for (let i = 0; i < next.length; i += CHUNK) {
-    await trx
-      .insertInto('leaderboard_totals')
-      .values(next.slice(i, i + CHUNK).map(toRow))
-      .onConflict((oc) =>
-        oc.columns(['wallet', 'period', 'category']).doUpdateSet((eb) => ({
-          realized: eb.ref('excluded.realized'),
-          unrealized: eb.ref('excluded.unrealized'),
-          pnl: eb.ref('excluded.pnl'),
-          volume: eb.ref('excluded.volume'),
-          trades: eb.ref('excluded.trades'),
-          drawdown: eb.ref('excluded.drawdown'),
-          risk_adj: eb.ref('excluded.risk_adj'),
-          last_day: eb.ref('excluded.last_day'),
-          closed_peak: eb.ref('excluded.closed_peak'),
-          closed_drawdown: eb.ref('excluded.closed_drawdown'),
-        })),
-      )
-      .execute();
-  }
+  if (rebuild.size > 0) await sql`DELETE FROM leaderboard_totals WHERE wallet = ANY(${[...rebuild].sort()}::text[]) AND period = 'all'`.execute(trx);
+  if (next.length === 0) return;
+  await sql`INSERT INTO leaderboard_totals (wallet, period, category, realized, unrealized, pnl, volume, trades, drawdown, risk_adj, last_day, closed_peak, closed_drawdown)
+    SELECT v.wallet, v.period, v.category, v.realized::numeric, v.unrealized::numeric, v.pnl::numeric, v.volume::numeric, v.trades::int, v.drawdown::numeric,
+      v.risk_adj::numeric, v.last_day::int, v.closed_peak::numeric, v.closed_drawdown::numeric
+    FROM ${unnestRows('v', TOTALS_COLUMNS, next.map(toRow))}
+    ON CONFLICT (wallet, period, category) DO UPDATE SET realized = excluded.realized, unrealized = excluded.unrealized, pnl = excluded.pnl,
+      volume = excluded.volume, trades = excluded.trades, drawdown = excluded.drawdown, risk_adj = excluded.risk_adj, last_day = excluded.last_day,
+      closed_peak = excluded.closed_peak, closed_drawdown = excluded.closed_drawdown`.execute(trx);
 }
 
 /** The 7d and 30d rows of a wallet, per category and ALL, from its day rows of the last 30 days; none for an empty window. */
@@ -224,24 +210,13 @@ function perDay(rows: readonly { day: number; realized: bigint; volume: bigint; 
 /** `u` holds every category's unrealized P&L and ALL's. */
 const unrealizedOf = (u: ReadonlyMap<string, bigint>, category: string): bigint => u.get(category) ?? 0n;
 
-function toRow(r: TotalsRow) {
+const TOTALS_COLUMNS = ['wallet', 'period', 'category', 'realized', 'unrealized', 'pnl', 'volume', 'trades', 'drawdown', 'risk_adj', 'last_day', 'closed_peak', 'closed_drawdown'];
+
+/** A row's cells in TOTALS_COLUMNS' order. */
+function toRow(r: TotalsRow): Cell[] {
   const drawdown = drawdownOf(r.curve);
   const pnl = r.realized + r.unrealized;
-  return {
-    wallet: r.wallet,
-    period: r.period,
-    category: r.category,
-    realized: r.realized.toString(),
-    unrealized: r.unrealized.toString(),
-    pnl: pnl.toString(),
-    volume: r.volume.toString(),
-    trades: r.trades,
-    drawdown: drawdown.toString(),
-    risk_adj: riskAdjusted(pnl, drawdown).toString(),
-    last_day: r.curve.lastDay,
-    closed_peak: r.curve.closedPeak.toString(),
-    closed_drawdown: r.curve.closedDrawdown.toString(),
-  };
+  return [r.wallet, r.period, r.category, r.realized, r.unrealized, pnl, r.volume, r.trades, drawdown, riskAdjusted(pnl, drawdown), r.curve.lastDay, r.curve.closedPeak, r.curve.closedDrawdown];
 }
 
 type StoredTotals = { category: string; realized: string; volume: string; trades: number; last_day: number | null; closed_peak: string; closed_drawdown: string };
@@ -250,20 +225,18 @@ type StoredTotals = { category: string; realized: string; volume: string; trades
 async function readAllTime(trx: Transaction<DB>, wallets: readonly string[], scopes: ReadonlyMap<string, ReadonlySet<string>>): Promise<(StoredTotals & { wallet: string; unrealized: string })[]> {
   const columns = ['wallet', 'category', 'realized', 'unrealized', 'volume', 'trades', 'last_day', 'closed_peak', 'closed_drawdown'] as const;
   const whole = wallets.filter((w) => !scopes.has(w));
-  const rows = whole.length > 0 ? await trx.selectFrom('leaderboard_totals').select(columns).where('wallet', 'in', whole).where('period', '=', 'all').execute() : [];
-  const keys = [...scopes].flatMap(([wallet, categories]) => [...categories].map((category) => sql`(${wallet}, ${category})`));
-  for (let i = 0; i < keys.length; i += 5_000) {
-    const { rows: scoped } = await sql<StoredTotals & { wallet: string; unrealized: string }>`
-      SELECT t.wallet, t.category, t.realized, t.unrealized, t.volume, t.trades, t.last_day, t.closed_peak, t.closed_drawdown
-      FROM (VALUES ${sql.join(keys.slice(i, i + 5_000))}) AS v (wallet, category)
-      JOIN leaderboard_totals t ON t.wallet = v.wallet AND t.period = 'all' AND t.category = v.category`.execute(trx);
-    rows.push(...scoped);
-  }
-  return rows;
+  const rows = whole.length > 0 ? await trx.selectFrom('leaderboard_totals').select(columns).where('wallet', '=', sql<string>`ANY(${whole}::text[])`).where('period', '=', 'all').execute() : [];
+  const keys = [...scopes].flatMap(([wallet, categories]) => [...categories].map((category) => [wallet, category]));
+  if (keys.length === 0) return rows;
+  const { rows: scoped } = await sql<StoredTotals & { wallet: string; unrealized: string }>`
+    SELECT t.wallet, t.category, t.realized, t.unrealized, t.volume, t.trades, t.last_day, t.closed_peak, t.closed_drawdown
+    FROM ${unnestRows('v', ['wallet', 'category'], keys)}
+    JOIN leaderboard_totals t ON t.wallet = v.wallet AND t.period = 'all' AND t.category = v.category`.execute(trx);
+  return [...rows, ...scoped];
 }
 
 async function readDays(trx: Transaction<DB>, wallets: readonly string[], fromDay: number | null): Promise<DayRow[]> {
-  let q = trx.selectFrom('leaderboard_days').select(['wallet', 'day', 'category', 'realized', 'volume', 'trades']).where('wallet', 'in', wallets);
+  let q = trx.selectFrom('leaderboard_days').select(['wallet', 'day', 'category', 'realized', 'volume', 'trades']).where('wallet', '=', sql<string>`ANY(${wallets}::text[])`);
   if (fromDay !== null) q = q.where('day', '>=', fromDay);
   const rows = await q.execute();
   return rows.map((r) => ({ wallet: r.wallet, day: r.day, category: r.category, realized: BigInt(r.realized), volume: BigInt(r.volume), trades: r.trades }));
@@ -272,7 +245,7 @@ async function readDays(trx: Transaction<DB>, wallets: readonly string[], fromDa
 /** Σ marked of each wallet's positions, per category. */
 async function readUnrealized(trx: Transaction<DB>, wallets: readonly string[]): Promise<Map<string, Map<string, bigint>>> {
   const { rows } = await sql<{ wallet: string; category: string; marked: string }>`
-    SELECT wallet, category, sum(marked)::text AS marked FROM leaderboard_positions WHERE wallet IN (${sql.join(wallets)}) GROUP BY wallet, category`.execute(trx);
+    SELECT wallet, category, sum(marked)::text AS marked FROM leaderboard_positions WHERE wallet = ANY(${wallets}::text[]) GROUP BY wallet, category`.execute(trx);
   const out = new Map<string, Map<string, bigint>>();
   for (const r of rows) {
     const m = out.get(r.wallet) ?? new Map<string, bigint>();
