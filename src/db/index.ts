@@ -54,6 +54,14 @@ const OID_NUMERIC = 1700;
 /** date: read as its 'YYYY-MM-DD' text on both back ends (pg would make a Date at local midnight, shifting the day by the zone). */
 const OID_DATE = 1082;
 const POOL_MAX = 10;
+/**
+ * Settings of the embedded database (docs/operations.md "Embedded database upkeep"). `wal_init_zero=off`: a new 16 MB
+ * WAL segment is created by writing its last byte, not by filling it with zeros. PGlite is one backend on this
+ * process's thread, so the commit that crossed a segment boundary stalled every request for 60-100 ms while it wrote
+ * 16 MB of zeros (every ~10 s under the order bench). WAL records carry their own checksums: recovery never needed the
+ * zeros (PostgreSQL turns this off on copy-on-write file systems for the same reason).
+ */
+export const PGLITE_SETTINGS = ['wal_init_zero=off'];
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. */
@@ -149,6 +157,8 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
   try {
     pglite = await PGlite.create(dataDir, {
       extensions: { pg_trgm },
+      // PGLITE_SETTINGS on the command line: they override postgresql.conf without rewriting it.
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
       ...(dump ? { loadDataDir: dump } : {}),
       // PGlite's default int8 parser gives a number, or a bigint past 2^53: make it a string like pg.
       parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value, [OID_DATE]: (value: string) => value },
