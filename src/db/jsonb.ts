@@ -6,7 +6,11 @@
  */
 const encoder = new TextEncoder();
 
+/** Printable ASCII only: its UTF-8 bytes are its UTF-16 code units, one each (nearly every key; it spares two encodings a comparison). */
+const ASCII = /^[ -~]*$/;
+
 function compareKeys(a: string, b: string): number {
+  if (ASCII.test(a) && ASCII.test(b)) return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
   const [x, y] = [encoder.encode(a), encoder.encode(b)];
   if (x.length !== y.length) return x.length - y.length;
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;

@@ -258,7 +258,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cleanups.push(() => events.close());
     // Several API processes on one PostgreSQL: another process's commit wakes this bus at once (the poll is the backstop).
     if (database.listen) {
-      const unlisten = await database.listen(EVENTS_CHANNEL, () => events.notify());
+      const unlisten = await database.listen(EVENTS_CHANNEL, (payload) => events.notify(payload && /^[0-9]+$/.test(payload) ? BigInt(payload) : undefined));
       cleanups.push(unlisten);
     }
     const chainService = createChainService({

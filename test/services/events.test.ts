@@ -109,7 +109,8 @@ describe('events outbox', () => {
 
 describe('events a writer hands to the bus as it committed them', () => {
   // Keys of several lengths and bytes, nested, repeated in another order, with what JSON drops or turns into text.
-  const payload = () => ({ zeta: 1, a: { bb: [1, { y: 2, x: 1 }], b: null, ä: 'ü', aa: true }, mid: undefined, at: new Date(0), é: 'e', ab: '1e-7', n: 1e-7 });
+  // ASCII keys of one length that only their bytes order (capitals, digits, punctuation) next to ones that are not.
+  const payload = () => ({ zeta: 1, a: { bb: [1, { y: 2, x: 1 }], b: null, ä: 'ü', aa: true }, mid: undefined, at: new Date(0), é: 'e', ab: '1e-7', n: 1e-7, B: 1, _: 2, '~': 3, '0': 4, Ab: 5, aB: 6, 'a~': 7, zz: { Z: 1, z: 2, 'z ': 3 } });
   const appendOnly = (type: string) => database.db.transaction().execute(async (trx) => appendEvent(trx, systemClock, { type, payload: payload() }));
 
   it('gives a value back as a jsonb column does: its keys in jsonb order, without what JSON drops', async () => {
@@ -140,6 +141,13 @@ describe('events a writer hands to the bus as it committed them', () => {
       expect(reads).toBe(before);
       const stored = await readEventsAfter(database.db, written[0]!.seq - 1n, 2);
       expect(JSON.stringify(seen.map(({ seq, ...e }) => ({ seq: String(seq), ...e })))).toBe(JSON.stringify(stored.map(({ seq, ...e }) => ({ seq: String(seq), ...e }))));
+
+      // Their NOTIFY coming back (PostgreSQL: this process LISTENs too) reads nothing: the tail holds them. A NOTIFY
+      // of a later event does read (a query starts at once, before the call returns).
+      own.notify(written[1]!.seq);
+      expect(reads).toBe(before);
+      own.notify(written[1]!.seq + 1n);
+      expect(reads).toBe(before + 1);
 
       // Events that do not follow the tail (another writer's came in between) are read, in order, once.
       const skipped = await appendOnly('not-handed');

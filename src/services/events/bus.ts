@@ -25,8 +25,12 @@ export interface SubscribeOptions {
 
 export interface EventBus {
   subscribe(options: SubscribeOptions, onEvent: (event: StoredEvent) => void | Promise<void>): Subscription;
-  /** Nudge: new events were committed. */
-  notify(): void;
+  /**
+   * Nudge: new events were committed, up to `upTo` when it is known (the NOTIFY of an append carries its last seq). A
+   * nudge for events the tail already holds reads nothing: this process's own commits are handed on by `committed`
+   * before their NOTIFY comes back to it.
+   */
+  notify(upTo?: bigint): void;
   /**
    * Events this process has just committed, in sequence: when they follow the tail directly they join it as they are
    * (as a read of them would answer: src/db/jsonb.ts) and go to the subscribers without reading them back; otherwise
@@ -214,7 +218,10 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
       readThen(sub);
       return sub;
     },
-    notify: pumpAll,
+    notify(upTo) {
+      if (upTo !== undefined && tailEnd !== null && upTo <= tailEnd) return;
+      pumpAll();
+    },
     committed(events) {
       if (closed || events.length === 0) return;
       const follows = !tailing && tailEnd !== null && events.every((e, i) => e.seq === tailEnd! + 1n + BigInt(i));
