@@ -19,7 +19,12 @@ import { createOrderBookMarket as createOrderBookMarketVia } from '../support/or
 const A = '/api/agent/v1';
 const GRANT = 1_000_000_000n; // 1000.000000 play dollars (LEDGER_SIGNUP_GRANT)
 let server: TestServer;
-const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+// The service clock starts at the next full hour of the real time: anvil's blocks carry the real time, and a market
+// whose close time (set from this clock) was in the chain's past could not be created. Months are counted from it.
+const START = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+const clock = new ManualClock(START);
+/** The first instant of the UTC month `k` months after START's. */
+const monthAfterStart = (k: number) => new Date(Date.UTC(START.getUTCFullYear(), START.getUTCMonth() + k, 1));
 
 beforeAll(async () => {
   server = await startTestServer({
@@ -132,10 +137,10 @@ describe('order-book loop', () => {
     // Cancels are always accepted; resting orders are never touched by the allowance.
     expect((await post(carol.key, '/orderbook/cancel-order', { orderId: resting.body.id })).body.status).toBe('cancelled');
 
-    clock.set(new Date(Date.UTC(2026, 11, 1, 0, 0, 1)));
+    clock.set(new Date(monthAfterStart(1).getTime() + 1_000));
     const again = await order(dave, { outcome: 1, action: 'buy', price: '0.5', shares: '1000000' });
     expect(again.status).toBe(201);
-    expect((await server.call('GET', `${A}/me`, { key: dave.key })).body.fills).toMatchObject({ freeUsed: 0, remaining: 3, resetsOn: '2027-01-01T00:00:00.000Z' });
+    expect((await server.call('GET', `${A}/me`, { key: dave.key })).body.fills).toMatchObject({ freeUsed: 0, remaining: 3, resetsOn: monthAfterStart(2).toISOString() });
   });
 
   it('cancels the resting orders of a market when it closes, releasing their reservations', async () => {
