@@ -12,12 +12,13 @@ import { advanceVolumeWindow } from '../../src/services/markets/volume-window.ts
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { seedMarket, seedTrade, USDC, WAD } from '../support/market-rows.ts';
 import { prng } from '../crash/prng.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 // From the next full hour of the real time: the migration set the window's boundary from the database's own clock (24
 // hours before it ran), and the expiry pass never moves it back.
-const clock = new ManualClock(new Date(Math.ceil(Date.now() / HOUR) * HOUR));
+const clock = new ManualClock(nextFullHour());
 let server: TestServer;
 let key: string;
 

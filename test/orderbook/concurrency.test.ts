@@ -7,11 +7,12 @@ import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
 const GRANT = 100_000_000n; // 100 play dollars
 let server: TestServer;
-const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+const clock = new ManualClock(nextFullHour());
 
 beforeAll(async () => {
   server = await startTestServer({

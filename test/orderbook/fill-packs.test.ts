@@ -9,10 +9,11 @@ import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { fund, gas, sendTx, tokens } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
 let server: TestServer;
-const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+const clock = new ManualClock(nextFullHour());
 
 beforeAll(async () => {
   server = await startTestServer({

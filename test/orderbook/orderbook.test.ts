@@ -15,13 +15,13 @@ import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
 import { createOrderBookMarket as createOrderBookMarketVia } from '../support/orderbook.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
 const GRANT = 1_000_000_000n; // 1000.000000 play dollars (LEDGER_SIGNUP_GRANT)
 let server: TestServer;
-// The service clock starts at the next full hour of the real time: anvil's blocks carry the real time, and a market
-// whose close time (set from this clock) was in the chain's past could not be created. Months are counted from it.
-const START = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+// The service clock starts at the real time (test/support/time.ts); months are counted from it.
+const START = nextFullHour();
 const clock = new ManualClock(START);
 /** The first instant of the UTC month `k` months after START's. */
 const monthAfterStart = (k: number) => new Date(Date.UTC(START.getUTCFullYear(), START.getUTCMonth() + k, 1));

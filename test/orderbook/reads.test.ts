@@ -7,10 +7,11 @@ import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
 let server: TestServer;
-const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+const clock = new ManualClock(nextFullHour());
 
 beforeAll(async () => {
   server = await startTestServer({ clock, env: { REGISTRATION_PATHS: 'wallet', TRUST_PROXY: 'true', LEDGER_BATCH_MAX_OPS: '10000', LEDGER_BATCH_INTERVAL_MS: '3600000' } });

@@ -13,11 +13,12 @@ import { startTestServer, type TestServer } from '../support/harness.ts';
 import { seedMarket, seedTrade, USDC, WAD } from '../support/market-rows.ts';
 import { gas } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+const clock = new ManualClock(nextFullHour());
 let server: TestServer;
 let chainId: number;
 
