@@ -5,6 +5,7 @@
 // nothing. The orders are placed in one turn through an order-book service of the test's own (the runtime's
 // pieces, plus a fence that counts the transactions): with the traders and the market already looked up, they join
 // the queue in the order they were placed, before its batch is taken.
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { problem } from '../../src/core/error-codes.ts';
@@ -19,15 +20,19 @@ import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
+import { nextFullHour } from '../support/time.ts';
 
 const GRANT = 1_000_000_000n; // 1000 play dollars
 const SHARE = 1_000_000n;
-const clock = new ManualClock(new Date(Date.UTC(2026, 10, 21, 12)));
+const clock = new ManualClock(nextFullHour());
 let server: TestServer;
 let service: OrderBookService;
 /** The market of every placement's transaction, in order (the fence is called first in each). */
 const fenced: bigint[] = [];
 let refuseWith: ProblemError | null = null;
+/** The service's round trips to the database: a statement, or a pipeline of them (src/db/pipeline.ts), is one. */
+let roundTrips = 0;
+const countRoundTrips: KyselyPlugin = { transformQuery: (args) => args.node, transformResult: async (args) => (roundTrips++, args.result) };
 
 interface Trader {
   agentId: string;
@@ -44,7 +49,7 @@ beforeAll(async () => {
   });
   const { runtime } = server;
   service = createOrderBookService({
-    db: runtime.database.db,
+    db: runtime.database.db.withPlugin(countRoundTrips),
     clock,
     ledger: runtime.services.ledger,
     events: runtime.services.events,
@@ -188,8 +193,12 @@ describe('group commit of placements', () => {
     const before = await snapshot();
     const { transactions } = service.stats();
     fenced.length = 0;
+    roundTrips = 0;
 
     const outcomes = await placeTogether(orders);
+    // Three round trips for the whole batch (docs/orderbook.md "Round trips"): the locks and reads, then two pipelines
+    // of writes, everything the second writes known from the first's answers.
+    expect(roundTrips).toBe(3);
 
     expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
     const views = outcomes.map((o) => (o as PromiseFulfilledResult<OrderView>).value);

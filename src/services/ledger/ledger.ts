@@ -34,8 +34,9 @@ export interface LedgerService {
   submit(ops: readonly LedgerOperation[], opts?: { source?: string; trx?: Transaction<DB> }): Promise<SubmitResult>;
   /**
    * `submit` inside the caller's transaction in two pipelines of steps, for a caller that sends other statements with
-   * them: `reads` (the ledger lock, then the balances the operations touch), then `writes` of what they answered
-   * (the operations checked in order and appended, `seqs` answering their sequence numbers; the balances). No `source`.
+   * them: `reads` (the ledger lock, then the balances the operations touch and the operations' sequence numbers,
+   * reserved), then `writes` of what they answered (the operations checked in order and appended under those numbers;
+   * the balances). The caller knows every seq after the reads, before anything is written. No `source`.
    */
   appending(trx: Transaction<DB>, ops: readonly LedgerOperation[]): LedgerAppend;
   /** Current (accepted, possibly uncommitted) balances of one account. */
@@ -43,31 +44,50 @@ export interface LedgerService {
 }
 
 export interface LedgerAppend {
-  /** The ledger lock; the balances read after it. */
-  reads: readonly [Step<void>, Step<BalanceEntry[]> | null];
-  /** Checks the operations against `balances` (LEDGER_INSUFFICIENT_BALANCE: nothing is written); their writes. */
-  writes(balances: readonly BalanceEntry[]): { seqs: Step<string[]>; balances: Step<void>[] };
+  /** The ledger lock; the balances read after it; a seq for each operation, in their order (null: no operation). */
+  reads: readonly [Step<void>, Step<BalanceEntry[]> | null, Step<string[]> | null];
+  /**
+   * Checks the operations against `balances` (LEDGER_INSUFFICIENT_BALANCE: nothing is written); their writes: the
+   * operations under `seqs` (the reads' third answer), then the balances.
+   */
+  writes(balances: readonly BalanceEntry[], seqs: readonly string[]): Step<void>[];
+}
+
+/**
+ * Seqs for `n` operations, in order, from the ledger_operations.seq column's sequence (null: none). Taken under the
+ * ledger lock, which every ledger writer holds until it commits, so the operations still commit in seq order (the
+ * batcher closes them in that order, docs/ledger.md). A rolled-back writer leaves a gap, as a failed insert always did.
+ */
+function reserveSeqs(trx: Transaction<DB>, n: number): Step<string[]> | null {
+  if (n === 0) return null;
+  return {
+    query: sql`SELECT nextval(pg_get_serial_sequence('ledger_operations', 'seq'))::text AS seq FROM generate_series(1, ${n})`.compile(trx),
+    read: ({ rows }) => rows.map((r) => r.seq as string).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)),
+  };
 }
 
 export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAccount: Account }): LedgerService {
   const { db, clock, feeAccount } = deps;
 
   const appending = (trx: Transaction<DB>, ops: readonly LedgerOperation[], source?: string): LedgerAppend => ({
-    reads: [{ query: sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.compile(trx), read: () => undefined }, balancesStep(trx, 'ledger_balances', ops.flatMap((op) => balanceKeysOf(op, feeAccount)))],
-    writes: (balances) => {
+    reads: [
+      { query: sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.compile(trx), read: () => undefined },
+      balancesStep(trx, 'ledger_balances', ops.flatMap((op) => balanceKeysOf(op, feeAccount))),
+      reserveSeqs(trx, ops.length),
+    ],
+    writes: (balances, seqs) => {
+      if (seqs.length !== ops.length) throw new Error(`ledger: ${ops.length} operation(s) and ${seqs.length} seq(s)`);
       const ledger = new LedgerBalances(balances);
       const touched = new Map<string, BalanceEntry>();
       for (const op of ops) for (const e of ledger.apply(op, feeAccount)) touched.set(`${e.account}:${e.assetId}`, e);
       const now = clock.now();
       const cells = ops.map((op, i): Cell[] => {
         const row = opToRow(op);
-        return [row.kind, row.op, source === undefined ? null : `${source}#${i}`, now];
+        return [seqs[i]!, row.kind, row.op, source === undefined ? null : `${source}#${i}`, now];
       });
-      // In the operations' order: their seqs are given, and answered, in it.
-      const query = sql`INSERT INTO ledger_operations (kind, op, source, created_at)
-        SELECT u.kind, u.op::jsonb, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['kind', 'op', 'source', 'created_at'], cells)}
-        RETURNING seq`.compile(trx);
-      return { seqs: { query, read: ({ rows }) => rows.map((r) => String(r.seq)) }, balances: upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()]) };
+      const query = sql`INSERT INTO ledger_operations (seq, kind, op, source, created_at) OVERRIDING SYSTEM VALUE
+        SELECT u.seq::bigint, u.kind, u.op::jsonb, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['seq', 'kind', 'op', 'source', 'created_at'], cells)}`.compile(trx);
+      return [{ query, read: () => undefined }, ...upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()])];
     },
   });
 
@@ -78,9 +98,9 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
       const existing = await trx.selectFrom('ledger_operations').select('seq').where('source', 'like', `${source.replace(/[\\%_]/g, '\\$&')}#%`).orderBy('seq').execute();
       if (existing.length > 0) return { seqs: existing.map((r) => String(r.seq)), appended: false };
     }
-    const { seqs, balances } = writes(reads[1] ? await runStep(trx, reads[1]) : []);
-    const [appended] = await runSteps(trx, [seqs, ...balances] as const);
-    return { seqs: appended, appended: true };
+    const [balances, seqs] = await runSteps(trx, [reads[1], reads[2]] as const);
+    await runSteps(trx, writes(balances ?? [], seqs ?? []));
+    return { seqs: seqs ?? [], appended: true };
   };
 
   return {

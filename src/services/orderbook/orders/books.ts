@@ -8,12 +8,29 @@
 import type { Kysely } from 'kysely';
 import type { Account } from '../../../core/ledger/types.ts';
 import { OrderBook } from '../../../core/orderbook/engine.ts';
-import type { Outcome, RestingOrder, TimeInForce } from '../../../core/orderbook/types.ts';
+import type { OrderInput, Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../../core/orderbook/types.ts';
 import type { DB } from '../../../db/schema.ts';
 import { ENGINE_CONFIG } from './types.ts';
 
-/** What a placement or cancel does to a book in memory: its two changes, and a look at a resting order. */
-export type BookChanges = Pick<OrderBook, 'submit' | 'cancel' | 'get'>;
+/**
+ * What a placement or cancel does to a book in memory: its two changes, a look at a resting order, and the agent that
+ * placed one (kept beside the book, so a batch knows its makers' agents before it writes: settle-fills.ts).
+ */
+export interface BookChanges {
+  /**
+   * The engine's submit; the order, if it rests, is `agentId`'s. Answers with the result the agent of each resting
+   * order it filled (`makerAgents`, by order id).
+   */
+  submit(order: OrderInput, agentId: string): SubmitResult & { makerAgents: ReadonlyMap<string, string> };
+  cancel(orderId: string): RestingOrder | null;
+  get(orderId: string): RestingOrder | null;
+}
+
+/** A market's book in memory with the agent of each of its resting orders. */
+interface HeldBook {
+  book: OrderBook;
+  agents: Map<string, string>;
+}
 
 /** Placements taken into one batch at most: bounds one transaction's size and the wait of the last of them. */
 export const MAX_BATCH = 64;
@@ -46,12 +63,12 @@ type Job = AloneJob | BatchJob;
 
 export class MarketBooks {
   readonly #db: Kysely<DB>;
-  readonly #books = new Map<string, OrderBook>();
+  readonly #books = new Map<string, HeldBook>();
   // A market's jobs not yet taken; present while its queue is being worked through.
   readonly #queues = new Map<string, Job[]>();
   // One load of a market's book at a time, shared by everyone who asks meanwhile (depth reads too), and only
   // the latest load is cached: a load started before a rebuild or a drop never overwrites what came after.
-  readonly #loads = new Map<string, Promise<OrderBook>>();
+  readonly #loads = new Map<string, Promise<HeldBook>>();
 
   constructor(db: Kysely<DB>) {
     this.#db = db;
@@ -76,7 +93,11 @@ export class MarketBooks {
   }
 
   /** The market's book, loaded from its resting orders if it is not cached. */
-  bookOf(marketId: bigint): Promise<OrderBook> {
+  async bookOf(marketId: bigint): Promise<OrderBook> {
+    return (await this.#held(marketId)).book;
+  }
+
+  #held(marketId: bigint): Promise<HeldBook> {
     const key = marketId.toString();
     const cached = this.#books.get(key);
     return cached ? Promise.resolve(cached) : (this.#loads.get(key) ?? this.#load(marketId));
@@ -87,16 +108,33 @@ export class MarketBooks {
    * (the database did not keep what memory did; a failed rebuild leaves nothing cached, so the next use loads again).
    */
   async changing<T>(marketId: bigint, change: (book: BookChanges) => Promise<T>): Promise<T> {
-    const book = await this.bookOf(marketId);
+    const { book, agents } = await this.#held(marketId);
     let changed = false;
-    // Marked once a change has returned: the engine changes nothing when it throws.
-    const marking = <A, R>(fn: (arg: A) => R) => (arg: A): R => {
-      const result = fn(arg);
-      changed = true;
-      return result;
+    // Marked once a change has returned: the engine changes nothing when it throws. An order that leaves the book
+    // (filled, cancelled) leaves the agents' map as well, so the map holds what the book holds.
+    const changes: BookChanges = {
+      submit: (order, agentId) => {
+        const result = book.submit(order);
+        changed = true;
+        const makerAgents = new Map<string, string>();
+        for (const f of result.fills) {
+          const agent = agents.get(f.makerOrderId);
+          if (agent !== undefined) makerAgents.set(f.makerOrderId, agent);
+          if (!book.get(f.makerOrderId)) agents.delete(f.makerOrderId);
+        }
+        if (result.resting) agents.set(order.id, agentId);
+        return { ...result, makerAgents };
+      },
+      cancel: (orderId) => {
+        const removed = book.cancel(orderId);
+        changed = true;
+        agents.delete(orderId);
+        return removed;
+      },
+      get: (orderId) => book.get(orderId),
     };
     try {
-      return await change({ submit: marking((order) => book.submit(order)), cancel: marking((orderId) => book.cancel(orderId)), get: (orderId) => book.get(orderId) });
+      return await change(changes);
     } catch (err) {
       if (changed) await this.#load(marketId).catch(() => undefined);
       throw err;
@@ -159,12 +197,12 @@ export class MarketBooks {
   }
 
   /** Rebuilds a market's book from its resting orders (replacing whatever is cached). */
-  #load(marketId: bigint): Promise<OrderBook> {
+  #load(marketId: bigint): Promise<HeldBook> {
     const key = marketId.toString();
     this.#books.delete(key);
     const load = restingBook(this.#db, key);
     this.#loads.set(key, load);
-    const settle = (book: OrderBook | null) => {
+    const settle = (book: HeldBook | null) => {
       if (this.#loads.get(key) !== load) return;
       this.#loads.delete(key);
       if (book) this.#books.set(key, book);
@@ -176,12 +214,12 @@ export class MarketBooks {
 
 const sameGroup = (job: Job, group: string): boolean => job.kind === 'batch' && job.group === group;
 
-/** A fresh book holding the market's resting orders. */
-async function restingBook(db: Kysely<DB>, marketId: string): Promise<OrderBook> {
+/** A fresh book holding the market's resting orders, and their agents. */
+async function restingBook(db: Kysely<DB>, marketId: string): Promise<HeldBook> {
   const book = new OrderBook(ENGINE_CONFIG);
   const rows = await db.selectFrom('orders').selectAll().where('market_id', '=', marketId).where('status', '=', 'resting').orderBy('seq').execute();
   book.restore(rows.map(toResting));
-  return book;
+  return { book, agents: new Map(rows.map((r) => [r.id, r.agent_id])) };
 }
 
 function toResting(r: { id: string; owner: string; outcome: number; action: 'buy' | 'sell'; price_bps: number; shares: string; remaining: string; tif: TimeInForce; post_only: boolean; seq: string }): RestingOrder {

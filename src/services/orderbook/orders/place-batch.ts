@@ -112,8 +112,8 @@ export async function placeBatch(
       outcomes.push(err);
       continue;
     }
-    const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! });
-    for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId);
+    const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! }, p.trader.agentId);
+    for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId, result.makerAgents.get(fill.makerOrderId) ?? null);
     outcomes.push(done.placed(p, seqs[i]!, result));
   }
 
@@ -156,8 +156,11 @@ class BatchState {
     this.#allowances = allowances;
   }
 
-  /** A fill of the current order: the ledger moves, both owners count a fill, the maker reserves less and has less left. */
-  filled(fill: Fill, makerRemaining: bigint, takerAgent: string): void {
+  /**
+   * A fill of the current order: the ledger moves, both owners count a fill, the maker reserves less and has less left.
+   * `makerAgent`: the maker's agent as the book knows it (null: unknown, read from its row).
+   */
+  filled(fill: Fill, makerRemaining: bigint, takerAgent: string, makerAgent: string | null): void {
     this.#available.settle(matchOf(this.#marketId, fill));
     this.#allowances.count(fill.maker);
     this.#allowances.count(fill.taker);
@@ -172,7 +175,7 @@ class BatchState {
       const before = this.makers.get(fill.makerOrderId);
       this.makers.set(fill.makerOrderId, { action, priceBps: fill.priceBps, remaining: makerRemaining, filled: (before?.filled ?? 0n) + fill.shares });
     }
-    this.fills.push({ fill, takerAgent, makerRemaining, makerAgent: inBatch?.agentId ?? null });
+    this.fills.push({ fill, takerAgent, makerRemaining, makerAgent: inBatch?.agentId ?? makerAgent });
   }
 
   /** The order after its matching: what it left resting is reserved. */

@@ -46,14 +46,15 @@ export class Availability {
 
   /**
    * The statement that reads the owners' balances and reservations at once, so a fill committed meanwhile by another market's
-   * transaction (these owners' resting orders may be its makers) is seen in both or in neither.
+   * transaction (these owners' resting orders may be its makers) is seen in both or in neither. The owners go as one
+   * array, so the statement is one text (kept prepared) whatever their number.
    */
   static read(trx: Transaction<DB>, feeAccount: Account, marketId: bigint, owners: readonly Account[]): Step<Availability> {
     const assets = [COLLATERAL_ASSET, outcomeAsset(marketId, 0), outcomeAsset(marketId, 1)] as const;
     const market = marketId.toString();
     const balance = (asset: bigint) => sql`coalesce((SELECT balance FROM b WHERE b.account = o.owner AND b.asset_id = ${asset.toString()}::numeric), 0)`;
     const query = sql`
-      WITH o (owner) AS (SELECT unnest(ARRAY[${sql.join(owners)}]::text[])),
+      WITH o (owner) AS (SELECT unnest(${[...owners]}::text[])),
       b AS (SELECT account, asset_id, balance FROM ledger_balances WHERE account IN (SELECT owner FROM o) AND asset_id IN (${sql.join(assets.map((a) => a.toString()))})),
       r AS (
         SELECT owner,

@@ -91,40 +91,37 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
 });
 
 /**
- * The batch's writes in three pipelines (src/db/pipeline.ts), each statement in the lock order of docs/orderbook.md
- * "Concurrency": (1) the order rows, the market record, the ledger lock and the balances the fills touch, the makers'
- * rows (answering their agents) and the fill ids; (2) the ledger's operations (answering their seqs) and balances,
- * the fill counts and the agents' event cursors; (3) the fills, the order events, the outbox and the leaderboard legs.
- * Each order's answer goes to `answered` before (3).
+ * The batch's writes in two pipelines (src/db/pipeline.ts), each statement in the lock order of docs/orderbook.md
+ * "Concurrency": (1) the order rows, the market record, the ledger lock and the balances the fills touch, the seqs of
+ * their ledger operations and the fill ids (both reserved), the makers' rows, the fill counts and the agents' event
+ * cursors; (2) the ledger's operations and balances, the fills, the order events, the outbox and the leaderboard legs.
+ * Everything (2) writes is known once (1) is answered: each order's answer goes to `answered` between the two (the
+ * Idempotency-Key records go first in (2)). A batch whose agents are past the smallest tier's free fills (rare) counts
+ * them between the two as well, one by one.
  */
 export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered, published }: SettleFillsParams): Promise<void> {
   const now = deps.clock.now();
   const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
   const { rows, insert } = insertOrders(deps, trx, market, placed);
-  const [, , , balances, makerAgents, fillIds] = await runSteps(trx, [
-    insert,
-    // The market row is locked already (the batch checked it first).
-    applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills.map((f) => f.fill), now),
-    ledger?.reads[0] ?? null,
-    ledger?.reads[1] ?? null,
-    updateMakers(deps, trx, makers),
-    reserveFillIds(trx, fills.length),
-  ] as const);
-  const agentOf = (f: BatchFill) => f.makerAgent ?? makerAgents!.get(f.fill.makerOrderId)!;
-
-  // Every fill is one ledger match, all written together (one balance check, in order).
-  const ledgerWrites = ledger?.writes(balances ?? []) ?? null;
+  // The makers' agents, as the book knows them (books.ts); one the book does not know (none, by construction) is read.
+  const unknown = [...new Set(fills.filter((f) => f.makerAgent === null).map((f) => f.fill.makerOrderId))];
+  const read = unknown.length > 0 ? await agentsOf(trx, unknown) : new Map<string, string>();
+  const agentOf = (f: BatchFill): string => {
+    const agent = f.makerAgent ?? read.get(f.fill.makerOrderId);
+    if (agent === undefined) throw new Error(`order book: maker order ${f.fill.makerOrderId} has no row`);
+    return agent;
+  };
   const perAgent = new Map<string, number>();
   for (const f of fills) for (const a of [agentOf(f), f.takerAgent]) perAgent.set(a, (perAgent.get(a) ?? 0) + 1);
 
-  // Each order's events in arrival order, as one transaction per order would have written them. A fill's ledger seq
-  // is known once the second pipeline is in: its events' bodies are completed then, before they are written.
+  // Each order's events in arrival order, as one transaction per order would have written them. A fill's id and its
+  // ledger seq are known once the first pipeline is in: its events' bodies are completed then, before they are written.
   const queue: PendingEvent[] = [];
-  const awaitingSeq: { fill: number; body: Record<string, unknown> }[] = [];
+  const awaiting: { fill: number; body: Record<string, unknown>; event: PendingEvent | null }[] = [];
   // Each fill is also a public market.trade (docs/events.md): no agent, no order, what the trades read shows.
   const trades: NewEvent[] = [];
-  const fillRows: ViewFill[] = fills.map(({ fill }, i) => ({
-    id: fillIds![i]!,
+  const fillRows: ViewFill[] = fills.map(({ fill }) => ({
+    id: '',
     maker_order: fill.makerOrderId,
     taker_order: fill.takerOrderId,
     kind: fill.kind,
@@ -144,21 +141,19 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     const { outcome, action, priceBps, shares, tif, postOnly } = p.order;
     emit(queue, p.agentId, p.orderId, 'accepted', { outcome, action, priceBps, shares: shares.toString(), tif, postOnly });
     const own = fillRows.slice(next, next + p.result.fills.length);
-    for (const [i, row] of own.entries()) {
+    for (let i = 0; i < own.length; i++) {
       const f = fills[next + i]!;
-      const payload = { fillId: row.id, kind: MATCH_KIND_NAMES[f.fill.kind], outcome: f.fill.side, priceBps: f.fill.priceBps, shares: f.fill.shares.toString(), ledgerSeq: '', final: false };
+      const payload = { fillId: '', kind: MATCH_KIND_NAMES[f.fill.kind], outcome: f.fill.side, priceBps: f.fill.priceBps, shares: f.fill.shares.toString(), ledgerSeq: '', final: false };
       const maker = { ...payload, role: 'maker', fee: '0', remaining: f.makerRemaining.toString() };
       const taker = { ...payload, role: 'taker', fee: f.fill.takerFee.toString() };
-      awaitingSeq.push({ fill: next + i, body: maker }, { fill: next + i, body: taker });
-      emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', maker, row.id);
-      emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', taker, row.id);
-      trades.push({
-        type: 'market.trade',
-        chainId: deps.chainId,
-        marketAddress: market.address.toLowerCase(),
-        // The taker's outcome, action and price, as GET /discover/markets/{address}/trades shows the fill.
-        payload: { kind: 'orderbook', fillId: row.id, outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) },
-      });
+      emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', maker, '');
+      awaiting.push({ fill: next + i, body: maker, event: queue.at(-1)! });
+      emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', taker, '');
+      awaiting.push({ fill: next + i, body: taker, event: queue.at(-1)! });
+      const trade = { kind: 'orderbook', fillId: '', outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) };
+      awaiting.push({ fill: next + i, body: trade, event: null });
+      // The taker's outcome, action and price, as GET /discover/markets/{address}/trades shows the fill.
+      trades.push({ type: 'market.trade', chainId: deps.chainId, marketAddress: market.address.toLowerCase(), payload: trade });
     }
     next += p.result.fills.length;
     if (p.result.status !== 'filled' && p.result.status !== 'resting') {
@@ -167,21 +162,48 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     settled.set(p.orderId, { row: { ...rows.get(p.orderId)!, ...stateColumns(p, p.placedAs) }, fills: own });
   }
 
-  // The balances last: every writer of them holds the ledger lock, so where they come in the lock order does not matter.
-  const [seqs, leftToCount, firstSeqs] = await runSteps(trx, [
-    ledgerWrites?.seqs ?? null,
+  const [, , , balances, ledgerSeqs, , fillIds, leftToCount, firstSeqs] = await runSteps(trx, [
+    insert,
+    // The market row is locked already (the batch checked it first).
+    applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills.map((f) => f.fill), now),
+    ledger?.reads[0] ?? null,
+    ledger?.reads[1] ?? null,
+    ledger?.reads[2] ?? null,
+    updateMakers(deps, trx, makers),
+    reserveFillIds(trx, fills.length),
     countFreeFills(deps, trx, perAgent),
     eventCursors(trx, queue),
-    ...(ledgerWrites?.balances ?? []),
   ] as const);
-  for (const [i, row] of fillRows.entries()) row.ledger_seq = seqs![i]!;
-  for (const { fill, body } of awaitingSeq) body.ledgerSeq = fillRows[fill]!.ledger_seq;
+  for (const [i, row] of fillRows.entries()) Object.assign(row, { id: fillIds![i]!, ledger_seq: ledgerSeqs![i]! });
+  for (const { fill, body, event } of awaiting) {
+    const row = fillRows[fill]!;
+    body.fillId = row.id;
+    if (event) {
+      body.ledgerSeq = row.ledger_seq;
+      event.fillId = row.id;
+    }
+  }
+  // Every fill is one ledger match, all written together (one balance check, in order).
+  const ledgerWrites = ledger?.writes(balances ?? [], ledgerSeqs ?? []) ?? [];
   // Agents past the smallest tier's free fills (rare): counted one by one. Every batch with fills holds the ledger
   // lock, so nobody else counts fills meanwhile, although these rows are locked after the event cursors.
   if (perAgent.size > 0 && (leftToCount === undefined || leftToCount.length > 0)) await consumeFills(deps, trx, perAgent, allowances, leftToCount);
   answered(settled);
 
-  await runSteps(trx, [insertFills(deps, trx, market, fills, fillRows), ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published), enqueueFillLegs(trx, deps.chainId, fillIds ?? [])]);
+  // The balances come with the ledger's operations: every writer of them holds the ledger lock, so where they come in
+  // the lock order does not matter. The outbox counter is locked last (docs/events.md).
+  await runSteps(trx, [
+    ...ledgerWrites,
+    insertFills(deps, trx, market, fills, fillRows),
+    ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published),
+    enqueueFillLegs(trx, deps.chainId, fillIds ?? []),
+  ]);
+}
+
+/** The agents of orders by id (the makers a book did not know). */
+async function agentsOf(trx: Transaction<DB>, orderIds: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = await sql<{ id: string; agent_id: string }>`SELECT id, agent_id FROM orders WHERE id = ANY(${[...orderIds]}::uuid[])`.execute(trx);
+  return new Map(rows.map((r) => [r.id, r.agent_id]));
 }
 
 /** Ids for the batch's fills, in fill order, taken from the order_fills.id column's sequence (null: no fill). */
@@ -260,21 +282,19 @@ function insertFills(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, mark
   return { query, read: () => undefined };
 }
 
-/** Takes the batch's fills off the resting orders from before it (filled, remaining, what they still reserve); answers each one's agent. */
-function updateMakers(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, makers: ReadonlyMap<string, MakerChange>): Step<Map<string, string>> | null {
+/** Takes the batch's fills off the resting orders from before it (filled, remaining, what they still reserve); refuses a maker without a row. */
+function updateMakers(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, makers: ReadonlyMap<string, MakerChange>): Step<void> | null {
   if (makers.size === 0) return null;
   const cells = [...makers].map(([id, m]): Cell[] => [id, m.remaining, m.filled, reservationOf(m.action, m.priceBps, m.remaining), m.remaining === 0n ? 'filled' : 'resting']);
   const query = sql`
     UPDATE orders SET remaining = v.remaining::numeric, filled = orders.filled + v.filled::numeric, reserved = v.reserved::numeric, status = v.status, updated_at = ${deps.clock.now()}
     FROM ${unnestRows('v', ['id', 'remaining', 'filled', 'reserved', 'status'], cells)}
     WHERE orders.id = v.id::uuid
-    RETURNING orders.id, orders.agent_id`.compile(trx);
+    RETURNING orders.id`.compile(trx);
   return {
     query,
     read: (result) => {
-      const rows = result.rows as { id: string; agent_id: string }[];
-      if (rows.length !== makers.size) throw new Error(`order book: ${makers.size - rows.length} maker order(s) of the batch have no row`);
-      return new Map(rows.map((r) => [r.id, r.agent_id]));
+      if (result.rows.length !== makers.size) throw new Error(`order book: ${makers.size - result.rows.length} maker order(s) of the batch have no row`);
     },
   };
 }
