@@ -170,6 +170,29 @@ describe('ledger Merkle tree', () => {
     );
   });
 
+  it('copies into a tree that changes apart from the original: changes applied to one never reach the other', () => {
+    const scenario = balanceSet(30).chain((initial) => fc.tuple(fc.constant(initial), changeBatch(initial), changeBatch(initial)));
+    fc.assert(
+      fc.property(scenario, ([initial, onCopy, onOriginal]) => {
+        const original = LedgerMerkleTree.fromBalances(initial);
+        const before = original.root();
+        const copy = original.clone();
+        copy.apply(onCopy);
+        // The original is untouched, value changes (in place) and inserts or removals (rebuilt levels) alike.
+        expect(original.root()).toBe(before);
+        expect([...original.entries()]).toEqual([...LedgerMerkleTree.fromBalances(initial).entries()]);
+        const model = new Map(initial.map((e) => [key(e), e]));
+        applyToModel(model, onCopy);
+        expect(copy.root()).toBe(LedgerMerkleTree.fromBalances(model.values()).root());
+        // And the other way round.
+        const copied = copy.root();
+        original.apply(onOriginal);
+        expect(copy.root()).toBe(copied);
+      }),
+      replayable({ numRuns: 100 }),
+    );
+  });
+
   it('keeps proofs valid after value changes, inserts and removals across level-count boundaries', () => {
     // Sizes around powers of two, where inserts and removals add or drop a level and flip promotions.
     const scenario = fc.integer({ min: 0, max: 70 }).chain((n) =>
