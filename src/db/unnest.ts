@@ -19,3 +19,14 @@ export function unnestRows(alias: string, columns: readonly string[], rows: read
   const arrays = columns.map((_, c) => rows.map((r) => textOf(r[c])));
   return sql`unnest(${sql.join(arrays.map((a) => sql`${a}::text[]`))}) AS ${sql.raw(alias)} (${sql.raw(columns.join(', '))})`;
 }
+
+/**
+ * `jsonb_populate_recordset(NULL::<table>, $1::jsonb)`: `rows` (objects keyed by column; a bigint goes as its decimal
+ * text, a Date as its ISO text) turned into rows of the table's own type, each value read as its column's type. One
+ * parameter and one statement text whatever the number of rows, for a statement over many columns of one table
+ * (`INSERT INTO t (a, b) SELECT a, b FROM ${jsonRows('t', rows)}`); a column a row leaves out reads NULL.
+ */
+export function jsonRows(table: string, rows: readonly object[]): RawBuilder<unknown> {
+  const text = JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  return sql`jsonb_populate_recordset(NULL::${sql.table(table)}, ${text}::jsonb)`;
+}

@@ -10,7 +10,7 @@ import type { DB } from '../../src/db/index.ts';
 import { SvcPgClient } from '../../src/db/pg-client.ts';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 import { deferStep, pipelined, pipeliningDialect, runSteps, type Step } from '../../src/db/pipeline.ts';
-import { unnestRows } from '../../src/db/unnest.ts';
+import { jsonRows, unnestRows } from '../../src/db/unnest.ts';
 import { blankPGliteInstance } from '../support/pglite-template.ts';
 import { backends, type Backend } from './backends.ts';
 
@@ -92,6 +92,26 @@ for (const b of await backends()) {
       expect(back).toEqual(rows.map(([n, t, at]) => ({ n, t, at })));
       // The statement's text is the same for any number of rows.
       const text = (n: number) => sql`SELECT * FROM ${unnestRows('u', ['a'], Array.from({ length: n }, (_, i) => [i]))}`.compile(db).sql;
+      expect(text(1)).toBe(text(50));
+    });
+
+    it("rows through jsonRows come back in their columns' types, whatever their characters, one text for any count", async () => {
+      await sql`CREATE TABLE j (id int PRIMARY KEY, big bigint, amount numeric(78, 0), label text, at timestamptz, day date, doc jsonb, ok boolean)`.execute(db);
+      const at = new Date(Date.UTC(2026, 10, 24, 12, 0, 0, 123));
+      const rows = [
+        { id: 1, big: 9007199254740993n, amount: '123456789012345678901234567890', label: 'with "quotes", \\ and ünïcødé ✓', at, day: '2026-12-01', doc: { a: [1, 'x'], b: null }, ok: true },
+        { id: 2, big: null, amount: null, label: null, at: null, day: null, doc: null, ok: false },
+        // A column a row leaves out reads NULL.
+        { id: 3 },
+      ];
+      await sql`INSERT INTO j (id, big, amount, label, at, day, doc, ok) SELECT id, big, amount, label, at, day, doc, ok FROM ${jsonRows('j', rows)}`.execute(db);
+      const { rows: back } = await sql<Record<string, unknown>>`SELECT * FROM j ORDER BY id`.execute(db);
+      expect(back).toEqual([
+        { id: 1, big: '9007199254740993', amount: '123456789012345678901234567890', label: 'with "quotes", \\ and ünïcødé ✓', at, day: '2026-12-01', doc: { a: [1, 'x'], b: null }, ok: true },
+        { id: 2, big: null, amount: null, label: null, at: null, day: null, doc: null, ok: false },
+        { id: 3, big: null, amount: null, label: null, at: null, day: null, doc: null, ok: null },
+      ]);
+      const text = (n: number) => sql`SELECT * FROM ${jsonRows('j', Array.from({ length: n }, (_, i) => ({ id: i })))}`.compile(db).sql;
       expect(text(1)).toBe(text(50));
     });
 

@@ -5,11 +5,12 @@
  * transaction. A pass that finds its cursors moved by another (a second process, a concurrent call) writes nothing,
  * so a fact counts once. Work per pass is the new facts and the subjects they touch, never the whole history.
  */
-import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { standingsOf } from '../../core/reputation/standing.ts';
 import { isIdentityKey, subjectIdOf, subjectValueOf, type SubjectKey } from '../../core/reputation/subject.ts';
 import { EMPTY_RECORD, nextTier, reputationTierRank, type ReputationRecord, type ReputationTier, type TierReason } from '../../core/reputation/tiers.ts';
 import type { DB } from '../../db/schema.ts';
+import { jsonRows } from '../../db/unnest.ts';
 import type { ReputationDeps } from './deps.ts';
 import { attestationChanges, COUNTERS, fillFacts, outboxFacts, START, tradeFacts, type Counter, type Cursors, type CursorSource, type Fact, type InputReason } from './facts.ts';
 import { currentSubjectKeys } from './subjects.ts';
@@ -203,48 +204,47 @@ async function applyFacts(trx: Transaction<DB>, facts: readonly Fact[], keyOf: R
     }
   }
   // One upsert per table for every wallet of the pass: each row carries every counter (0 where the facts moved none).
+  // Rows as one jsonb array (src/db/unnest.ts jsonRows): one statement text whatever their number, kept prepared.
+  const counters = Object.values(COUNTERS);
   if (perWallet.size > 0) {
-    await trx
-      .insertInto('reputation_wallets')
-      .values([...perWallet].map(([wallet, delta]) => ({ wallet, subject_key: keyOf.get(wallet)!, ...allColumnsOf(delta), updated_at: now })))
-      .onConflict((oc) => oc.column('wallet').doUpdateSet({ ...excludedIncrements('reputation_wallets'), updated_at: now }))
-      .execute();
+    const rows = [...perWallet].map(([wallet, delta]) => ({ wallet, subject_key: keyOf.get(wallet)!, ...allColumnsOf(delta), updated_at: now }));
+    await upsert(trx, 'reputation_wallets', ['wallet', 'subject_key', ...counters, 'updated_at'], rows, ['wallet'], [...increments('reputation_wallets', counters), sql`updated_at = excluded.updated_at`]);
   }
   if (perDay.size > 0) {
-    await trx
-      .insertInto('reputation_wallet_days')
-      .values([...perDay].map(([id, delta]) => ({ wallet: id.split('|')[0]!, day: id.split('|')[1]!, ...allColumnsOf(delta) })))
-      .onConflict((oc) => oc.columns(['wallet', 'day']).doUpdateSet(excludedIncrements('reputation_wallet_days')))
-      .execute();
+    const rows = [...perDay].map(([id, delta]) => ({ wallet: id.split('|')[0]!, day: id.split('|')[1]!, ...allColumnsOf(delta) }));
+    await upsert(trx, 'reputation_wallet_days', ['wallet', 'day', ...counters], rows, ['wallet', 'day'], increments('reputation_wallet_days', counters));
   }
   if (perVolume.size > 0) {
-    await trx
-      .insertInto('reputation_wallet_volumes')
-      .values([...perVolume].map(([id, v]) => ({ wallet: id.split('|')[0]!, symbol: id.split('|')[1]!, trades: v.trades.toString(), volume: v.amount.toString() })))
-      .onConflict((oc) => oc.columns(['wallet', 'symbol']).doUpdateSet({ trades: sql`reputation_wallet_volumes.trades + excluded.trades`, volume: sql`reputation_wallet_volumes.volume + excluded.volume` }))
-      .execute();
+    const rows = [...perVolume].map(([id, v]) => ({ wallet: id.split('|')[0]!, symbol: id.split('|')[1]!, trades: v.trades.toString(), volume: v.amount.toString() }));
+    await upsert(trx, 'reputation_wallet_volumes', ['wallet', 'symbol', 'trades', 'volume'], rows, ['wallet', 'symbol'], increments('reputation_wallet_volumes', ['trades', 'volume']));
   }
-  if (facts.length > 0) {
-    await trx
-      .insertInto('reputation_events')
-      .values(
-        facts.map((f) => ({
-          subject_key: keyOf.get(f.wallet)!,
-          wallet: f.wallet,
-          kind: 'input' as const,
-          reason: f.reason,
-          change: JSON.stringify(changeOf(f)),
-          chain_id: f.chainId,
-          market: f.market,
-          source: f.source,
-          occurred_at: f.at,
-          recorded_at: now,
-        })),
-      )
-      .execute();
-  }
+  await insertEvents(
+    trx,
+    facts.map((f) => ({
+      subject_key: keyOf.get(f.wallet)!,
+      wallet: f.wallet,
+      kind: 'input' as const,
+      reason: f.reason,
+      change: changeOf(f),
+      chain_id: f.chainId,
+      market: f.market,
+      source: f.source,
+      occurred_at: f.at,
+      recorded_at: now,
+    })),
+  );
   for (const f of facts) causes.set(keyOf.get(f.wallet)!, f.wallet);
 }
+
+/** `INSERT INTO table (columns) … ON CONFLICT (conflict) DO UPDATE SET …` of `rows` (jsonRows: one statement text). */
+async function upsert(trx: Transaction<DB>, table: string, columns: readonly string[], rows: readonly object[], conflict: readonly string[], set: readonly RawBuilder<unknown>[]): Promise<void> {
+  const list = sql.join(columns.map((c) => sql.ref(c)));
+  await sql`INSERT INTO ${sql.table(table)} (${list}) SELECT ${list} FROM ${jsonRows(table, rows)}
+    ON CONFLICT (${sql.join(conflict.map((c) => sql.ref(c)))}) DO UPDATE SET ${sql.join(set)}`.execute(trx);
+}
+
+/** `column = table.column + excluded.column` for each column: the upsert adds the row's values to the stored ones. */
+const increments = (table: string, columns: readonly string[]): RawBuilder<unknown>[] => columns.map((c) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + excluded.${sql.ref(c)}`);
 
 /** What an input event shows of its fact: the counts it moved (volume also in the collateral's own units). */
 function changeOf(f: Fact): Record<string, unknown> {
@@ -259,10 +259,6 @@ const columnValue = (c: Counter, v: bigint): string | number => (c === 'volumeMi
 /** Every counter's column, 0 where the delta has none. */
 const allColumnsOf = (delta: Partial<Record<Counter, bigint>>) => Object.fromEntries((Object.keys(COUNTERS) as Counter[]).map((c) => [COUNTERS[c], columnValue(c, delta[c] ?? 0n)]));
 
-/** Every counter column plus the row's new values (the upsert's excluded row). */
-const excludedIncrements = (table: string) =>
-  Object.fromEntries(Object.values(COUNTERS).map((column) => [column, sql`${sql.ref(`${table}.${column}`)} + excluded.${sql.ref(column)}`]));
-
 type EventInsert = {
   subject_key: string;
   wallet: string | null;
@@ -271,17 +267,20 @@ type EventInsert = {
   change: Record<string, unknown>;
   tier_from?: string | null;
   tier_to?: string | null;
+  chain_id?: number | null;
+  market?: string | null;
   source: string | null;
   occurred_at: Date;
   recorded_at: Date;
 };
 
+const EVENT_COLUMNS = ['subject_key', 'wallet', 'kind', 'reason', 'change', 'tier_from', 'tier_to', 'chain_id', 'market', 'source', 'occurred_at', 'recorded_at'];
+
 async function insertEvents(trx: Transaction<DB>, events: readonly EventInsert[]): Promise<void> {
   if (events.length === 0) return;
-  await trx
-    .insertInto('reputation_events')
-    .values(events.map((e) => ({ ...e, change: JSON.stringify(e.change), tier_from: e.tier_from ?? null, tier_to: e.tier_to ?? null, chain_id: null, market: null })))
-    .execute();
+  const rows = events.map((e) => ({ ...e, tier_from: e.tier_from ?? null, tier_to: e.tier_to ?? null, chain_id: e.chain_id ?? null, market: e.market ?? null }));
+  const list = sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)));
+  await sql`INSERT INTO reputation_events (${list}) SELECT ${list} FROM ${jsonRows('reputation_events', rows)}`.execute(trx);
 }
 
 /** The record of each subject now: the sum of its wallets' records (those counted under its key); absent: no wallet. */
@@ -399,12 +398,8 @@ async function refoldSubjects(trx: Transaction<DB>, subjects: readonly Refold[])
   }
   if (ended.length > 0) await trx.deleteFrom('reputation_subjects').where('subject_key', 'in', ended).execute();
   if (rows.length > 0) {
-    const columns = Object.keys(rows[0]!).filter((c) => c !== 'subject_key');
-    await trx
-      .insertInto('reputation_subjects')
-      .values(rows)
-      .onConflict((oc) => oc.column('subject_key').doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql`excluded.${sql.ref(c)}`]))))
-      .execute();
+    const columns = Object.keys(rows[0]!);
+    await upsert(trx, 'reputation_subjects', columns, rows, ['subject_key'], columns.filter((c) => c !== 'subject_key').map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
   }
   await insertEvents(trx, events);
   return changes;
