@@ -96,6 +96,46 @@ describe('play-money ledger', () => {
     expect(empty.body.balances).toEqual([]);
   });
 
+  it('keeps up with a backlog: a tick commits full batch after full batch and leaves the rest until it is due', async () => {
+    const services = server.runtime.services;
+    const { db } = server.runtime.database;
+    await services.ledgerBatcher.stop();
+    const small = createLedgerBatcher({
+      db,
+      client: services.chain.client,
+      relayer: server.runtime.relayer,
+      clock: server.runtime.clock,
+      log: server.runtime.log,
+      chainId: server.config.chain.id,
+      contract: services.ledgerBatcher.contract,
+      feeAccount: services.ledger.feeAccount,
+      mode: 'journal',
+      maxOps: 2,
+      intervalMs: 3_600_000,
+    });
+    await small.start();
+    try {
+      const nonce = small.committed().nonce;
+      const accounts = Array.from({ length: 5 }, () => newAccount().address.toLowerCase() as Account);
+      for (const a of accounts) await services.ledger.submit([grant(a, 1_000n)]);
+      // Five waiting, two a batch: two full batches now (one a tick before), the fifth when its interval has passed.
+      const outcomes = await small.catchUp();
+      expect(outcomes.map((o) => [o.nonce, o.opCount])).toEqual([
+        [nonce + 1n, 2],
+        [nonce + 2n, 2],
+      ]);
+      const waiting = await db.selectFrom('ledger_operations').select('op').where('batch_nonce', 'is', null).execute();
+      expect(waiting).toHaveLength(1);
+      expect(await small.catchUp()).toEqual([]);
+      const abi = loadArtifact('LedgerCommitment').abi;
+      expect(await services.chain.client.readContract({ address: small.contract, abi, functionName: 'batchNonce' })).toBe(nonce + 2n);
+      expect(await small.flush({ force: true })).toMatchObject({ nonce: nonce + 3n, opCount: 1 });
+    } finally {
+      await small.stop();
+      await services.ledgerBatcher.start();
+    }
+  });
+
   it('commits a legacy batch after journal ones; the replay reproduces the root, then finds a tampered payload', async () => {
     const services = server.runtime.services;
     await services.ledgerBatcher.stop();
@@ -114,37 +154,41 @@ describe('play-money ledger', () => {
     });
     await legacy.start();
     try {
+      // The journal batches before it: the first test's, and the backlog test's three.
+      const before = legacy.committed().nonce;
+      expect(before).toBe(4n);
+      const [n, t] = [before + 1n, before + 2n];
       await services.ledger.submit([grant(C, 1_000_000n), match(MATCH_KINDS.TRANSFER, B, C, 2n, 4000, 10n), match(MATCH_KINDS.TAKER_SELLS, B, C, 1n, 3000, 5n)]);
       const second = await legacy.flush({ force: true });
-      expect(second).toMatchObject({ nonce: 2n, opCount: 3 });
+      expect(second).toMatchObject({ nonce: n, opCount: 3 });
       const receipt = await services.chain.client.getTransactionReceipt({ hash: second!.txHash });
       expect(receipt.logs.length).toBeGreaterThan(1); // TransferSingle events describe the balance changes
 
       const contract = legacy.contract;
       const report = await verifyLedger({ client: services.chain.client, contract });
-      expect(report).toMatchObject({ ok: true, batches: 2, nonce: 2n, root: second!.root });
+      expect(report).toMatchObject({ ok: true, batches: Number(n), nonce: n, root: second!.root });
       expect(cli(contract)).toMatchObject({ status: 0 });
 
       // The operator commits a journal batch whose payload does not produce the root it claims.
       const abi = loadArtifact('LedgerCommitment').abi;
       const journal = (await services.chain.client.readContract({ address: contract, abi, functionName: 'journalCommitment' })) as Hex;
-      const payload = encodeJournal({ nonce: 3n, operations: [{ type: 'credit', credit: { account: A, id: 0n, delta: 1_000n, reason: CREDIT_REASONS.ADJUSTMENT } }] });
+      const payload = encodeJournal({ nonce: t, operations: [{ type: 'credit', credit: { account: A, id: 0n, delta: 1_000n, reason: CREDIT_REASONS.ADJUSTMENT } }] });
       const payloadHex = `0x${Buffer.from(payload).toString('hex')}` as Hex;
       const tampered = await server.runtime.relayer.send({
         operationId: 'test:tamper',
         idempotencyKey: 'test:tamper',
         to: contract,
-        data: encodeFunctionData({ abi, functionName: 'commitJournalBatch', args: [3n, second!.root, second!.root, journal, keccak256(payloadHex), payloadHex] }),
+        data: encodeFunctionData({ abi, functionName: 'commitJournalBatch', args: [t, second!.root, second!.root, journal, keccak256(payloadHex), payloadHex] }),
       });
       expect(tampered.state).toBe('confirmed');
-      expect(nextJournalCommitment(journal, 3n, keccak256(payloadHex))).toBe(await services.chain.client.readContract({ address: contract, abi, functionName: 'journalCommitment' }));
+      expect(nextJournalCommitment(journal, t, keccak256(payloadHex))).toBe(await services.chain.client.readContract({ address: contract, abi, functionName: 'journalCommitment' }));
       const broken = await verifyLedger({ client: services.chain.client, contract });
       expect(broken.ok).toBe(false);
-      expect(broken.batches).toBe(2);
-      expect(broken.divergence).toMatch(/^batch 3 .*accepted root .* replaying the batch gives/);
+      expect(broken.batches).toBe(Number(n));
+      expect(broken.divergence).toMatch(new RegExp(`^batch ${t} .*accepted root .* replaying the batch gives`));
       const out = cli(contract);
       expect(out.status).toBe(1);
-      expect(out.stdout).toMatch(/DIVERGENCE after 2 verified batches: batch 3/);
+      expect(out.stdout).toMatch(new RegExp(`DIVERGENCE after ${n} verified batches: batch ${t}`));
     } finally {
       await legacy.stop();
     }
