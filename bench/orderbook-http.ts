@@ -246,11 +246,13 @@ async function countsOf(runtime: Runtime, markets: readonly string[], since: Dat
   };
 }
 
-async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendingOps: number }> {
+/** How far the background writers are behind: ledger operations not in a batch, fill legs the leaderboard has not folded. */
+async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendingOps: number; pendingLegs: number }> {
   const { db } = runtime.database;
   const batches = await db.selectFrom('ledger_batches').select(sql<string>`count(*)`.as('n')).where('status', '=', 'confirmed').executeTakeFirstOrThrow();
   const pending = await db.selectFrom('ledger_operations').select(sql<string>`count(*)`.as('n')).where('batch_nonce', 'is', null).executeTakeFirstOrThrow();
-  return { confirmed: toCount(batches.n), pendingOps: toCount(pending.n) };
+  const legs = await db.selectFrom('leaderboard_legs').select(sql<string>`count(*)`.as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
+  return { confirmed: toCount(batches.n), pendingOps: toCount(pending.n), pendingLegs: toCount(legs.n) };
 }
 
 export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<PlaceBenchReport> {
@@ -362,6 +364,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const after = await ledgerState(runtime);
     const notes = [
       `ledger: ${after.confirmed - before.confirmed} batch(es) committed on chain during the scenarios; ${after.pendingOps} operation(s) waiting for the next batch at the end`,
+      `leaderboard: ${after.pendingLegs} fill leg(s) waiting to be folded at the end`,
       `load average ${loadavg()[0]!.toFixed(1)} at the end`,
       ...commits,
     ];
