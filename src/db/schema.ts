@@ -213,6 +213,7 @@ export interface DB {
   ledger_committed_balances: LedgerBalancesTable;
   ledger_batches: LedgerBatchesTable;
   orders: OrdersTable;
+  order_reservations: OrderReservationsTable;
   order_fills: OrderFillsTable;
   order_events: OrderEventsTable;
   order_event_cursors: OrderEventCursorsTable;
@@ -874,6 +875,13 @@ export interface OrdersTable {
   cancel_requested_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** What an owner's resting orders reserve of one ledger asset (migration 0034). */
+export interface OrderReservationsTable {
+  owner: string;
+  asset_id: string;
+  reserved: string;
 }
 
 export interface OrderFillsTable {

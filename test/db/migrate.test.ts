@@ -60,6 +60,7 @@ const TABLES = [
   'order_event_cursors',
   'order_events',
   'order_fills',
+  'order_reservations',
   'order_shards',
   'orders',
   'outcome_transfers',

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
-import { createOrderBookMarket } from '../support/orderbook.ts';
+import { createOrderBookMarket, expectReservationsAgree } from '../support/orderbook.ts';
 import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
@@ -73,5 +73,11 @@ describe('concurrent placements', () => {
       const placed = both.find((r) => r.status === 201)!;
       expect((await server.call('POST', `${A}/orderbook/cancel-order`, { key: z.key, body: { orderId: placed.body.id }, idempotencyKey: idemKey('cc') })).body.status).toBe('cancelled');
     }
+  });
+});
+
+describe('reservations kept per owner', () => {
+  it('hold exactly what the resting orders reserve, after everything above', async () => {
+    await expectReservationsAgree(server);
   });
 });

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
-import { createOrderBookMarket } from '../support/orderbook.ts';
+import { createOrderBookMarket, expectReservationsAgree } from '../support/orderbook.ts';
 
 const A = '/api/agent/v1';
 const clock = new ManualClock(new Date());
@@ -163,5 +163,11 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
     expect(orderbook.stats().transactions - before).toBe(1);
     const orders = await server.runtime.database.db.selectFrom('orders').select('id').where('agent_id', '=', agent.agentId).where('market', '=', market.address.toLowerCase()).execute();
     expect(orders).toHaveLength(3);
+  });
+});
+
+describe('reservations kept per owner', () => {
+  it('hold exactly what the resting orders reserve, after everything above', async () => {
+    await expectReservationsAgree(server);
   });
 });

@@ -8,7 +8,7 @@ import { idemKey, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { fund, gas, sendTx, tokens } from '../support/markets.ts';
-import { createOrderBookMarket } from '../support/orderbook.ts';
+import { createOrderBookMarket, expectReservationsAgree } from '../support/orderbook.ts';
 import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
@@ -197,5 +197,11 @@ describe('fill packs', () => {
     expect(await db.selectFrom('fill_pack_purchases').select('id').where('tx_hash', '=', full.transactionHash.toLowerCase()).execute()).toEqual([]);
     await db.updateTable('agents').set({ paid_fills_remaining: 0 }).where('id', '=', agentId).execute();
     expect((await purchase({ fills: 3, txHash: full.transactionHash })).body.fills).toMatchObject({ paidRemaining: 3 });
+  });
+});
+
+describe('reservations kept per owner', () => {
+  it('hold exactly what the resting orders reserve, after everything above', async () => {
+    await expectReservationsAgree(server);
   });
 });

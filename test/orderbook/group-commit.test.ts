@@ -19,7 +19,7 @@ import type { OrderView, PlaceOrderInput } from '../../src/services/orderbook/or
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
-import { createOrderBookMarket } from '../support/orderbook.ts';
+import { createOrderBookMarket, expectReservationsAgree } from '../support/orderbook.ts';
 import { nextFullHour } from '../support/time.ts';
 
 const GRANT = 1_000_000_000n; // 1000 play dollars
@@ -361,3 +361,9 @@ async function restingBuys(owner: Account): Promise<bigint> {
   const row = await db().selectFrom('orders').select((eb) => eb.fn.sum<string>('reserved').as('n')).where('owner', '=', owner).where('status', '=', 'resting').where('action', '=', 'buy').executeTakeFirstOrThrow();
   return BigInt(row.n ?? 0);
 }
+
+describe('reservations kept per owner', () => {
+  it('hold exactly what the resting orders reserve, after everything above', async () => {
+    await expectReservationsAgree(server);
+  });
+});

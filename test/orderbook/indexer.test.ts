@@ -13,6 +13,7 @@ import { idemKey, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
+import { expectReservationsAgree } from '../support/orderbook.ts';
 
 const A = '/api/agent/v1';
 let server: TestServer;
@@ -223,5 +224,11 @@ describe('order-book markets in the indexer', () => {
     const cancel = await post(gina.key, '/orderbook/cancel-order', { orderId: bid.body.id });
     expect(cancel.body).toMatchObject({ status: 'cancelled', reason: 'MARKET_VOID', filled: '4000000', remaining: '0', cancelled: '6000000' });
     expect(await orderEvents(gina)).toHaveLength(3);
+  });
+});
+
+describe('reservations kept per owner', () => {
+  it('hold exactly what the resting orders reserve, after everything above', async () => {
+    await expectReservationsAgree(server);
   });
 });

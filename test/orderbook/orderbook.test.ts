@@ -14,7 +14,7 @@ import { outcomeAsset } from '../../src/core/ledger/types.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
-import { createOrderBookMarket as createOrderBookMarketVia } from '../support/orderbook.ts';
+import { createOrderBookMarket as createOrderBookMarketVia, expectReservationsAgree } from '../support/orderbook.ts';
 import { nextFullHour } from '../support/time.ts';
 
 const A = '/api/agent/v1';
@@ -292,5 +292,11 @@ describe('order-book loop', () => {
     const proposed = await post(erin.key, '/negotiate/propose', { ...base, pricingModel: 'LMSR', collateral: 'USDC', liquidity: '100000000' });
     expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
     expect(proposed.body.negotiation.terms).toMatchObject({ pricingModel: 'automated', collateral: 'USDC' });
+  });
+});
+
+describe('reservations kept per owner', () => {
+  it('hold exactly what the resting orders reserve, after everything above', async () => {
+    await expectReservationsAgree(server);
   });
 });

@@ -1,4 +1,5 @@
 // Test helpers for play-money order books: the create loop with pricingModel ORDERBOOK, run as an agent would.
+import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { idemKey, type registerWallet } from './agents.ts';
 import type { TestServer } from './harness.ts';
@@ -29,4 +30,20 @@ export async function createOrderBookMarket(
   expect(committed.body.market.address.toLowerCase()).toBe(prepared.body.predictedMarketAddress.toLowerCase());
   const row = await server.runtime.database.db.selectFrom('markets').select(['address', 'ledger_market_id']).where('address', '=', committed.body.market.address.toLowerCase()).executeTakeFirstOrThrow();
   return { address: row.address, marketId: BigInt(row.ledger_market_id!) };
+}
+
+/**
+ * What order_reservations holds (migration 0034: kept by every placement, fill and cancel) is exactly what the resting
+ * orders reserve, summed per owner and ledger asset as the migration summed it (rows at zero left out).
+ */
+export async function expectReservationsAgree(server: TestServer): Promise<void> {
+  const { db } = server.runtime.database;
+  const kept = await sql<{ owner: string; asset_id: string; reserved: string }>`
+    SELECT owner, asset_id::text, reserved::text FROM order_reservations WHERE reserved <> 0 ORDER BY owner, asset_id`.execute(db);
+  const summed = await sql<{ owner: string; asset_id: string; reserved: string }>`
+    SELECT owner, (CASE WHEN action = 'buy' THEN 0 ELSE market_id::numeric * 256 + outcome END)::text AS asset_id, sum(reserved)::text AS reserved
+    FROM orders WHERE status = 'resting' GROUP BY 1, 2 HAVING sum(reserved) <> 0 ORDER BY 1, 2::numeric`.execute(db);
+  // Some owner's row was written (orders rested and left, at least).
+  expect(Number((await db.selectFrom('order_reservations').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow()).n)).toBeGreaterThan(0);
+  expect(kept.rows).toEqual(summed.rows);
 }

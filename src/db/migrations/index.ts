@@ -41,6 +41,7 @@ import { m0031_market_volumes } from './0031_market_volumes.ts';
 import { m0032_statement_volume_triggers } from './0032_statement_volume_triggers.ts';
 // Idempotency answers kept as the text they were (issue 22).
 import { m0033_idempotency_answers_json } from './0033_idempotency_answers_json.ts';
+import { m0034_order_reservations } from './0034_order_reservations.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0031_market_volumes': m0031_market_volumes,
   '0032_statement_volume_triggers': m0032_statement_volume_triggers,
   '0033_idempotency_answers_json': m0033_idempotency_answers_json,
+  '0034_order_reservations': m0034_order_reservations,
 };

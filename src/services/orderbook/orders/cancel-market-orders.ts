@@ -7,7 +7,9 @@ import type { DB } from '../../../db/schema.ts';
 import type { EndedMarket } from '../../markets/ended-markets.ts';
 import { writeEvents, type PendingEvent } from './order-events.ts';
 import type { MarketEndReason, OrderBookDeps } from './types.ts';
-import { writeCancelled } from './write-cancelled.ts';
+import type { Outcome } from '../../../core/orderbook/types.ts';
+import { reservedAssetOf } from './reservations.ts';
+import { writeAllCancelled } from './write-cancelled.ts';
 
 export type CancelMarketOrdersDeps = Pick<OrderBookDeps, 'clock' | 'chainId'>;
 export interface CancelMarketOrdersParams {
@@ -28,7 +30,7 @@ export async function cancelMarketOrders(deps: CancelMarketOrdersDeps, { trx, ma
   if (ids.length === 0) return 0;
   const resting = await trx
     .selectFrom('orders')
-    .select(['id', 'agent_id', 'remaining'])
+    .select(['id', 'agent_id', 'owner', 'action', 'market_id', 'outcome', 'remaining', 'reserved'])
     .where('chain_id', '=', deps.chainId)
     .where('market_id', 'in', ids)
     .where('status', '=', 'resting')
@@ -36,7 +38,15 @@ export async function cancelMarketOrders(deps: CancelMarketOrdersDeps, { trx, ma
     .forUpdate()
     .execute();
   const queue: PendingEvent[] = [];
-  for (const r of resting) await writeCancelled(deps, trx, queue, { id: r.id, agentId: r.agent_id }, reason, BigInt(r.remaining));
+  const orders = resting.map((r) => ({
+    id: r.id,
+    agentId: r.agent_id,
+    owner: r.owner,
+    assetId: reservedAssetOf(BigInt(r.market_id), { action: r.action, outcome: r.outcome as Outcome }),
+    reserved: BigInt(r.reserved),
+    remaining: BigInt(r.remaining),
+  }));
+  await writeAllCancelled(deps, trx, queue, orders, reason);
   await writeEvents(deps, trx, queue);
   return resting.length;
 }

@@ -132,7 +132,7 @@ export async function placeBatch(
       effects.push(effect);
     }
   };
-  await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, allowances, answered, published });
+  await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, reservations: available.changes(), allowances, answered, published });
   await Promise.all(effects);
   return outcomes.map((o): PromiseSettledResult<OrderView> => ('orderId' in o ? { status: 'fulfilled', value: views.get(o.orderId)! } : { status: 'rejected', reason: o }));
 }

@@ -13,11 +13,47 @@ import { takerFeeOf } from '../../../core/orderbook/engine.ts';
 import type { OrderAction, Outcome } from '../../../core/orderbook/types.ts';
 import { baseUnitsOfShares } from '../../../core/orderbook/units.ts';
 import type { Step } from '../../../db/pipeline.ts';
+import { unnestRows } from '../../../db/unnest.ts';
 import type { DB } from '../../../db/schema.ts';
 import { ENGINE_CONFIG, type OrderLoopError, type OrderTerms } from './types.ts';
 
 /** The owner's available balance is short of what the order would reserve (`assetId`, `required`, `available`). */
 export type InsufficientBalanceError = OrderLoopError<'INSUFFICIENT_BALANCE'>;
+
+/** What an owner's resting orders reserve more (negative: less) of a ledger asset after a change. */
+export interface ReservationChange {
+  owner: Account;
+  assetId: bigint;
+  delta: bigint;
+}
+
+/**
+ * Adds the changes to their owners' rows of order_reservations (migration 0034), in one statement that takes the rows in
+ * (owner, asset) order, so two transactions adding to the same owners lock their rows in the same order (null: no
+ * change). Every change is one to what an order row reserves, in the transaction that writes the order row, so no row
+ * can go below zero; one that would fails the transaction (overReleased). (Not a check constraint: PostgreSQL checks
+ * the row an upsert proposes to insert, the change itself, before it finds the row to add it to.)
+ */
+export function addReservations(trx: Transaction<DB>, changes: readonly ReservationChange[]): Step<void> | null {
+  const rows = changes.filter((c) => c.delta !== 0n);
+  if (rows.length === 0) return null;
+  const query = sql`
+    INSERT INTO order_reservations AS r (owner, asset_id, reserved)
+    SELECT u.owner, u.asset_id::numeric, u.delta::numeric FROM ${unnestRows('u', ['owner', 'asset_id', 'delta'], rows.map((c) => [c.owner, c.assetId, c.delta]))}
+    ORDER BY u.owner, u.asset_id::numeric
+    ON CONFLICT (owner, asset_id) DO UPDATE SET reserved = r.reserved + EXCLUDED.reserved
+    RETURNING owner, asset_id::text, reserved::text`.compile(trx);
+  return { query, read: ({ rows }) => overReleased(rows) };
+}
+
+/** Refuses rows an upsert of order_reservations left below zero: what the orders reserve and the rows disagree. */
+export function overReleased(rows: readonly Record<string, unknown>[]): void {
+  const below = rows.find((r) => BigInt(r.reserved as string) < 0n);
+  if (below) throw new Error(`order book: the reservations of ${String(below.owner)} in asset ${String(below.asset_id)} would be ${String(below.reserved)}: more was released than its orders reserved`);
+}
+
+/** The ledger asset an order row reserves, in SQL (`o`: the row's alias): reservedAssetOf. */
+export const RESERVED_ASSET_SQL = (o: string) => sql.raw(`(CASE WHEN ${o}.action = 'buy' THEN 0 ELSE ${o}.market_id::numeric * 256 + ${o}.outcome END)`);
 
 /** What an order reserves while it can still fill: collateral (buys: cost plus the most fee it could pay) or shares (sells). */
 export function reservationOf(action: OrderAction, priceBps: number, remaining: bigint): bigint {
@@ -37,6 +73,8 @@ export class Availability {
   readonly #feeAccount: Account;
   // owner → asset id → available (ledger balance minus resting reservations).
   readonly #available: Map<Account, Map<bigint, bigint>>;
+  // owner:asset → what the batch changed of the owner's reservation.
+  readonly #changes = new Map<string, ReservationChange>();
 
   private constructor(marketId: bigint, feeAccount: Account, available: Map<Account, Map<bigint, bigint>>) {
     this.#marketId = marketId;
@@ -46,27 +84,18 @@ export class Availability {
 
   /**
    * The statement that reads the owners' balances and reservations at once, so a fill committed meanwhile by another market's
-   * transaction (these owners' resting orders may be its makers) is seen in both or in neither. The owners go as one
-   * array, so the statement is one text (kept prepared) whatever their number.
+   * transaction (these owners' resting orders may be its makers) is seen in both or in neither: one row of each per owner
+   * and asset (order_reservations keeps what the resting orders reserve, migration 0034). The owners go as one array, so
+   * the statement is one text (kept prepared) whatever their number.
    */
   static read(trx: Transaction<DB>, feeAccount: Account, marketId: bigint, owners: readonly Account[]): Step<Availability> {
     const assets = [COLLATERAL_ASSET, outcomeAsset(marketId, 0), outcomeAsset(marketId, 1)] as const;
-    const market = marketId.toString();
-    const balance = (asset: bigint) => sql`coalesce((SELECT balance FROM b WHERE b.account = o.owner AND b.asset_id = ${asset.toString()}::numeric), 0)`;
+    const available = (asset: bigint) => sql`(
+      coalesce((SELECT balance FROM ledger_balances b WHERE b.account = o.owner AND b.asset_id = ${asset.toString()}::numeric), 0)
+      - coalesce((SELECT reserved FROM order_reservations r WHERE r.owner = o.owner AND r.asset_id = ${asset.toString()}::numeric), 0))::text`;
     const query = sql`
-      WITH o (owner) AS (SELECT unnest(${[...owners]}::text[])),
-      b AS (SELECT account, asset_id, balance FROM ledger_balances WHERE account IN (SELECT owner FROM o) AND asset_id IN (${sql.join(assets.map((a) => a.toString()))})),
-      r AS (
-        SELECT owner,
-          sum(reserved) FILTER (WHERE action = 'buy') AS buys,
-          sum(reserved) FILTER (WHERE action = 'sell' AND market_id = ${market} AND outcome = 0) AS sells0,
-          sum(reserved) FILTER (WHERE action = 'sell' AND market_id = ${market} AND outcome = 1) AS sells1
-        FROM orders WHERE owner IN (SELECT owner FROM o) AND status = 'resting' GROUP BY owner)
-      SELECT o.owner,
-        (${balance(assets[0])} - coalesce(r.buys, 0))::text AS collateral,
-        (${balance(assets[1])} - coalesce(r.sells0, 0))::text AS shares0,
-        (${balance(assets[2])} - coalesce(r.sells1, 0))::text AS shares1
-      FROM o LEFT JOIN r ON r.owner = o.owner`.compile(trx);
+      SELECT o.owner, ${available(assets[0])} AS collateral, ${available(assets[1])} AS shares0, ${available(assets[2])} AS shares1
+      FROM unnest(${[...owners]}::text[]) AS o (owner)`.compile(trx);
     return {
       query,
       read: (result) => {
@@ -91,9 +120,19 @@ export class Availability {
     }
   }
 
-  /** An order of `owner` now reserves `delta` more (negative: less) of `asset`. */
+  /** An order of `owner` now reserves `delta` more (negative: less) of `asset`; kept for the owner's row (`changes`). */
   reserve(owner: Account, asset: bigint, delta: bigint): void {
     this.#add(owner, asset, -delta);
+    if (delta === 0n) return;
+    const key = `${owner}:${asset}`;
+    const change = this.#changes.get(key);
+    if (change) change.delta += delta;
+    else this.#changes.set(key, { owner, assetId: asset, delta });
+  }
+
+  /** What the batch's orders reserve more or less than before it, per owner and asset (the makers' owners included). */
+  changes(): ReservationChange[] {
+    return [...this.#changes.values()].filter((c) => c.delta !== 0n);
   }
 
   /** A match written to the ledger: its movements change the balances of the owners it touches. */

@@ -19,7 +19,7 @@ import { enqueueFillLegs } from '../../leaderboard/inbox.ts';
 import { consumeFills, countFreeFills, type Allowances } from './allowance.ts';
 import { emit, eventCursors, eventWrites, type PendingEvent } from './order-events.ts';
 import type { ViewFill } from './order-view.ts';
-import { reservationOf } from './reservations.ts';
+import { addReservations, reservationOf, type ReservationChange } from './reservations.ts';
 import type { OrderBookMarket } from './tradeable-market.ts';
 import type { OrderBookDeps, OrderTerms } from './types.ts';
 
@@ -71,6 +71,8 @@ export interface SettleFillsParams {
   /** In the order they happened. */
   fills: readonly BatchFill[];
   makers: ReadonlyMap<string, MakerChange>;
+  /** What the batch's orders reserve more or less than before it, per owner and asset (new orders and makers). */
+  reservations: readonly ReservationChange[];
   allowances: Allowances;
   /**
    * Told each order's answer once it is known, before the last writes: a step it defers (deferStep) goes with them
@@ -93,13 +95,13 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
 /**
  * The batch's writes in two pipelines (src/db/pipeline.ts), each statement in the lock order of docs/orderbook.md
  * "Concurrency": (1) the order rows, the market record, the ledger lock and the balances the fills touch, the seqs of
- * their ledger operations and the fill ids (both reserved), the makers' rows, the fill counts and the agents' event
- * cursors; (2) the ledger's operations and balances, the fills, the order events, the outbox and the leaderboard legs.
- * Everything (2) writes is known once (1) is answered: each order's answer goes to `answered` between the two (the
+ * their ledger operations, the makers' rows, what the orders reserve more or less on their owners' rows, the fill ids
+ * (reserved), the fill counts and the agents' event cursors; (2) the ledger's operations and balances, the fills, the
+ * order events, the outbox and the leaderboard legs. Everything (2) writes is known once (1) is answered: each order's answer goes to `answered` between the two (the
  * Idempotency-Key records go first in (2)). A batch whose agents are past the smallest tier's free fills (rare) counts
  * them between the two as well, one by one.
  */
-export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, allowances, answered, published }: SettleFillsParams): Promise<void> {
+export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, reservations, allowances, answered, published }: SettleFillsParams): Promise<void> {
   const now = deps.clock.now();
   const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
   const { rows, insert } = insertOrders(deps, trx, market, placed);
@@ -162,7 +164,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     settled.set(p.orderId, { row: { ...rows.get(p.orderId)!, ...stateColumns(p, p.placedAs) }, fills: own });
   }
 
-  const [, , , balances, ledgerSeqs, , fillIds, leftToCount, firstSeqs] = await runSteps(trx, [
+  const [, , , balances, ledgerSeqs, , , fillIds, leftToCount, firstSeqs] = await runSteps(trx, [
     insert,
     // The market row is locked already (the batch checked it first).
     applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills.map((f) => f.fill), now),
@@ -170,6 +172,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     ledger?.reads[1] ?? null,
     ledger?.reads[2] ?? null,
     updateMakers(deps, trx, makers),
+    addReservations(trx, reservations),
     reserveFillIds(trx, fills.length),
     countFreeFills(deps, trx, perAgent),
     eventCursors(trx, queue),
