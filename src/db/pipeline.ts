@@ -82,6 +82,15 @@ export async function runSteps<S extends readonly (Step<unknown> | null)[]>(exec
   return steps.map((s) => (s === null ? undefined : readNext(s))) as Answers<S>;
 }
 
+/**
+ * runSteps of `before` and then `steps`, in one pipeline, answering `steps`' answers only: a number of steps known at
+ * run time (one per market of a batch) ahead of the ones whose answers are read.
+ */
+export async function runStepsAfter<S extends readonly (Step<unknown> | null)[]>(executor: Executor, before: readonly (Step<unknown> | null)[], steps: S): Promise<Answers<S>> {
+  const answers = await runSteps(executor, [...before, ...steps]);
+  return answers.slice(before.length) as unknown as Answers<S>;
+}
+
 /** One step, on its own (after any the transaction has deferred). */
 export async function runStep<T>(executor: Executor, step: Step<T>): Promise<T> {
   const [answer] = await runSteps(executor, [step] as const);

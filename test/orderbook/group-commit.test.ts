@@ -30,6 +30,8 @@ let service: OrderBookService;
 /** The market of every placement's transaction, in order (the fence is called first in each). */
 const fenced: bigint[] = [];
 let refuseWith: ProblemError | null = null;
+/** Refuses only this market's batches (with refuseWith). */
+let refuseMarket: bigint | null = null;
 /** The service's round trips to the database: a statement, or a pipeline of them (src/db/pipeline.ts), is one. */
 let roundTrips = 0;
 const countRoundTrips: KyselyPlugin = { transformQuery: (args) => args.node, transformResult: async (args) => (roundTrips++, args.result) };
@@ -57,7 +59,7 @@ beforeAll(async () => {
     fills: runtime.config.fills,
     fence: (_trx, marketId) => {
       fenced.push(marketId);
-      if (refuseWith) throw refuseWith;
+      if (refuseWith && (refuseMarket === null || refuseMarket === marketId)) throw refuseWith;
       return null;
     },
   });
@@ -321,6 +323,104 @@ describe('group commit of placements', () => {
     expect(again.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
     expect(fenced).toEqual([market.marketId]);
     await expectOneByOne(before, placements.map((p, i) => ({ ...p, view: (again[i] as PromiseFulfilledResult<OrderView>).value })));
+  });
+});
+
+describe('rounds: the batches of several markets in one transaction', () => {
+  let second: { address: string; marketId: bigint };
+  const on = (m: { address: string }, o: Parameters<typeof order>[0]): PlaceOrderInput => ({ ...order(o), market: m.address });
+  const ordersOn = async (m: { marketId: bigint }) => Number((await db().selectFrom('orders').select((eb) => eb.fn.countAll<string>().as('n')).where('market_id', '=', m.marketId.toString()).executeTakeFirstOrThrow()).n);
+
+  beforeAll(async () => {
+    const creator = await registerWallet(server, undefined, 'gc-creator-2');
+    await gas(server, creator.account.address);
+    second = await createOrderBookMarket(server, creator, 'Will the second group-commit market resolve Yes?', new Date(clock.now().getTime() + 30 * 86_400_000));
+    // The service looks the market up once; from then on its orders join the queue at once, like the first market's.
+    const probe = await service.place(traders[0]!.principal, on(second, { outcome: 0, action: 'buy', price: '0.05', shares: 1n }));
+    await service.cancel(traders[0]!.principal, probe.id);
+  });
+
+  it('places the batches of markets that queued together in one transaction, each as its own batch would', async () => {
+    const placements = [
+      { trader: traders[0]!, input: on(market, { outcome: 0, action: 'buy', price: '0.6', shares: 1n }) },
+      { trader: traders[1]!, input: on(second, { outcome: 0, action: 'buy', price: '0.55', shares: 2n }) },
+      { trader: traders[2]!, input: on(market, { outcome: 1, action: 'buy', price: '0.4', shares: 1n }) },
+      { trader: traders[3]!, input: on(second, { outcome: 1, action: 'buy', price: '0.45', shares: 2n }) },
+    ];
+    const [a, b] = [await ordersOn(market), await ordersOn(second)];
+    const { transactions } = service.stats();
+    fenced.length = 0;
+    roundTrips = 0;
+
+    const outcomes = await placeTogether(placements);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const views = outcomes.map((o) => (o as PromiseFulfilledResult<OrderView>).value);
+    // One transaction, its three round trips, both markets fenced (in market id order).
+    expect(service.stats().transactions - transactions).toBe(1);
+    expect(roundTrips).toBe(3);
+    expect(fenced).toEqual([market.marketId, second.marketId].sort((x, y) => (x < y ? -1 : 1)));
+    // Each market's second order fills its first one (complete sets minted), on its own market.
+    expect(views.map((v) => [v.market.toLowerCase(), v.status, v.fills.map((f) => f.kind)])).toEqual([
+      [market.address, 'resting', []],
+      [second.address, 'resting', []],
+      [market.address, 'filled', ['MINT']],
+      [second.address, 'filled', ['MINT']],
+    ]);
+    expect(views[0]!.id).not.toBe(views[1]!.id);
+    expect([await ordersOn(market), await ordersOn(second)]).toEqual([a + 2, b + 2]);
+    const fills = await db().selectFrom('order_fills').select(['market', 'maker_order', 'taker_order']).where('taker_order', 'in', [views[2]!.id, views[3]!.id]).orderBy('id').execute();
+    expect(fills).toEqual([
+      { market: market.address, maker_order: views[0]!.id, taker_order: views[2]!.id },
+      { market: second.address, maker_order: views[1]!.id, taker_order: views[3]!.id },
+    ]);
+    // Each book in memory holds what its rows hold.
+    expect(await service.depth(market.marketId, 20)).toEqual((await bookFromRows()).depth(20));
+    await expectReservationsAgree(server);
+  });
+
+  it("shares an owner's collateral between the markets of a round: an order it cannot cover after its order on the other market is refused", async () => {
+    const rich = traders[0]!;
+    // Each bid reserves 603 of the 1000 play dollars: the second does not fit, whichever market it is on.
+    const bid = (m: { address: string }) => on(m, { outcome: 0, action: 'buy', price: '0.05', shares: 12_000n });
+    const { transactions } = service.stats();
+    const outcomes = await placeTogether([
+      { trader: rich, input: bid(market) },
+      { trader: rich, input: bid(second) },
+    ]);
+    expect(service.stats().transactions - transactions).toBe(1);
+    const placed = outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<OrderView>;
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(placed.value.status).toBe('resting');
+    expect(refused.reason).toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 409 });
+    await expectReservationsAgree(server);
+    await service.cancel(rich.principal, placed.value.id);
+  });
+
+  it("falls back to each market's own batch when one market of the round is refused: the other's orders are placed", async () => {
+    const placements = [
+      { trader: traders[4]!, input: on(market, { outcome: 0, action: 'buy', price: '0.3', shares: 1n }) },
+      { trader: traders[5]!, input: on(second, { outcome: 0, action: 'buy', price: '0.3', shares: 1n }) },
+    ];
+    const [a, b] = [await ordersOn(market), await ordersOn(second)];
+    const { transactions } = service.stats();
+    fenced.length = 0;
+    refuseWith = problem('SERVICE_UNAVAILABLE', `the book of market ${second.marketId} is held by another process`);
+    refuseMarket = second.marketId;
+    let outcomes: PromiseSettledResult<OrderView>[];
+    try {
+      outcomes = await placeTogether(placements);
+    } finally {
+      refuseWith = null;
+      refuseMarket = null;
+    }
+    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { status: 'resting' } });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { code: 'SERVICE_UNAVAILABLE' } });
+    // The round (refused), then each market alone: the first commits, the second is refused again.
+    expect(service.stats().transactions - transactions).toBe(1);
+    expect([await ordersOn(market), await ordersOn(second)]).toEqual([a + 1, b]);
+    expect(fenced.filter((m) => m === market.marketId).length).toBeGreaterThanOrEqual(2);
+    await expectReservationsAgree(server);
   });
 });
 

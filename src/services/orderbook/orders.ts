@@ -22,7 +22,7 @@ import { confirmCancel, type ConfirmCancelResult } from './orders/confirm-cancel
 import { forgetBooks } from './orders/forget-books.ts';
 import { listOrderEvents, type ListOrderEventsResult } from './orders/list-order-events.ts';
 import { listOrders, type ListOrdersParams, type ListOrdersResult } from './orders/list-orders.ts';
-import { placeOrder } from './orders/place-order.ts';
+import { placementRounds, placeOrder } from './orders/place-order.ts';
 import { readView } from './orders/order-view.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { readDepth, type ReadDepthResult } from './orders/read-depth.ts';
@@ -58,7 +58,8 @@ export interface OrderBookService {
 }
 
 export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
-  const ctx = { ...deps, books: new MarketBooks(deps.db), lookups: new Lookups(), stats: { transactions: 0, orders: 0 } };
+  const base = { ...deps, books: new MarketBooks(deps.db), lookups: new Lookups(), stats: { transactions: 0, orders: 0 } };
+  const ctx = { ...base, rounds: placementRounds(base) };
   return {
     place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),
     view: (orderId) => readView(ctx.db, orderId),

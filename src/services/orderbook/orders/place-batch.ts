@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { isProblemError, type ProblemError } from '../../../core/errors.ts';
 import { COLLATERAL_ASSET, MATCH_KINDS, outcomeAsset } from '../../../core/ledger/types.ts';
 import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
-import { runSteps, type Step } from '../../../db/pipeline.ts';
+import { runStepsAfter, type Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { StoredEvent } from '../../events/outbox.ts';
 import { ClaimTakenOver, type EffectRecorder } from '../../idempotency/idempotency.ts';
@@ -70,51 +70,70 @@ function refusingBatch<T>(by: BatchRefused['by'], make: () => Step<T> | null | u
   }
 }
 
-/** The transaction of a batch of placements on one market; answers each placement's outcome, in the batch's order. */
+/** A market's share of a batch: its book in memory and its placements, in their arrival order. */
+export interface MarketPlacements {
+  market: OrderBookMarket;
+  book: BookChanges;
+  placements: readonly Placement[];
+}
+
+/**
+ * The transaction of a batch of placements on one market or several (a round, rounds.ts); answers each market's
+ * placements' outcomes, in their order. The markets' fences and rows are locked in market id order; their orders
+ * meet their books market after market, each against what the earlier ones left (an owner's collateral is one
+ * balance whatever the market); then one set of writes for all of them.
+ */
 export async function placeBatch(
   deps: OrderBookDeps,
   trx: Transaction<DB>,
-  book: BookChanges,
-  batch: readonly Placement[],
+  parts: readonly MarketPlacements[],
   published?: (events: StoredEvent[]) => void,
-): Promise<PromiseSettledResult<OrderView>[]> {
-  const { market } = batch[0]!;
+): Promise<PromiseSettledResult<OrderView>[][]> {
+  const sorted = [...parts].sort((a, b) => (a.market.marketId < b.market.marketId ? -1 : a.market.marketId > b.market.marketId ? 1 : 0));
+  const batch = sorted.flatMap((part) => part.placements);
   const owners = [...new Set(batch.map((p) => p.trader.owner))];
   const agents = [...new Set(batch.map((p) => p.trader.agentId))];
   // Retries of answered requests: their keys' records, read first in the pipeline below (deferred by the recorders).
   const keyTaken = batch.map((p) => p.recordEffect?.alreadyRecorded?.(trx) ?? Promise.resolve(false));
   for (const taken of keyTaken) taken.catch(() => undefined); // awaited after the pipeline; its failure fails the batch there
   // The locks in their order, then the reads they protect: one pipeline (each statement sees what the ones before it locked).
-  const [, , , seqs, available, read] = await runSteps(trx, [
-    refusingBatch('fence', () => deps.fence?.(trx, market.marketId)),
-    lockOwners(trx, owners),
-    refusingBatch('market', () => lockOpenMarket(deps, trx, market)),
+  const fences = sorted.map((part) => refusingBatch('fence', () => deps.fence?.(trx, part.market.marketId)));
+  const rows = sorted.map((part) => refusingBatch('market', () => lockOpenMarket(deps, trx, part.market)));
+  const [seqs, available, read] = await runStepsAfter(trx, [...fences, lockOwners(trx, owners), ...rows], [
     reserveSeqs(trx, batch.length),
-    Availability.read(trx, deps.ledger.feeAccount, market.marketId, owners),
+    Availability.read(trx, deps.ledger.feeAccount, sorted.map((part) => part.market.marketId), owners),
     Allowances.read(deps, trx, agents),
   ] as const);
   const allowances = read ?? Allowances.none(deps, trx);
   const recorded = await Promise.all(keyTaken);
 
-  const done = new BatchState(market.marketId, available, allowances);
-  const outcomes: (PlacedOrder | ProblemError)[] = [];
-  for (const [i, p] of batch.entries()) {
-    if (recorded[i]) {
-      // Its key's record answers it (execute.ts): it places nothing.
-      outcomes.push(new ClaimTakenOver());
-      continue;
+  const states: BatchState[] = [];
+  const outcomes: (PlacedOrder | ProblemError)[][] = [];
+  let at = 0;
+  for (const { market, book, placements } of sorted) {
+    const done = new BatchState(market, available, allowances);
+    const own: (PlacedOrder | ProblemError)[] = [];
+    for (const p of placements) {
+      const i = at++;
+      if (recorded[i]) {
+        // Its key's record answers it (execute.ts): it places nothing.
+        own.push(new ClaimTakenOver());
+        continue;
+      }
+      try {
+        await allowances.require(p.trader);
+        available.require(p.trader.owner, market.marketId, p.order);
+      } catch (err) {
+        if (!isProblemError(err)) throw err;
+        own.push(err);
+        continue;
+      }
+      const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! }, p.trader.agentId);
+      for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId, result.makerAgents.get(fill.makerOrderId) ?? null);
+      own.push(done.placed(p, seqs[i]!, result));
     }
-    try {
-      await allowances.require(p.trader);
-      available.require(p.trader.owner, p.order);
-    } catch (err) {
-      if (!isProblemError(err)) throw err;
-      outcomes.push(err);
-      continue;
-    }
-    const result = book.submit({ id: p.orderId, owner: p.trader.owner, ...p.order, seq: seqs[i]! }, p.trader.agentId);
-    for (const { fill, makerRemaining } of withMakerRemainders(book, result.fills)) done.filled(fill, makerRemaining, p.trader.agentId, result.makerAgents.get(fill.makerOrderId) ?? null);
-    outcomes.push(done.placed(p, seqs[i]!, result));
+    states.push(done);
+    outcomes.push(own);
   }
 
   // Each order's answer is what the transaction wrote for it (no fill of it can be in a committed batch yet), rendered
@@ -132,9 +151,20 @@ export async function placeBatch(
       effects.push(effect);
     }
   };
-  await settleFills(deps, trx, { market, placed: [...done.placedById.values()], fills: done.fills, makers: done.makers, reservations: available.changes(), allowances, answered, published });
+  const makers = new Map(states.flatMap((done) => [...done.makers]));
+  await settleFills(deps, trx, {
+    placed: states.flatMap((done) => [...done.placedById.values()]),
+    fills: states.flatMap((done) => done.fills),
+    makers,
+    reservations: available.changes(),
+    allowances,
+    answered,
+    published,
+  });
   await Promise.all(effects);
-  return outcomes.map((o): PromiseSettledResult<OrderView> => ('orderId' in o ? { status: 'fulfilled', value: views.get(o.orderId)! } : { status: 'rejected', reason: o }));
+  const answer = (o: PlacedOrder | ProblemError): PromiseSettledResult<OrderView> => ('orderId' in o ? { status: 'fulfilled', value: views.get(o.orderId)! } : { status: 'rejected', reason: o });
+  // In the callers' order of the markets.
+  return parts.map((part) => outcomes[sorted.indexOf(part)]!.map(answer));
 }
 
 /**
@@ -146,12 +176,14 @@ class BatchState {
   readonly fills: BatchFill[] = [];
   readonly makers = new Map<string, MakerChange>();
 
+  readonly #market: OrderBookMarket;
   readonly #marketId: bigint;
   readonly #available: Availability;
   readonly #allowances: Allowances;
 
-  constructor(marketId: bigint, available: Availability, allowances: Allowances) {
-    this.#marketId = marketId;
+  constructor(market: OrderBookMarket, available: Availability, allowances: Allowances) {
+    this.#market = market;
+    this.#marketId = market.marketId;
     this.#available = available;
     this.#allowances = allowances;
   }
@@ -175,7 +207,7 @@ class BatchState {
       const before = this.makers.get(fill.makerOrderId);
       this.makers.set(fill.makerOrderId, { action, priceBps: fill.priceBps, remaining: makerRemaining, filled: (before?.filled ?? 0n) + fill.shares });
     }
-    this.fills.push({ fill, takerAgent, makerRemaining, makerAgent: inBatch?.agentId ?? makerAgent });
+    this.fills.push({ market: this.#market, fill, takerAgent, makerRemaining, makerAgent: inBatch?.agentId ?? makerAgent });
   }
 
   /** The order after its matching: what it left resting is reserved. */
@@ -183,7 +215,7 @@ class BatchState {
     const remaining = result.resting?.remaining ?? 0n;
     this.#available.reserve(p.trader.owner, reservedAssetOf(this.#marketId, p.order), reservationOf(p.order.action, p.order.priceBps, remaining));
     const state = { filled: result.fills.reduce((n, f) => n + f.shares, 0n), remaining, status: result.status, reason: result.reason };
-    const placed: PlacedOrder = { orderId: p.orderId, agentId: p.trader.agentId, owner: p.trader.owner, order: p.order, seq, result, placedAs: state, final: state };
+    const placed: PlacedOrder = { orderId: p.orderId, market: this.#market, agentId: p.trader.agentId, owner: p.trader.owner, order: p.order, seq, result, placedAs: state, final: state };
     this.placedById.set(p.orderId, placed);
     return placed;
   }

@@ -10,10 +10,11 @@ import { problem } from '../../../core/error-codes.ts';
 import type { Principal } from '../../../core/principal.ts';
 import { baseUnitsOfShares, bpsOfPrice, priceOfBps, sharesOfBaseUnits } from '../../../core/orderbook/units.ts';
 import type { FillAllowanceError } from './allowance.ts';
-import type { MarketBooks } from './books.ts';
+import type { BookChanges, MarketBooks } from './books.ts';
 import { retryingDeadlocks, type BusyError } from './locks.ts';
 import type { Lookups } from './lookups.ts';
 import { BatchRefused, placeBatch, type Placement } from './place-batch.ts';
+import { PlacementRounds, type RoundEntry } from './rounds.ts';
 import type { InsufficientBalanceError } from './reservations.ts';
 import { openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
 import { walletOf, type Trader, type TraderError } from './trader.ts';
@@ -21,7 +22,7 @@ import type { StoredEvent } from '../../events/outbox.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms, type OrderView, type PlaceOrderInput, type PlacementStats } from './types.ts';
 
-export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks; lookups: Lookups; stats: PlacementStats };
+export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks; lookups: Lookups; stats: PlacementStats; rounds: PlacementRounds<Placement, OrderView> };
 export interface PlaceOrderParams {
   principal: Principal;
   order: PlaceOrderInput;
@@ -44,7 +45,40 @@ export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recor
   const trader = (principal.agentId ? deps.lookups.traders.get(principal.agentId) : undefined) ?? (await lookUpTrader(deps, principal));
   const market = deps.lookups.markets.get(order.market.toLowerCase()) ?? (await lookUpMarket(deps, order.market));
   const placement: Placement = { orderId: randomUUID(), trader, market, order: terms, recordEffect };
-  return deps.books.batched(market.marketId, PLACEMENTS, placement, (take) => placeQueued(deps, market.marketId, take));
+  return deps.books.batched(market.marketId, PLACEMENTS, placement, (take) => deps.rounds.join(market.marketId, take));
+}
+
+/** The rounds of a service's placements (rounds.ts): what runs each round. */
+export function placementRounds(deps: Omit<PlaceOrderDeps, 'rounds'>): PlacementRounds<Placement, OrderView> {
+  const rounds: PlacementRounds<Placement, OrderView> = new PlacementRounds((round) => placeRound({ ...deps, rounds }, round));
+  return rounds;
+}
+
+/**
+ * One round: a single market's batch as it always ran (placeQueued); several markets' batches in one transaction, and
+ * if that fails for any reason (a refusal of one market's batch, a failed write, a deadlock past its retries), each
+ * market's batch again on its own, exactly as if it had been alone.
+ */
+async function placeRound(deps: PlaceOrderDeps, round: readonly RoundEntry<Placement, OrderView>[]): Promise<void> {
+  if (round.length > 1) {
+    let outcomes: PromiseSettledResult<OrderView>[][] | null = null;
+    try {
+      outcomes = await commit(deps, round);
+    } catch {
+      outcomes = null;
+    }
+    if (outcomes) {
+      round.forEach((entry, i) => entry.resolve(outcomes[i]!));
+      return;
+    }
+  }
+  for (const entry of round) {
+    try {
+      entry.resolve(await placeQueued(deps, entry.marketId, entry.take));
+    } catch (err) {
+      entry.reject(err);
+    }
+  }
 }
 
 async function lookUpTrader(deps: PlaceOrderDeps, principal: Principal): Promise<Trader> {
@@ -65,7 +99,7 @@ async function lookUpMarket(deps: PlaceOrderDeps, address: string): Promise<Orde
  */
 async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
   try {
-    return await commit(deps, marketId, take);
+    return (await commit(deps, [{ marketId, take }]))[0]!;
   } catch (err) {
     const batch = take();
     const refused = refusalOf(deps, batch, err);
@@ -75,7 +109,7 @@ async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => P
     const outcomes: PromiseSettledResult<OrderView>[] = [];
     for (const p of batch) {
       try {
-        outcomes.push(...(await commit(deps, marketId, () => [p])));
+        outcomes.push(...(await commit(deps, [{ marketId, take: () => [p] }]))[0]!);
       } catch (alone) {
         outcomes.push({ status: 'rejected', reason: refusalOf(deps, batch, alone) ?? alone });
       }
@@ -85,22 +119,43 @@ async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => P
 }
 
 /**
- * One transaction for the batch (tried again on a deadlock); the market's book is rebuilt from the rows if it fails.
- * Its outbox events go to the event bus as written, once committed (no read of them back).
+ * One transaction for the batches of one market or several (tried again on a deadlock); each market's book is rebuilt
+ * from the rows if it fails. Its outbox events go to the event bus as written, once committed (no read of them back).
+ * Answers each market's placements' outcomes, in the order of `markets`.
  */
-async function commit(deps: PlaceOrderDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
+async function commit(deps: PlaceOrderDeps, markets: readonly { marketId: bigint; take: () => Placement[] }[]): Promise<PromiseSettledResult<OrderView>[][]> {
   let published: StoredEvent[] = [];
   const outcomes = await retryingDeadlocks(() =>
-    deps.books.changing(marketId, (book) => {
-      published = [];
-      return deps.db.transaction().execute((trx) => placeBatch(deps, trx, book, take(), (events) => published.push(...events)));
-    }),
+    changingAll(
+      deps.books,
+      markets.map((m) => m.marketId),
+      (books) => {
+        published = [];
+        return deps.db.transaction().execute((trx) =>
+          placeBatch(
+            deps,
+            trx,
+            markets.map((m, i) => {
+              const placements = m.take();
+              return { market: placements[0]!.market, book: books[i]!, placements };
+            }),
+            (events) => published.push(...events),
+          ),
+        );
+      },
+    ),
   );
   deps.stats.transactions += 1;
-  deps.stats.orders += outcomes.filter((o) => o.status === 'fulfilled').length;
+  deps.stats.orders += outcomes.flat().filter((o) => o.status === 'fulfilled').length;
   if (published.length > 0) deps.events.committed(published);
   else deps.events.notify();
   return outcomes;
+}
+
+/** Runs `change` on the books of `marketIds` (distinct), in their order; each is rebuilt from the rows if it fails. */
+function changingAll<T>(books: MarketBooks, marketIds: readonly bigint[], change: (books: BookChanges[]) => Promise<T>): Promise<T> {
+  if (marketIds.length === 0) return change([]);
+  return books.changing(marketIds[0]!, (first) => changingAll(books, marketIds.slice(1), (rest) => change([first, ...rest])));
 }
 
 /** The problem that refused the whole batch, if that is how it failed. */

@@ -65,19 +65,18 @@ export function reservationOf(action: OrderAction, priceBps: number, remaining: 
 export const reservedAssetOf = (marketId: bigint, order: { action: OrderAction; outcome: Outcome }): bigint => (order.action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(marketId, order.outcome));
 
 /**
- * The available balances of a batch's owners on one market — collateral and both outcomes' shares — as read at the
- * start of the batch's transaction (under the owners' placement locks), then kept in step with the batch in memory.
+ * The available balances of a batch's owners on its markets — collateral and both outcomes' shares of each — as read at
+ * the start of the batch's transaction (under the owners' placement locks), then kept in step with the batch in memory.
+ * One instance serves every market of the batch: an owner's collateral is one balance whichever market spends it.
  */
 export class Availability {
-  readonly #marketId: bigint;
   readonly #feeAccount: Account;
   // owner → asset id → available (ledger balance minus resting reservations).
   readonly #available: Map<Account, Map<bigint, bigint>>;
   // owner:asset → what the batch changed of the owner's reservation.
   readonly #changes = new Map<string, ReservationChange>();
 
-  private constructor(marketId: bigint, feeAccount: Account, available: Map<Account, Map<bigint, bigint>>) {
-    this.#marketId = marketId;
+  private constructor(feeAccount: Account, available: Map<Account, Map<bigint, bigint>>) {
     this.#feeAccount = feeAccount;
     this.#available = available;
   }
@@ -85,30 +84,33 @@ export class Availability {
   /**
    * The statement that reads the owners' balances and reservations at once, so a fill committed meanwhile by another market's
    * transaction (these owners' resting orders may be its makers) is seen in both or in neither: one row of each per owner
-   * and asset (order_reservations keeps what the resting orders reserve, migration 0034). The owners go as one array, so
-   * the statement is one text (kept prepared) whatever their number.
+   * and asset (order_reservations keeps what the resting orders reserve, migration 0034). The owners and the assets go as
+   * arrays, so the statement is one text (kept prepared) whatever their number.
    */
-  static read(trx: Transaction<DB>, feeAccount: Account, marketId: bigint, owners: readonly Account[]): Step<Availability> {
-    const assets = [COLLATERAL_ASSET, outcomeAsset(marketId, 0), outcomeAsset(marketId, 1)] as const;
-    const available = (asset: bigint) => sql`(
-      coalesce((SELECT balance FROM ledger_balances b WHERE b.account = o.owner AND b.asset_id = ${asset.toString()}::numeric), 0)
-      - coalesce((SELECT reserved FROM order_reservations r WHERE r.owner = o.owner AND r.asset_id = ${asset.toString()}::numeric), 0))::text`;
+  static read(trx: Transaction<DB>, feeAccount: Account, marketIds: readonly bigint[], owners: readonly Account[]): Step<Availability> {
+    const assets = [COLLATERAL_ASSET, ...marketIds.flatMap((m) => [outcomeAsset(m, 0), outcomeAsset(m, 1)])];
     const query = sql`
-      SELECT o.owner, ${available(assets[0])} AS collateral, ${available(assets[1])} AS shares0, ${available(assets[2])} AS shares1
-      FROM unnest(${[...owners]}::text[]) AS o (owner)`.compile(trx);
+      SELECT o.owner, a.asset::text AS asset_id, (
+        coalesce((SELECT balance FROM ledger_balances b WHERE b.account = o.owner AND b.asset_id = a.asset), 0)
+        - coalesce((SELECT reserved FROM order_reservations r WHERE r.owner = o.owner AND r.asset_id = a.asset), 0))::text AS available
+      FROM unnest(${[...owners]}::text[]) AS o (owner) CROSS JOIN unnest(${assets.map(String)}::numeric[]) AS a (asset)`.compile(trx);
     return {
       query,
       read: (result) => {
-        const rows = result.rows as { owner: Account; collateral: string; shares0: string; shares1: string }[];
-        const available = new Map(rows.map((r) => [r.owner, new Map([[assets[0], BigInt(r.collateral)], [assets[1], BigInt(r.shares0)], [assets[2], BigInt(r.shares1)]])]));
-        return new Availability(marketId, feeAccount, available);
+        const available = new Map<Account, Map<bigint, bigint>>();
+        for (const r of result.rows as { owner: Account; asset_id: string; available: string }[]) {
+          let held = available.get(r.owner);
+          if (!held) available.set(r.owner, (held = new Map()));
+          held.set(BigInt(r.asset_id), BigInt(r.available));
+        }
+        return new Availability(feeAccount, available);
       },
     };
   }
 
-  /** Refuses the order unless its owner has its whole reservation available now. */
-  require(owner: Account, order: OrderTerms): void {
-    const asset = reservedAssetOf(this.#marketId, order);
+  /** Refuses the order (on market `marketId`) unless its owner has its whole reservation available now. */
+  require(owner: Account, marketId: bigint, order: OrderTerms): void {
+    const asset = reservedAssetOf(marketId, order);
     const need = reservationOf(order.action, order.priceBps, order.shares);
     const have = this.#available.get(owner)?.get(asset) ?? 0n;
     if (have < need) {

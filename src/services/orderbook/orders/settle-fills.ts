@@ -10,7 +10,7 @@ import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/ty
 import { takerPriceOf } from '../../../core/orderbook/engine.ts';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { NewEvent, StoredEvent } from '../../events/outbox.ts';
-import { runSteps, type Step } from '../../../db/pipeline.ts';
+import { runSteps, runStepsAfter, type Step } from '../../../db/pipeline.ts';
 import { unnestRows, type Cell } from '../../../db/unnest.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
@@ -36,6 +36,7 @@ export interface OrderState {
 /** An order of the batch that passed its checks and met the book. */
 export interface PlacedOrder {
   orderId: string;
+  market: OrderBookMarket;
   agentId: string;
   owner: Account;
   order: OrderTerms;
@@ -49,6 +50,7 @@ export interface PlacedOrder {
 
 /** A fill of the batch, with what its maker had left after it. */
 export interface BatchFill {
+  market: OrderBookMarket;
   fill: Fill;
   takerAgent: string;
   makerRemaining: bigint;
@@ -65,10 +67,9 @@ export interface MakerChange {
 }
 
 export interface SettleFillsParams {
-  market: OrderBookMarket;
-  /** In arrival order. */
+  /** In arrival order, market after market (the batch's markets in its order). */
   placed: readonly PlacedOrder[];
-  /** In the order they happened. */
+  /** In the order they happened (so, market after market as `placed`). */
   fills: readonly BatchFill[];
   makers: ReadonlyMap<string, MakerChange>;
   /** What the batch's orders reserve more or less than before it, per owner and asset (new orders and makers). */
@@ -101,10 +102,18 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
  * Idempotency-Key records go first in (2)). A batch whose agents are past the smallest tier's free fills (rare) counts
  * them between the two as well, one by one.
  */
-export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { market, placed, fills, makers, reservations, allowances, answered, published }: SettleFillsParams): Promise<void> {
+export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { placed, fills, makers, reservations, allowances, answered, published }: SettleFillsParams): Promise<void> {
   const now = deps.clock.now();
-  const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(market.marketId, f.fill))) : null;
-  const { rows, insert } = insertOrders(deps, trx, market, placed);
+  const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(f.market.marketId, f.fill))) : null;
+  const { rows, insert } = insertOrders(deps, trx, placed);
+  // Each market's record with its fills (the rows are locked already: the batch checked them first).
+  const markets = new Map<string, { market: OrderBookMarket; fills: Fill[] }>();
+  for (const f of fills) {
+    const entry = markets.get(f.market.address) ?? { market: f.market, fills: [] };
+    entry.fills.push(f.fill);
+    markets.set(f.market.address, entry);
+  }
+  const records = [...markets.values()].map(({ market, fills: own }) => applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, own, now));
   // The makers' agents, as the book knows them (books.ts); one the book does not know (none, by construction) is read.
   const unknown = [...new Set(fills.filter((f) => f.makerAgent === null).map((f) => f.fill.makerOrderId))];
   const read = unknown.length > 0 ? await agentsOf(trx, unknown) : new Map<string, string>();
@@ -155,7 +164,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
       const trade = { kind: 'orderbook', fillId: '', outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) };
       awaiting.push({ fill: next + i, body: trade, event: null });
       // The taker's outcome, action and price, as GET /discover/markets/{address}/trades shows the fill.
-      trades.push({ type: 'market.trade', chainId: deps.chainId, marketAddress: market.address.toLowerCase(), payload: trade });
+      trades.push({ type: 'market.trade', chainId: deps.chainId, marketAddress: f.market.address.toLowerCase(), payload: trade });
     }
     next += p.result.fills.length;
     if (p.result.status !== 'filled' && p.result.status !== 'resting') {
@@ -164,10 +173,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
     settled.set(p.orderId, { row: { ...rows.get(p.orderId)!, ...stateColumns(p, p.placedAs) }, fills: own });
   }
 
-  const [, , , balances, ledgerSeqs, , , fillIds, leftToCount, firstSeqs] = await runSteps(trx, [
-    insert,
-    // The market row is locked already (the batch checked it first).
-    applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, fills.map((f) => f.fill), now),
+  const [, balances, ledgerSeqs, , , fillIds, leftToCount, firstSeqs] = await runStepsAfter(trx, [insert, ...records], [
     ledger?.reads[0] ?? null,
     ledger?.reads[1] ?? null,
     ledger?.reads[2] ?? null,
@@ -197,7 +203,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { mark
   // the lock order does not matter. The outbox counter is locked last (docs/events.md).
   await runSteps(trx, [
     ...ledgerWrites,
-    insertFills(deps, trx, market, fills, fillRows),
+    insertFills(deps, trx, fills, fillRows),
     ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published),
     enqueueFillLegs(trx, deps.chainId, fillIds ?? []),
   ]);
@@ -236,7 +242,6 @@ function stateColumns(p: Pick<PlacedOrder, 'order'>, s: OrderState) {
 function insertOrders(
   deps: Pick<SettleDeps, 'clock' | 'chainId'>,
   trx: Transaction<DB>,
-  market: OrderBookMarket,
   placed: readonly PlacedOrder[],
 ): { rows: Map<string, Selectable<OrdersTable>>; insert: Step<void> | null } {
   const now = deps.clock.now();
@@ -247,8 +252,8 @@ function insertOrders(
       agent_id: p.agentId,
       owner: p.owner,
       chain_id: deps.chainId,
-      market: market.address,
-      market_id: market.marketId.toString(),
+      market: p.market.address,
+      market_id: p.market.marketId.toString(),
       outcome: p.order.outcome,
       action: p.order.action,
       price_bps: p.order.priceBps,
@@ -273,10 +278,10 @@ function insertOrders(
 }
 
 /** Writes the fills, in order, under the ids reserved for them and the ledger seqs their matches got (null: no fill). */
-function insertFills(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, market: OrderBookMarket, fills: readonly BatchFill[], rows: readonly ViewFill[]): Step<void> | null {
+function insertFills(deps: Pick<SettleDeps, 'clock'>, trx: Transaction<DB>, fills: readonly BatchFill[], rows: readonly ViewFill[]): Step<void> | null {
   if (fills.length === 0) return null;
   const columns = ['id', 'market_id', 'market', 'maker_order', 'taker_order', 'maker', 'taker', 'side', 'kind', 'price_bps', 'shares', 'taker_fee', 'ledger_seq', 'created_at'];
-  const cells = fills.map(({ fill }, i): Cell[] => [rows[i]!.id, market.marketId, market.address, fill.makerOrderId, fill.takerOrderId, fill.maker, fill.taker, fill.side, fill.kind, fill.priceBps, fill.shares, fill.takerFee, rows[i]!.ledger_seq, deps.clock.now()]);
+  const cells = fills.map(({ market, fill }, i): Cell[] => [rows[i]!.id, market.marketId, market.address, fill.makerOrderId, fill.takerOrderId, fill.maker, fill.taker, fill.side, fill.kind, fill.priceBps, fill.shares, fill.takerFee, rows[i]!.ledger_seq, deps.clock.now()]);
   const query = sql`
     INSERT INTO order_fills (${sql.raw(columns.join(', '))}) OVERRIDING SYSTEM VALUE
     SELECT u.id::bigint, u.market_id::bigint, u.market, u.maker_order::uuid, u.taker_order::uuid, u.maker, u.taker, u.side::smallint, u.kind::smallint, u.price_bps::int,

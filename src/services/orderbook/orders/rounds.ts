@@ -1,0 +1,54 @@
+/**
+ * Rounds: the batches of placements that several markets' queues have ready at one time go into one transaction
+ * (docs/orderbook.md "Group commit across markets"). A market's queue runs one batch at a time; when its batch is due
+ * it joins the next round, and rounds run one after another, so everything queued while a round runs (on any market)
+ * goes into the one after it. A round of one market is that market's batch as before; a round of several fails over
+ * to each market's own batch (and its retries, order by order), so a refusal or a failure of one market's orders
+ * never costs another market's theirs more than a second try.
+ */
+
+/** A market's batch waiting for its round: how to take its placements, and what the round answers it. */
+export interface RoundEntry<I, R> {
+  marketId: bigint;
+  /** The market queue's take (books.ts): the same items on every call. */
+  take: () => I[];
+  resolve: (outcomes: PromiseSettledResult<R>[]) => void;
+  reject: (err: unknown) => void;
+}
+
+export class PlacementRounds<I, R> {
+  #waiting: RoundEntry<I, R>[] = [];
+  #running = false;
+  readonly #run: (round: readonly RoundEntry<I, R>[]) => Promise<void>;
+
+  /** `run` settles every entry of the round it is given. */
+  constructor(run: (round: readonly RoundEntry<I, R>[]) => Promise<void>) {
+    this.#run = run;
+  }
+
+  /** The market's batch, in the next round; answers its placements' outcomes. */
+  join(marketId: bigint, take: () => I[]): Promise<PromiseSettledResult<R>[]> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ marketId, take, resolve, reject });
+      if (!this.#running) void this.#loop();
+    });
+  }
+
+  async #loop(): Promise<void> {
+    this.#running = true;
+    try {
+      // A turn of the event loop first, so the other markets whose batches fell due in this one join the round.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (this.#waiting.length > 0) {
+        const round = this.#waiting.splice(0);
+        try {
+          await this.#run(round);
+        } catch (err) {
+          for (const entry of round) entry.reject(err);
+        }
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+}
