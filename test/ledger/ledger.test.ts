@@ -34,6 +34,24 @@ const match = (kind: 0 | 1 | 2 | 3, maker: Account, taker: Account, shares: bigi
 });
 const proofOf = (account: string) => server.call('GET', `/api/v1/ledger/proof/${account}`);
 
+/** A batcher of the test's own on the service's ledger and contract (the service's own stopped meanwhile): batches close when flushed or full. */
+function batcherOf(mode: 'journal' | 'legacy', maxOps: number) {
+  const { services } = server.runtime;
+  return createLedgerBatcher({
+    db: server.runtime.database.db,
+    client: services.chain.client,
+    relayer: server.runtime.relayer,
+    clock: server.runtime.clock,
+    log: server.runtime.log,
+    chainId: server.config.chain.id,
+    contract: services.ledgerBatcher.contract,
+    feeAccount: services.ledger.feeAccount,
+    mode,
+    maxOps,
+    intervalMs: 3_600_000,
+  });
+}
+
 describe('play-money ledger', () => {
   it('refuses an operation that would leave a balance negative and writes nothing of it', async () => {
     const { ledger } = server.runtime.services;
@@ -100,19 +118,7 @@ describe('play-money ledger', () => {
     const services = server.runtime.services;
     const { db } = server.runtime.database;
     await services.ledgerBatcher.stop();
-    const small = createLedgerBatcher({
-      db,
-      client: services.chain.client,
-      relayer: server.runtime.relayer,
-      clock: server.runtime.clock,
-      log: server.runtime.log,
-      chainId: server.config.chain.id,
-      contract: services.ledgerBatcher.contract,
-      feeAccount: services.ledger.feeAccount,
-      mode: 'journal',
-      maxOps: 2,
-      intervalMs: 3_600_000,
-    });
+    const small = batcherOf('journal', 2);
     await small.start();
     try {
       const nonce = small.committed().nonce;
@@ -139,19 +145,7 @@ describe('play-money ledger', () => {
   it('commits a legacy batch after journal ones; the replay reproduces the root, then finds a tampered payload', async () => {
     const services = server.runtime.services;
     await services.ledgerBatcher.stop();
-    const legacy = createLedgerBatcher({
-      db: server.runtime.database.db,
-      client: services.chain.client,
-      relayer: server.runtime.relayer,
-      clock: server.runtime.clock,
-      log: server.runtime.log,
-      chainId: server.config.chain.id,
-      contract: services.ledgerBatcher.contract,
-      feeAccount: services.ledger.feeAccount,
-      mode: 'legacy',
-      maxOps: 10_000,
-      intervalMs: 3_600_000,
-    });
+    const legacy = batcherOf('legacy', 10_000);
     await legacy.start();
     try {
       // The journal batches before it: the first test's, and the backlog test's three.
