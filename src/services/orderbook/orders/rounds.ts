@@ -2,9 +2,9 @@
  * Rounds: the batches of placements that several markets' queues have ready at one time go into one transaction
  * (docs/orderbook.md "Group commit across markets"). A market's queue runs one batch at a time; when its batch is due
  * it joins the next round, and rounds run one after another, so everything queued while a round runs (on any market)
- * goes into the one after it. A round of one market is that market's batch as before; a round of several fails over
- * to each market's own batch (and its retries, order by order), so a refusal or a failure of one market's orders
- * never costs another market's theirs more than a second try.
+ * goes into the one after it (MAX_ROUND_MARKETS at most; the rest into the next). A round of one market is that
+ * market's batch as before; a round of several fails over to each market's own batch (and its retries, order by
+ * order), so a refusal or a failure of one market's orders never costs another market's theirs more than a second try.
  */
 
 /** A market's batch waiting for its round: how to take its placements, and what the round answers it. */
@@ -15,6 +15,9 @@ export interface RoundEntry<I, R> {
   resolve: (outcomes: PromiseSettledResult<R>[]) => void;
   reject: (err: unknown) => void;
 }
+
+/** Markets in one round at most: with their batches of MAX_BATCH (books.ts), a transaction places 1,024 orders at most. */
+export const MAX_ROUND_MARKETS = 16;
 
 export class PlacementRounds<I, R> {
   #waiting: RoundEntry<I, R>[] = [];
@@ -40,7 +43,7 @@ export class PlacementRounds<I, R> {
       // A turn of the event loop first, so the other markets whose batches fell due in this one join the round.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.#waiting.length > 0) {
-        const round = this.#waiting.splice(0);
+        const round = this.#waiting.splice(0, MAX_ROUND_MARKETS);
         try {
           await this.#run(round);
         } catch (err) {
