@@ -182,7 +182,6 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     const ops = pending.map(rowToOp);
     const next = treeWith(await changesOf(db, ops));
     const newRoot = next.root();
-    prepared = { nonce, tree: next };
     let calldata: Hex;
     let payloadHash: Hex | null = null;
     let journalCommitment = committed.journalCommitment;
@@ -211,7 +210,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     }
     const first = String(pending[0]!.seq);
     const last = String(pending[pending.length - 1]!.seq);
-    return db.transaction().execute(async (trx) => {
+    const closed = await db.transaction().execute(async (trx) => {
       await trx
         .insertInto('ledger_batches')
         .values({
@@ -237,6 +236,8 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
       log.info({ nonce: nonce.toString(), ops: pending.length, mode }, 'ledger: batch closed');
       return { nonce, calldata, firstSeq: first, lastSeq: last, opCount: pending.length, newRoot };
     });
+    prepared = { nonce, tree: next };
+    return closed;
   };
 
   const commit = async (batch: BatchRow): Promise<BatchOutcome> => {

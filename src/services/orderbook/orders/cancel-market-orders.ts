@@ -7,9 +7,7 @@ import type { DB } from '../../../db/schema.ts';
 import type { EndedMarket } from '../../markets/ended-markets.ts';
 import { writeEvents, type PendingEvent } from './order-events.ts';
 import type { MarketEndReason, OrderBookDeps } from './types.ts';
-import type { Outcome } from '../../../core/orderbook/types.ts';
-import { reservedAssetOf } from './reservations.ts';
-import { writeAllCancelled } from './write-cancelled.ts';
+import { CANCEL_COLUMNS, writeCancelled } from './write-cancelled.ts';
 
 export type CancelMarketOrdersDeps = Pick<OrderBookDeps, 'clock' | 'chainId'>;
 export interface CancelMarketOrdersParams {
@@ -30,7 +28,7 @@ export async function cancelMarketOrders(deps: CancelMarketOrdersDeps, { trx, ma
   if (ids.length === 0) return 0;
   const resting = await trx
     .selectFrom('orders')
-    .select(['id', 'agent_id', 'owner', 'action', 'market_id', 'outcome', 'remaining', 'reserved'])
+    .select([...CANCEL_COLUMNS, 'remaining'])
     .where('chain_id', '=', deps.chainId)
     .where('market_id', 'in', ids)
     .where('status', '=', 'resting')
@@ -38,15 +36,13 @@ export async function cancelMarketOrders(deps: CancelMarketOrdersDeps, { trx, ma
     .forUpdate()
     .execute();
   const queue: PendingEvent[] = [];
-  const orders = resting.map((r) => ({
-    id: r.id,
-    agentId: r.agent_id,
-    owner: r.owner,
-    assetId: reservedAssetOf(BigInt(r.market_id), { action: r.action, outcome: r.outcome as Outcome }),
-    reserved: BigInt(r.reserved),
-    remaining: BigInt(r.remaining),
-  }));
-  await writeAllCancelled(deps, trx, queue, orders, reason);
+  await writeCancelled(
+    deps,
+    trx,
+    queue,
+    resting.map((r) => ({ ...r, cancelled: BigInt(r.remaining) })),
+    reason,
+  );
   await writeEvents(deps, trx, queue);
   return resting.length;
 }

@@ -15,7 +15,7 @@ import { writeEvents, type PendingEvent } from './order-events.ts';
 import { readView } from './order-view.ts';
 import { ownOrder, type OrderNotFoundError, type TraderError } from './trader.ts';
 import type { OrderBookDeps, OrderView } from './types.ts';
-import { writeCancelled } from './write-cancelled.ts';
+import { CANCEL_COLUMNS, writeCancelled } from './write-cancelled.ts';
 
 export type CancelOrderDeps = Pick<OrderBookDeps, 'db' | 'clock' | 'events' | 'chainId' | 'fence'> & { books: MarketBooks };
 export interface CancelOrderParams {
@@ -59,12 +59,12 @@ async function cancelInTransaction(
 ): Promise<void> {
   await fence(deps, trx, order.marketId);
   const queue: PendingEvent[] = [];
-  const row = await trx.selectFrom('orders').select(['status']).where('id', '=', order.id).forUpdate().executeTakeFirstOrThrow();
+  const row = await trx.selectFrom('orders').select(['status', ...CANCEL_COLUMNS]).where('id', '=', order.id).forUpdate().executeTakeFirstOrThrow();
   // Always accepted: an order with nothing left to cancel just records the request.
   await trx.updateTable('orders').set({ cancel_requested_at: deps.clock.now(), updated_at: deps.clock.now() }).where('id', '=', order.id).where('cancel_requested_at', 'is', null).execute();
   await recordEffect?.(trx, order.id);
   if (row.status !== 'resting') return;
   const removed = book.cancel(order.id);
-  await writeCancelled(deps, trx, queue, order, 'CANCELLED_BY_OWNER', removed?.remaining ?? 0n);
+  await writeCancelled(deps, trx, queue, [{ ...row, cancelled: removed?.remaining ?? 0n }], 'CANCELLED_BY_OWNER');
   await writeEvents(deps, trx, queue);
 }

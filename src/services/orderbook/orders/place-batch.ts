@@ -177,13 +177,11 @@ class BatchState {
   readonly makers = new Map<string, MakerChange>();
 
   readonly #market: OrderBookMarket;
-  readonly #marketId: bigint;
   readonly #available: Availability;
   readonly #allowances: Allowances;
 
   constructor(market: OrderBookMarket, available: Availability, allowances: Allowances) {
     this.#market = market;
-    this.#marketId = market.marketId;
     this.#available = available;
     this.#allowances = allowances;
   }
@@ -193,11 +191,11 @@ class BatchState {
    * `makerAgent`: the maker's agent as the book knows it (null: unknown, read from its row).
    */
   filled(fill: Fill, makerRemaining: bigint, takerAgent: string, makerAgent: string | null): void {
-    this.#available.settle(matchOf(this.#marketId, fill));
+    this.#available.settle(matchOf(this.#market.marketId, fill));
     this.#allowances.count(fill.maker);
     this.#allowances.count(fill.taker);
     const action = makerActionOf(fill);
-    const asset = action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(this.#marketId, fill.side);
+    const asset = action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(this.#market.marketId, fill.side);
     this.#available.reserve(fill.maker, asset, reservationOf(action, fill.priceBps, makerRemaining) - reservationOf(action, fill.priceBps, makerRemaining + fill.shares));
     const inBatch = this.placedById.get(fill.makerOrderId);
     if (inBatch) {
@@ -213,7 +211,7 @@ class BatchState {
   /** The order after its matching: what it left resting is reserved. */
   placed(p: Placement, seq: bigint, result: SubmitResult): PlacedOrder {
     const remaining = result.resting?.remaining ?? 0n;
-    this.#available.reserve(p.trader.owner, reservedAssetOf(this.#marketId, p.order), reservationOf(p.order.action, p.order.priceBps, remaining));
+    this.#available.reserve(p.trader.owner, reservedAssetOf(this.#market.marketId, p.order), reservationOf(p.order.action, p.order.priceBps, remaining));
     const state = { filled: result.fills.reduce((n, f) => n + f.shares, 0n), remaining, status: result.status, reason: result.reason };
     const placed: PlacedOrder = { orderId: p.orderId, market: this.#market, agentId: p.trader.agentId, owner: p.trader.owner, order: p.order, seq, result, placedAs: state, final: state };
     this.placedById.set(p.orderId, placed);

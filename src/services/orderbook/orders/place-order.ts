@@ -22,7 +22,9 @@ import type { StoredEvent } from '../../events/outbox.ts';
 import type { EffectRecorder } from '../../idempotency/idempotency.ts';
 import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms, type OrderView, type PlaceOrderInput, type PlacementStats } from './types.ts';
 
-export type PlaceOrderDeps = OrderBookDeps & { books: MarketBooks; lookups: Lookups; stats: PlacementStats; rounds: PlacementRounds<Placement, OrderView> };
+/** What the placements' transactions need (a round, a market's batch, an order alone). */
+type RoundDeps = OrderBookDeps & { books: MarketBooks; lookups: Lookups; stats: PlacementStats };
+export type PlaceOrderDeps = RoundDeps & { rounds: PlacementRounds<Placement, OrderView> };
 export interface PlaceOrderParams {
   principal: Principal;
   order: PlaceOrderInput;
@@ -49,9 +51,8 @@ export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recor
 }
 
 /** The rounds of a service's placements (rounds.ts): what runs each round. */
-export function placementRounds(deps: Omit<PlaceOrderDeps, 'rounds'>): PlacementRounds<Placement, OrderView> {
-  const rounds: PlacementRounds<Placement, OrderView> = new PlacementRounds((round) => placeRound({ ...deps, rounds }, round));
-  return rounds;
+export function placementRounds(deps: RoundDeps): PlacementRounds<Placement, OrderView> {
+  return new PlacementRounds((round) => placeRound(deps, round));
 }
 
 /**
@@ -59,7 +60,7 @@ export function placementRounds(deps: Omit<PlaceOrderDeps, 'rounds'>): Placement
  * if that fails for any reason (a refusal of one market's batch, a failed write, a deadlock past its retries), each
  * market's batch again on its own, exactly as if it had been alone.
  */
-async function placeRound(deps: PlaceOrderDeps, round: readonly RoundEntry<Placement, OrderView>[]): Promise<void> {
+async function placeRound(deps: RoundDeps, round: readonly RoundEntry<Placement, OrderView>[]): Promise<void> {
   if (round.length > 1) {
     let outcomes: PromiseSettledResult<OrderView>[][] | null = null;
     try {
@@ -97,7 +98,7 @@ async function lookUpMarket(deps: PlaceOrderDeps, address: string): Promise<Orde
  * Places the batch at the head of the market's queue, taken once its transaction holds a connection (everyone who
  * queued while it waited for one joins); answers each placement's outcome in the batch's order.
  */
-async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
+async function placeQueued(deps: RoundDeps, marketId: bigint, take: () => Placement[]): Promise<PromiseSettledResult<OrderView>[]> {
   try {
     return (await commit(deps, [{ marketId, take }]))[0]!;
   } catch (err) {
@@ -123,7 +124,7 @@ async function placeQueued(deps: PlaceOrderDeps, marketId: bigint, take: () => P
  * from the rows if it fails. Its outbox events go to the event bus as written, once committed (no read of them back).
  * Answers each market's placements' outcomes, in the order of `markets`.
  */
-async function commit(deps: PlaceOrderDeps, markets: readonly { marketId: bigint; take: () => Placement[] }[]): Promise<PromiseSettledResult<OrderView>[][]> {
+async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; take: () => Placement[] }[]): Promise<PromiseSettledResult<OrderView>[][]> {
   let published: StoredEvent[] = [];
   const outcomes = await retryingDeadlocks(() =>
     changingAll(
@@ -159,7 +160,7 @@ function changingAll<T>(books: MarketBooks, marketIds: readonly bigint[], change
 }
 
 /** The problem that refused the whole batch, if that is how it failed. */
-function refusalOf(deps: PlaceOrderDeps, batch: readonly Placement[], err: unknown): Error | null {
+function refusalOf(deps: RoundDeps, batch: readonly Placement[], err: unknown): Error | null {
   if (!(err instanceof BatchRefused)) return null;
   const { market } = batch[0]!;
   // Another process holds the book now: what memory has may be overtaken by its placements; the next use loads it.

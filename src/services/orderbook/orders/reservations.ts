@@ -47,13 +47,10 @@ export function addReservations(trx: Transaction<DB>, changes: readonly Reservat
 }
 
 /** Refuses rows an upsert of order_reservations left below zero: what the orders reserve and the rows disagree. */
-export function overReleased(rows: readonly Record<string, unknown>[]): void {
+function overReleased(rows: readonly Record<string, unknown>[]): void {
   const below = rows.find((r) => BigInt(r.reserved as string) < 0n);
   if (below) throw new Error(`order book: the reservations of ${String(below.owner)} in asset ${String(below.asset_id)} would be ${String(below.reserved)}: more was released than its orders reserved`);
 }
-
-/** The ledger asset an order row reserves, in SQL (`o`: the row's alias): reservedAssetOf. */
-export const RESERVED_ASSET_SQL = (o: string) => sql.raw(`(CASE WHEN ${o}.action = 'buy' THEN 0 ELSE ${o}.market_id::numeric * 256 + ${o}.outcome END)`);
 
 /** What an order reserves while it can still fill: collateral (buys: cost plus the most fee it could pay) or shares (sells). */
 export function reservationOf(action: OrderAction, priceBps: number, remaining: bigint): bigint {
