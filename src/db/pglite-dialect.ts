@@ -19,6 +19,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { arrayLiteral, MessageWriter, readResults } from './pglite-wire.ts';
 
 /**
  * A FIFO async mutex. `lock()` resolves with a release function once every earlier holder has released.
@@ -109,10 +110,13 @@ function concatMessages(parts: readonly Uint8Array[]): Uint8Array {
  * Named prepared statements on PGlite's one session. `PGlite.query()` parses, describes and plans every statement again
  * and talks to the backend six times per statement; a kept statement is parsed and described once, and each run is one
  * exchange (bind, describe, execute, sync), three to five times cheaper (docs/orderbook.md "What the numbers say").
- * Values are serialised and rows parsed with the instance's own serializers and parsers, exactly as query() does.
+ * Their runs' messages are written and their answers read by pglite-wire.ts (PGlite's own protocol code cost a fifth of
+ * the order path), each value through the instance's own serializers and parsers: the rows are those query() gives.
  */
 class PreparedStatements {
   private readonly kept = new Map<string, { name: string; types: number[] }>();
+  private readonly writer = new MessageWriter();
+  private readonly elements = new Map<number, number>();
   private next = 0;
 
   constructor(private readonly pglite: PGlite) {}
@@ -134,16 +138,12 @@ class PreparedStatements {
    * after the failing one did not run).
    */
   async runMany(statements: readonly { text: string; params: readonly unknown[] }[]): Promise<Results[]> {
-    const { serialize } = protocol;
-    const parts: Uint8Array[] = [];
-    for (const { text, params } of statements) {
-      const statement = await this.prepared(text);
-      parts.push(serialize.bind({ statement: statement.name, values: this.values(statement, params) }), serialize.describe({ type: 'P' }), serialize.execute({}));
-    }
-    parts.push(serialize.sync());
-    const messages = await this.exchange(parts);
-    if (!this.pglite.isInTransaction()) await this.pglite.syncToFs();
-    const results = parse.parseResults(messages, this.pglite.parsers);
+    const prepared: { name: string; types: number[] }[] = [];
+    for (const { text } of statements) prepared.push(await this.prepared(text));
+    // Written in one go: a query of the same connection run meanwhile (a promise of the same transaction) writes its own.
+    statements.forEach(({ params }, i) => this.writer.bindAndExecute(prepared[i]!.name, this.values(prepared[i]!, params)));
+    this.writer.sync();
+    const results = await this.exchangeKept(this.writer.take());
     if (results.length !== statements.length) throw new Error(`a pipeline of ${statements.length} statements answered ${results.length} results`);
     return results;
   }
@@ -156,20 +156,42 @@ class PreparedStatements {
   }
 
   private async runKept<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
-    const { serialize } = protocol;
     const statement = await this.prepared(text);
-    const messages = await this.exchange([serialize.bind({ statement: statement.name, values: this.values(statement, params) }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+    this.writer.bindAndExecute(statement.name, this.values(statement, params));
+    this.writer.sync();
+    return (await this.exchangeKept(this.writer.take()))[0] as Results<R>;
+  }
+
+  /** Runs bound statements through their Sync and reads their results (pglite-wire.ts); a backend error is thrown after the Sync ran. */
+  private async exchangeKept(message: Uint8Array): Promise<Results[]> {
+    const answer = await this.pglite._runExclusiveQuery(async () => {
+      const chunks: Uint8Array[] = [];
+      // The chunk is a view of the backend's buffer, written over by the next one: kept as a copy.
+      await this.pglite.execProtocolRawStream(message, { syncToFs: false, onRawData: (chunk) => void chunks.push(chunk.slice()) });
+      return chunks.length === 1 ? chunks[0]! : concatMessages(chunks);
+    });
     if (!this.pglite.isInTransaction()) await this.pglite.syncToFs();
-    return parse.parseResults(messages, this.pglite.parsers)[0] as Results<R>;
+    return readResults(answer, this.pglite.parsers);
   }
 
   /** The parameters as the statement's types serialise them, as query() would. */
   private values(statement: { types: number[] }, params: readonly unknown[]): (string | null)[] {
     return params.map((value, i) => {
       if (value === null || value === undefined) return null;
-      const serializer = this.pglite.serializers[statement.types[i]!];
+      const type = statement.types[i]!;
+      const element = Array.isArray(value) ? this.elements.get(type) : undefined;
+      if (element !== undefined) return arrayLiteral(value as unknown[], this.pglite.serializers[element] as ((v: unknown) => string) | undefined, type);
+      const serializer = this.pglite.serializers[type];
       return serializer ? (serializer(value) as string) : String(value);
     });
+  }
+
+  /** The element type of each array type (read once; an array type made later goes through PGlite's own serializer). */
+  async init(): Promise<void> {
+    // As PGlite maps them (its initArrayTypes): each element type's array type.
+    const { rows } = await this.pglite.query<{ array: number; element: number }>(`SELECT e.typarray::int AS array, e.oid::int AS element
+      FROM pg_catalog.pg_type a JOIN pg_catalog.pg_type e ON e.oid = a.typelem WHERE a.typcategory = 'A' AND e.typarray <> 0 GROUP BY e.oid, e.typarray`);
+    for (const r of rows) this.elements.set(r.array, r.element);
   }
 
   private async prepared(text: string): Promise<{ name: string; types: number[] }> {
@@ -212,6 +234,7 @@ class PGliteDriver implements Driver {
   async init(): Promise<void> {
     this.pglite = await this.config.database;
     this.statements = new PreparedStatements(this.pglite);
+    await this.statements.init();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {

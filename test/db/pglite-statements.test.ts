@@ -74,6 +74,40 @@ describe('PGlite kept statements', () => {
     expect((await sql<{ id: number }>`SELECT id FROM t WHERE id = ${1}`.execute(db())).rows).toEqual([{ id: 1 }]);
   });
 
+  it('writes and reads the protocol itself as PGlite does: every type, escapes, long answers, errors with their fields', async () => {
+    // The kept path writes its binds and reads its answers itself (src/db/pglite-wire.ts); query() is PGlite's own.
+    const pglite = await blankPGliteInstance();
+    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
+    try {
+      await pglite.exec(`CREATE TABLE w (id int PRIMARY KEY, label text UNIQUE, tags text[], nums numeric[], ids uuid[], doc jsonb, at timestamptz, ok boolean, raw bytea, f float8)`);
+      const tags = ['plain', 'with "quotes"', 'back\\slash', 'comma, and {braces}', 'ünïcødé 🎲', '', 'NULL'];
+      const label = 'x "y" \\ z';
+      const doc = { a: [1, 'é'], b: null };
+      const at = new Date('2026-12-02T03:04:05.678Z');
+      const insert = (id: number, l: string) =>
+        sql`INSERT INTO w (id, label, tags, nums, ids, doc, at, ok, raw, f) VALUES (${id}, ${l}, ${tags}, ${['1', '-2.5', '340282366920938463463374607431768211456']},
+          ${['3f1c2d4e-0000-4000-8000-000000000001']}, ${JSON.stringify(doc)}, ${at}, ${false}, ${Uint8Array.of(0, 1, 254, 255)}, ${1.5})`.execute(own);
+      expect((await insert(1, label)).numAffectedRows).toBe(1n);
+      const theirs = await pglite.query<Record<string, unknown>>(`SELECT * FROM w WHERE id = $1`, [1]);
+      const ours = await sql<Record<string, unknown>>`SELECT * FROM w WHERE id = ${1}`.execute(own);
+      expect(ours.rows).toEqual(theirs.rows);
+      expect(ours.rows[0]).toMatchObject({ tags, label, doc, at, ok: false, f: 1.5 });
+      // An answer of many rows (the backend hands it over in several chunks).
+      const many = await sql<{ n: number; s: string }>`SELECT n, repeat('é', 200) || n AS s FROM generate_series(1, ${20_000}::int) AS n`.execute(own);
+      expect(many.rows).toHaveLength(20_000);
+      expect(many.rows[19_999]).toEqual({ n: 20_000, s: `${'é'.repeat(200)}20000` });
+      // A unique violation keeps PGlite's error fields.
+      const dup = await insert(2, label).catch((err: unknown) => err);
+      const theirDup = await pglite.query(`INSERT INTO w (id, label) VALUES (3, $1)`, [label]).catch((err: unknown) => err);
+      for (const field of ['message', 'code', 'severity', 'detail', 'schema', 'table', 'constraint', 'routine']) expect((dup as Record<string, unknown>)[field]).toEqual((theirDup as Record<string, unknown>)[field]);
+      expect(dup).toMatchObject({ code: '23505', constraint: 'w_label_key' });
+      // The session goes on.
+      expect((await sql<{ n: string }>`SELECT count(*)::text AS n FROM w WHERE id > ${0}`.execute(own)).rows).toEqual([{ n: '1' }]);
+    } finally {
+      await own.destroy();
+    }
+  });
+
   it('keeps at most 500 statements, closing the least recently used', async () => {
     for (let i = 0; i < 520; i++) await sql`SELECT ${sql.raw(String(i))} AS n, ${1}::int AS one`.execute(db());
     const statements = await kept();

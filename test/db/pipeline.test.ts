@@ -126,9 +126,12 @@ describe('PGlite pipelines', () => {
       const statements = () => [1, 2, 3, 4, 5].map((i) => sql`SELECT ${i}::int + 1 AS n`.compile(db));
       // Prepared (kept) by their first run; counted from the second.
       await db.connection().execute(async (conn) => pipelined(conn, statements()));
-      const exchange = pglite.execProtocolStream.bind(pglite);
+      // A kept statement's run goes to the backend raw (src/db/pglite-wire.ts); its preparation through PGlite's own parser.
+      const exchange = pglite.execProtocolRawStream.bind(pglite);
+      const prepare = pglite.execProtocolStream.bind(pglite);
       let exchanges = 0;
-      pglite.execProtocolStream = ((...args: Parameters<typeof exchange>) => (exchanges++, exchange(...args))) as typeof pglite.execProtocolStream;
+      pglite.execProtocolRawStream = ((...args: Parameters<typeof exchange>) => (exchanges++, exchange(...args))) as typeof pglite.execProtocolRawStream;
+      pglite.execProtocolStream = ((...args: Parameters<typeof prepare>) => (exchanges++, prepare(...args))) as typeof pglite.execProtocolStream;
       const outcomes = await db.connection().execute(async (conn) => pipelined(conn, statements()));
       expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0] : o.reason))).toEqual([2, 3, 4, 5, 6].map((n) => ({ n })));
       expect(exchanges).toBe(1);
