@@ -24,7 +24,52 @@ function ordered(value: unknown): unknown {
   return Object.fromEntries(entries.map(([k, v]) => [k, ordered(v)]));
 }
 
-export function asJsonb<T>(value: T): T {
+/** What JSON.stringify leaves out of an object (and writes as null in an array). */
+const OMITTED = Symbol('omitted');
+
+/**
+ * The value as JSON.parse(JSON.stringify(value)) gives it, keys in jsonb's order, made in one walk as JSON would
+ * write it (one toJSON per value, then an object's own enumerable string keys); a boxed primitive or a bigint (which
+ * must throw) goes through JSON itself.
+ */
+function canonical(value: unknown, key: string, viaToJson = false): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return OMITTED;
+    case 'object': {
+      if (value === null) return null;
+      if (!viaToJson && typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical((value as { toJSON: (k: string) => unknown }).toJSON(key), key, true);
+      if (Array.isArray(value)) {
+        return value.map((v, i) => {
+          const c = canonical(v, String(i));
+          return c === OMITTED ? null : c;
+        });
+      }
+      // A boxed primitive is written as its primitive: JSON itself does it.
+      if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt) break;
+      // Any other object (a class instance, a Map, what a toJSON answered) is its own enumerable string keys.
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(value).sort(compareKeys)) {
+        const c = canonical((value as Record<string, unknown>)[k], k);
+        if (c !== OMITTED) out[k] = c;
+      }
+      return out;
+    }
+    default:
+      break;
+  }
   const text = JSON.stringify(value);
-  return (text === undefined ? null : ordered(JSON.parse(text))) as T;
+  return text === undefined ? OMITTED : ordered(JSON.parse(text));
+}
+
+export function asJsonb<T>(value: T): T {
+  const c = canonical(value, '');
+  return (c === OMITTED ? null : c) as T;
 }
