@@ -38,7 +38,7 @@ export const MAX_BATCH = 64;
  * Turns of the event loop a market's queue lets pass before it takes a batch (bench/orderbook-http.ts on PGlite: one
  * turn, 5.3 orders a batch and 408 orders/s on one market; two, 13.2 and 544; PostgreSQL unchanged).
  */
-const TURNS_BEFORE_BATCH = 2;
+export const TURNS_BEFORE_BATCH = 2;
 
 /**
  * Runs a batch of queued items. `take()` answers the batch: the items queued next to each other at the head of the

@@ -10,7 +10,7 @@ import { problem } from '../../../core/error-codes.ts';
 import type { Principal } from '../../../core/principal.ts';
 import { baseUnitsOfShares, bpsOfPrice, priceOfBps, sharesOfBaseUnits } from '../../../core/orderbook/units.ts';
 import type { FillAllowanceError } from './allowance.ts';
-import type { BookChanges, MarketBooks } from './books.ts';
+import { TURNS_BEFORE_BATCH, type BookChanges, type MarketBooks } from './books.ts';
 import { retryingDeadlocks, type BusyError } from './locks.ts';
 import type { Lookups } from './lookups.ts';
 import { BatchRefused, placeBatch, type Placement } from './place-batch.ts';
@@ -52,7 +52,8 @@ export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recor
 
 /** The rounds of a service's placements (rounds.ts): what runs each round. */
 export function placementRounds(deps: RoundDeps): PlacementRounds<Placement, OrderView> {
-  return new PlacementRounds((round) => placeRound(deps, round));
+  // A market's queue joins its round after its own turns: a round waits one more for the markets due with it.
+  return new PlacementRounds((round) => placeRound(deps, round), TURNS_BEFORE_BATCH + 1);
 }
 
 /**

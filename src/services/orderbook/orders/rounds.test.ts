@@ -1,6 +1,6 @@
 // The rounds of placements (rounds.ts) on their own: the markets whose batches fall due in one turn go into one round,
 // at most MAX_ROUND_MARKETS of them; what joins while a round runs goes into the next; each entry is answered what its
-// round answered it, or the round's failure.
+// round answered it, or the round's failure; a round waits its turns for the markets due just after the first.
 import { describe, expect, it } from 'vitest';
 import { MAX_ROUND_MARKETS, PlacementRounds, type RoundEntry } from './rounds.ts';
 
@@ -36,5 +36,25 @@ describe('placement rounds', () => {
     expect((await failed).map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(await placement.join(3n, () => [])).toEqual([]);
     expect(seen.map((r) => r.length)).toEqual([2, 1]);
+  });
+
+  it('waits its turns for the markets that fall due just after the first (their queues take their own turns first)', async () => {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const roundsWith = async (turns: number) => {
+      const rounds: bigint[][] = [];
+      const placement = new PlacementRounds<string, string>(async (round) => {
+        rounds.push(round.map((e) => e.marketId));
+        for (const e of round) e.resolve([]);
+      }, turns);
+      const joined = [placement.join(1n, () => [])];
+      await turn();
+      joined.push(placement.join(2n, () => []));
+      await turn();
+      joined.push(placement.join(3n, () => []));
+      await Promise.all(joined);
+      return rounds;
+    };
+    expect(await roundsWith(3)).toEqual([[1n, 2n, 3n]]);
+    expect(await roundsWith(1)).toEqual([[1n], [2n], [3n]]);
   });
 });
