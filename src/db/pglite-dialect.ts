@@ -90,6 +90,8 @@ export class PGliteDialect implements Dialect {
 const PREPARABLE = /^\s*(select|insert|update|delete|with|values)\b/i;
 /** Statements after which every kept statement is forgotten: they may change what a kept one reads or returns. */
 const SCHEMA_CHANGE = /^\s*(create|alter|drop|truncate|comment|reindex|grant|revoke|import)\b/i;
+/** Transaction control: sent as one Query message (the simple protocol) through pglite-wire.ts, never kept. */
+const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|savepoint|release)\b/i;
 /** Prepared statements kept at most; past it the least recently used is closed. */
 const MAX_PREPARED = 500;
 /** PostgreSQL's refusal to run a kept statement whose result type changed under it (a column added to a `SELECT *`). */
@@ -160,6 +162,12 @@ class PreparedStatements {
     this.writer.bindAndExecute(statement.name, this.values(statement, params));
     this.writer.sync();
     return (await this.exchangeKept(this.writer.take()))[0] as Results<R>;
+  }
+
+  /** A statement without parameters in one Query message (transaction control: BEGIN, COMMIT, SAVEPOINT…). */
+  async runSimple(text: string): Promise<Results> {
+    this.writer.query(text);
+    return (await this.exchangeKept(this.writer.take()))[0]!;
   }
 
   /** Runs bound statements through their Sync and reads their results (pglite-wire.ts); a backend error is thrown after the Sync ran. */
@@ -315,7 +323,11 @@ class PGliteConnection implements DatabaseConnection {
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
     // Both use the extended protocol: exactly one statement per call.
-    const result = PREPARABLE.test(sql) ? await this.statements.run<R>(sql, parameters) : await this.pglite.query<R>(sql, [...parameters]);
+    const result = PREPARABLE.test(sql)
+      ? await this.statements.run<R>(sql, parameters)
+      : parameters.length === 0 && TRANSACTION_CONTROL.test(sql)
+        ? ((await this.statements.runSimple(sql)) as Results<R>)
+        : await this.pglite.query<R>(sql, [...parameters]);
     if (SCHEMA_CHANGE.test(sql)) await this.statements.clear();
     return queryResultOf<R>(result, result.affectedRows);
   }

@@ -14,6 +14,7 @@ import { protocol, type Results } from '@electric-sql/pglite';
 const BIND = 0x42; // 'B'
 const DESCRIBE = 0x44; // 'D'
 const EXECUTE = 0x45; // 'E'
+const QUERY = 0x51; // 'Q'
 const SYNC = Uint8Array.of(0x53, 0, 0, 0, 4); // 'S', length 4
 
 /** Describe the unnamed portal, then execute it with no row limit. */
@@ -57,6 +58,17 @@ export class MessageWriter {
     at += 2;
     b.set(DESCRIBE_EXECUTE, at);
     this.at = at + DESCRIBE_EXECUTE.length;
+  }
+
+  /** A Query message (the simple protocol): for the statements that are not kept (transaction control). */
+  query(text: string): void {
+    const size = 4 + Buffer.byteLength(text) + 1;
+    this.reserve(1 + size);
+    this.buf[this.at] = QUERY;
+    this.buf.writeInt32BE(size, this.at + 1);
+    const n = this.buf.write(text, this.at + 5, 'utf8');
+    this.buf[this.at + 5 + n] = 0;
+    this.at += 1 + size;
   }
 
   sync(): void {
@@ -213,7 +225,7 @@ export function arrayLiteral(value: readonly unknown[], element: ((v: unknown) =
       continue;
     }
     const text = element ? element(v) : String(v);
-    out += NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, (c) => `\\${c}`)}"` : `"${text}"`;
+    out += NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
   }
   return out + '}';
 }

@@ -108,6 +108,31 @@ describe('PGlite kept statements', () => {
     }
   });
 
+  it("sends transaction control as one Query message, not through PGlite's query(); a rollback and a savepoint still work", async () => {
+    const pglite = await blankPGliteInstance();
+    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
+    try {
+      await pglite.exec(`CREATE TABLE c (id int PRIMARY KEY)`);
+      const query = pglite.query.bind(pglite);
+      const viaQuery: string[] = [];
+      pglite.query = ((text: string, ...rest: unknown[]) => (viaQuery.push(text), query(text, ...(rest as [])))) as typeof pglite.query;
+      const trx = await own.startTransaction().execute();
+      await sql`INSERT INTO c (id) VALUES (${1})`.execute(trx);
+      const saved = await trx.savepoint('s1').execute();
+      await sql`INSERT INTO c (id) VALUES (${3})`.execute(saved);
+      await (await saved.rollbackToSavepoint('s1').execute()).commit().execute();
+      await own.transaction().execute(async (trx) => {
+        await sql`INSERT INTO c (id) VALUES (${2})`.execute(trx);
+        throw new Error('roll it back');
+      }).catch(() => undefined);
+      expect(viaQuery.filter((text) => /^\s*(begin|commit|rollback|savepoint|release)\b/i.test(text))).toEqual([]);
+      expect((await sql<{ id: number }>`SELECT id FROM c WHERE id > ${0} ORDER BY id`.execute(own)).rows).toEqual([{ id: 1 }]);
+      expect(pglite.isInTransaction()).toBe(false);
+    } finally {
+      await own.destroy();
+    }
+  });
+
   it('keeps at most 500 statements, closing the least recently used', async () => {
     for (let i = 0; i < 520; i++) await sql`SELECT ${sql.raw(String(i))} AS n, ${1}::int AS one`.execute(db());
     const statements = await kept();
