@@ -322,10 +322,10 @@ class PGliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
-    // Both use the extended protocol: exactly one statement per call.
+    // Exactly one statement per call: the extended protocol runs one, and the simple one is given a single command.
     const result = PREPARABLE.test(sql)
       ? await this.statements.run<R>(sql, parameters)
-      : parameters.length === 0 && TRANSACTION_CONTROL.test(sql)
+      : parameters.length === 0 && TRANSACTION_CONTROL.test(sql) && !sql.includes(';')
         ? ((await this.statements.runSimple(sql)) as Results<R>)
         : await this.pglite.query<R>(sql, [...parameters]);
     if (SCHEMA_CHANGE.test(sql)) await this.statements.clear();
