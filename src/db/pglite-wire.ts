@@ -10,6 +10,7 @@
  * with the same fields (code, detail, constraint, ...).
  */
 import { protocol, type Results } from '@electric-sql/pglite';
+import { quotedElement } from './array-literal.ts';
 
 const BIND = 0x42; // 'B'
 const DESCRIBE = 0x44; // 'D'
@@ -201,9 +202,6 @@ export function readResults(bytes: Uint8Array, parsers: Parsers): Results[] {
   return results;
 }
 
-const NEEDS_ESCAPE = /[\\"]/;
-const ESCAPED = /[\\"]/g;
-
 /**
  * An array parameter as PostgreSQL's array literal, exactly as PGlite's array serializer writes it (`{"a","b",null}`,
  * each element through its type's serializer, quotes and backslashes escaped, nested arrays nested, `;` between the
@@ -225,7 +223,7 @@ export function arrayLiteral(value: readonly unknown[], element: ((v: unknown) =
       continue;
     }
     const text = element ? element(v) : String(v);
-    out += NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
+    out += quotedElement(text);
   }
   return out + '}';
 }
