@@ -1,7 +1,9 @@
 /**
- * The node-postgres client the pool makes (docs/orderbook.md "Round trips"), with two habits of its own:
+ * The node-postgres client the pool makes (docs/orderbook.md "Round trips"), with three habits of its own:
  * - **Writes of one tick leave together.** The socket is corked when a query is sent and uncorked on the next tick, so
  *   the statements of a pipeline (src/db/pipeline.ts) go out in one write instead of one each.
+ * - **Arrays of texts are written once** as their literal (array-literal.ts), not escaped element by element by
+ *   node-postgres.
  * - **Hot statements stay prepared.** A statement text seen often is sent as a named prepared statement, parsed and
  *   analysed once per connection instead of on every run. At most HOT_PER_CONNECTION per connection, so the server's
  *   memory stays bounded; a statement the server refuses to run again because the schema changed under it (0A000) is
@@ -9,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { arrayLiteral, isTextArray } from './array-literal.ts';
 
 /** Statements that are worth keeping prepared (not DDL, not transaction control). */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
@@ -48,6 +51,8 @@ export class SvcPgClient extends pg.Client {
   override query(config: unknown, values?: unknown, callback?: unknown): never {
     this.corkForTick();
     const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => never;
+    // An array of texts goes as its literal (array-literal.ts): what node-postgres would send, written in one scan.
+    if (Array.isArray(values) && values.some(isTextArray)) values = values.map((v) => (isTextArray(v) ? arrayLiteral(v) : v));
     if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined || !PREPARABLE.test(config)) return query.call(this, config, values, callback);
     const name = hotName(config);
     if (name === null || (!this.prepared.has(name) && this.prepared.size >= HOT_PER_CONNECTION)) return query.call(this, config, values);

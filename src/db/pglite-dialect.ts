@@ -19,7 +19,8 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import { arrayLiteral, MessageWriter, readResults } from './pglite-wire.ts';
+import { arrayLiteral } from './array-literal.ts';
+import { MessageWriter, readResults } from './pglite-wire.ts';
 
 /**
  * A FIFO async mutex. `lock()` resolves with a release function once every earlier holder has released.
@@ -92,6 +93,8 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with|values)\b/i;
 const SCHEMA_CHANGE = /^\s*(create|alter|drop|truncate|comment|reindex|grant|revoke|import)\b/i;
 /** Transaction control: sent as one Query message (the simple protocol) through pglite-wire.ts, never kept. */
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|savepoint|release)\b/i;
+/** PostgreSQL's box[] type: its array literal separates elements with `;`. */
+const BOX_ARRAY = 1020;
 /** Prepared statements kept at most; past it the least recently used is closed. */
 const MAX_PREPARED = 500;
 /** PostgreSQL's refusal to run a kept statement whose result type changed under it (a column added to a `SELECT *`). */
@@ -188,7 +191,7 @@ class PreparedStatements {
       if (value === null || value === undefined) return null;
       const type = statement.types[i]!;
       const element = Array.isArray(value) ? this.elements.get(type) : undefined;
-      if (element !== undefined) return arrayLiteral(value as unknown[], this.pglite.serializers[element] as ((v: unknown) => string) | undefined, type);
+      if (element !== undefined) return arrayLiteral(value as unknown[], this.pglite.serializers[element] as ((v: unknown) => string) | undefined, type === BOX_ARRAY ? ';' : ',');
       const serializer = this.pglite.serializers[type];
       return serializer ? (serializer(value) as string) : String(value);
     });

@@ -10,7 +10,6 @@
  * with the same fields (code, detail, constraint, ...).
  */
 import { protocol, type Results } from '@electric-sql/pglite';
-import { quotedElement } from './array-literal.ts';
 
 const BIND = 0x42; // 'B'
 const DESCRIBE = 0x44; // 'D'
@@ -200,30 +199,4 @@ export function readResults(bytes: Uint8Array, parsers: Parsers): Results[] {
   if (error) throw error;
   if (results.length === 0) results.push({ affectedRows: 0, rows: [], fields: [] } as Results);
   return results;
-}
-
-/**
- * An array parameter as PostgreSQL's array literal, exactly as PGlite's array serializer writes it (`{"a","b",null}`,
- * each element through its type's serializer, quotes and backslashes escaped, nested arrays nested, `;` between the
- * elements of a box array): one scan of an element that needs no escaping instead of two replacements of each.
- */
-export function arrayLiteral(value: readonly unknown[], element: ((v: unknown) => string) | undefined, arrayType: number): string {
-  if (value.length === 0) return '{}';
-  const separator = arrayType === 1020 ? ';' : ',';
-  let out = '{';
-  for (let i = 0; i < value.length; i++) {
-    if (i > 0) out += separator;
-    const v = value[i];
-    if (Array.isArray(v)) {
-      out += arrayLiteral(v, element, arrayType);
-      continue;
-    }
-    if (v === null || v === undefined) {
-      out += 'null';
-      continue;
-    }
-    const text = element ? element(v) : String(v);
-    out += quotedElement(text);
-  }
-  return out + '}';
 }

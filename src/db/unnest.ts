@@ -5,7 +5,6 @@
  * this one is the same statement however many rows it carries.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { textArrayLiteral } from './array-literal.ts';
 
 export type Cell = string | number | bigint | boolean | Date | null | undefined;
 
@@ -14,11 +13,10 @@ const textOf = (v: Cell): string | null => (v === null || v === undefined ? null
 
 /**
  * `unnest($1::text[], …) AS <alias> (<columns>)` over `rows` (one cell per column, in `columns`' order): every column
- * is text, to be cast where it is read (`u.id::uuid`). Each array goes as its literal's text (array-literal.ts), which
- * both drivers send as it is.
+ * is text, to be cast where it is read (`u.id::uuid`).
  */
 export function unnestRows(alias: string, columns: readonly string[], rows: readonly (readonly Cell[])[]): RawBuilder<unknown> {
-  const arrays = columns.map((_, c) => textArrayLiteral(rows.map((r) => textOf(r[c]))));
+  const arrays = columns.map((_, c) => rows.map((r) => textOf(r[c])));
   return sql`unnest(${sql.join(arrays.map((a) => sql`${a}::text[]`))}) AS ${sql.raw(alias)} (${sql.raw(columns.join(', '))})`;
 }
 
