@@ -9,9 +9,9 @@
  *
  * One pass reads the tables' counters and does what autovacuum would at its default settings (with a tenth of its
  * ANALYZE sample, STATISTICS_TARGET): ANALYZE a table whose changed rows since its last analyze exceed 50 + 10 % of its
- * rows (an ANALYZE also makes every kept statement over the table plan again); VACUUM one whose dead rows exceed 50 + 20 %, or whose inserts since its last vacuum exceed
- * 1000 + 20 %; VACUUM (FREEZE) any table, system catalogs included, whose oldest unfrozen transaction id is older
- * than 150 million transactions. On PostgreSQL autovacuum does all this and the pass is not run.
+ * rows (an ANALYZE also makes every kept statement over the table plan again); VACUUM one whose dead rows exceed
+ * 50 + 20 %, or whose inserts since its last vacuum exceed 1000 + 20 %; VACUUM (FREEZE) any table, system catalogs
+ * included, whose oldest unfrozen transaction id is older than 150 million transactions. On PostgreSQL autovacuum does all this and the pass is not run.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';

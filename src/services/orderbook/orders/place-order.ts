@@ -63,12 +63,7 @@ export function placementRounds(deps: RoundDeps): PlacementRounds<Placement, Ord
  */
 async function placeRound(deps: RoundDeps, round: readonly RoundEntry<Placement, OrderView>[]): Promise<void> {
   if (round.length > 1) {
-    let outcomes: PromiseSettledResult<OrderView>[][] | null = null;
-    try {
-      outcomes = await commit(deps, round);
-    } catch {
-      outcomes = null;
-    }
+    const outcomes = await commit(deps, round).catch(() => null);
     if (outcomes) {
       round.forEach((entry, i) => entry.resolve(outcomes[i]!));
       return;

@@ -28,14 +28,22 @@ export interface ReservationChange {
 }
 
 /**
- * Adds the changes to their owners' rows of order_reservations (migration 0034), in one statement that takes the rows in
- * (owner, asset) order, so two transactions adding to the same owners lock their rows in the same order (null: no
- * change). Every change is one to what an order row reserves, in the transaction that writes the order row, so no row
+ * Adds the changes (any number per owner and asset) to their owners' rows of order_reservations (migration 0034), in
+ * one statement that takes the rows in (owner, asset) order, so two transactions adding to the same owners lock their
+ * rows in the same order (null: no change). Every change is one to what an order row reserves, in the transaction that writes the order row, so no row
  * can go below zero; one that would fails the transaction (overReleased). (Not a check constraint: PostgreSQL checks
  * the row an upsert proposes to insert, the change itself, before it finds the row to add it to.)
  */
 export function addReservations(trx: Transaction<DB>, changes: readonly ReservationChange[]): Step<void> | null {
-  const rows = changes.filter((c) => c.delta !== 0n);
+  // One row per owner and asset (an upsert may not touch a row twice), the changes to it summed.
+  const summed = new Map<string, ReservationChange>();
+  for (const c of changes) {
+    const key = `${c.owner}:${c.assetId}`;
+    const row = summed.get(key);
+    if (row) row.delta += c.delta;
+    else summed.set(key, { ...c });
+  }
+  const rows = [...summed.values()].filter((c) => c.delta !== 0n);
   if (rows.length === 0) return null;
   const query = sql`
     INSERT INTO order_reservations AS r (owner, asset_id, reserved)
@@ -70,8 +78,8 @@ export class Availability {
   readonly #feeAccount: Account;
   // owner → asset id → available (ledger balance minus resting reservations).
   readonly #available: Map<Account, Map<bigint, bigint>>;
-  // owner:asset → what the batch changed of the owner's reservation.
-  readonly #changes = new Map<string, ReservationChange>();
+  // What the batch changed of its owners' reservations, change by change (addReservations sums them).
+  readonly #changes: ReservationChange[] = [];
 
   private constructor(feeAccount: Account, available: Map<Account, Map<bigint, bigint>>) {
     this.#feeAccount = feeAccount;
@@ -122,16 +130,12 @@ export class Availability {
   /** An order of `owner` now reserves `delta` more (negative: less) of `asset`; kept for the owner's row (`changes`). */
   reserve(owner: Account, asset: bigint, delta: bigint): void {
     this.#add(owner, asset, -delta);
-    if (delta === 0n) return;
-    const key = `${owner}:${asset}`;
-    const change = this.#changes.get(key);
-    if (change) change.delta += delta;
-    else this.#changes.set(key, { owner, assetId: asset, delta });
+    if (delta !== 0n) this.#changes.push({ owner, assetId: asset, delta });
   }
 
-  /** What the batch's orders reserve more or less than before it, per owner and asset (the makers' owners included). */
-  changes(): ReservationChange[] {
-    return [...this.#changes.values()].filter((c) => c.delta !== 0n);
+  /** What the batch's orders reserve more or less than before it (the makers' owners included), change by change. */
+  changes(): readonly ReservationChange[] {
+    return this.#changes;
   }
 
   /** A match written to the ledger: its movements change the balances of the owners it touches. */

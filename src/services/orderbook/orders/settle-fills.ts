@@ -72,7 +72,7 @@ export interface SettleFillsParams {
   /** In the order they happened (so, market after market as `placed`). */
   fills: readonly BatchFill[];
   makers: ReadonlyMap<string, MakerChange>;
-  /** What the batch's orders reserve more or less than before it, per owner and asset (new orders and makers). */
+  /** What the batch's orders reserve more or less than before it (new orders and makers), summed by addReservations. */
   reservations: readonly ReservationChange[];
   allowances: Allowances;
   /**

@@ -33,15 +33,12 @@ export async function writeCancelled(deps: Pick<OrderBookDeps, 'clock'>, trx: Tr
   // The ids as one array: a market may end with thousands of orders resting (a parameter each would pass the limit).
   const ids = orders.map((o) => o.id);
   await sql`UPDATE orders SET status = 'cancelled', reason = ${reason}, remaining = 0, reserved = 0, updated_at = ${deps.clock.now()} WHERE id = ANY(${ids}::uuid[])`.execute(trx);
-  const released = new Map<string, ReservationChange>();
-  for (const o of orders) {
-    const assetId = reservedAssetOf(BigInt(o.market_id), { action: o.action, outcome: o.outcome as Outcome });
-    const key = `${o.owner}:${assetId}`;
-    const change = released.get(key) ?? { owner: o.owner as Account, assetId, delta: 0n };
-    change.delta -= BigInt(o.reserved);
-    released.set(key, change);
-  }
-  const step = addReservations(trx, [...released.values()]);
+  const released = orders.map((o): ReservationChange => ({
+    owner: o.owner as Account,
+    assetId: reservedAssetOf(BigInt(o.market_id), { action: o.action, outcome: o.outcome as Outcome }),
+    delta: -BigInt(o.reserved),
+  }));
+  const step = addReservations(trx, released);
   if (step) await runStep(trx, step);
   for (const o of orders) emit(queue, o.agent_id, o.id, 'cancelled', { reason, cancelled: o.cancelled.toString() });
 }
