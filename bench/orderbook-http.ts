@@ -25,6 +25,7 @@ import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.t
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
+import { startProfile } from './profile.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
@@ -37,6 +38,8 @@ export interface PlaceBenchOptions {
   keys: number;
   /** Markets of the spread scenario (the first scenario uses one more, alone). */
   markets: number;
+  /** A folder to write a CPU profile of the service's process per scenario into (BENCH_PLACE_PROFILE), or none. */
+  profileDir?: string;
   log: (line: string) => void;
 }
 
@@ -354,7 +357,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const script = scriptOf(scenarioMarkets, seed);
       const since = runtime.clock.now();
       const stats = runtime.services.orderbook.stats();
+      const profile = opts.profileDir ? await startProfile() : null;
       const result = await run(address.port, PATH, script);
+      if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
       const { transactions, orders } = runtime.services.orderbook.stats();
       const [t, o] = [transactions - stats.transactions, orders - stats.orders];
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction), warm-up included`);
@@ -420,6 +425,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     agents,
     keys: intFromEnv('BENCH_KEYS', 256, 1, 100_000),
     markets: intFromEnv('BENCH_PLACE_MARKETS', 4, 1, 19),
+    profileDir: process.env.BENCH_PLACE_PROFILE || undefined,
     log,
   };
 }

@@ -1,0 +1,31 @@
+/**
+ * A CPU profile of this process while a scenario runs (node:inspector's sampling profiler), written as a
+ * `.cpuprofile` (Chrome DevTools, speedscope, or `npx tsx bench/profile-summary.ts <file>` for a text summary).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+
+export interface RunningProfile {
+  /** Stops the profiler and writes the profile into `dir` under a file name made from `name`; answers its path. */
+  stop(dir: string, name: string): Promise<string>;
+}
+
+/** Starts sampling every 200 µs (the default 1 ms misses most of a batch's statements). */
+export async function startProfile(): Promise<RunningProfile> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return {
+    async stop(dir, name) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      await mkdir(dir, { recursive: true });
+      const path = join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
+      await writeFile(path, JSON.stringify(profile));
+      return path;
+    },
+  };
+}
