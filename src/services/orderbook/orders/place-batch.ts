@@ -101,7 +101,11 @@ export async function placeBatch(
   const rows = sorted.map((part) => refusingBatch('market', () => lockOpenMarket(deps, trx, part.market)));
   const [seqs, available, read] = await runStepsAfter(trx, [...fences, lockOwners(trx, owners), ...rows], [
     reserveSeqs(trx, batch.length),
-    Availability.read(trx, deps.ledger.feeAccount, sorted.map((part) => part.market.marketId), owners),
+    Availability.read(
+      trx,
+      deps.ledger.feeAccount,
+      batch.map((p) => ({ owner: p.trader.owner, asset: reservedAssetOf(p.market.marketId, p.order) })),
+    ),
     Allowances.read(deps, trx, agents),
   ] as const);
   const allowances = read ?? Allowances.none(deps, trx);

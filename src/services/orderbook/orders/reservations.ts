@@ -70,7 +70,7 @@ export function reservationOf(action: OrderAction, priceBps: number, remaining: 
 export const reservedAssetOf = (marketId: bigint, order: { action: OrderAction; outcome: Outcome }): bigint => (order.action === 'buy' ? COLLATERAL_ASSET : outcomeAsset(marketId, order.outcome));
 
 /**
- * The available balances of a batch's owners on its markets — collateral and both outcomes' shares of each — as read at
+ * The available balances the orders of a batch need — each order's owner in the asset it reserves — as read at
  * the start of the batch's transaction (under the owners' placement locks), then kept in step with the batch in memory.
  * One instance serves every market of the batch: an owner's collateral is one balance whichever market spends it.
  */
@@ -89,16 +89,18 @@ export class Availability {
   /**
    * The statement that reads the owners' balances and reservations at once, so a fill committed meanwhile by another market's
    * transaction (these owners' resting orders may be its makers) is seen in both or in neither: one row of each per owner
-   * and asset (order_reservations keeps what the resting orders reserve, migration 0034). The owners and the assets go as
-   * arrays, so the statement is one text (kept prepared) whatever their number.
+   * and asset (order_reservations keeps what the resting orders reserve, migration 0034). Only the pairs the batch's
+   * orders need are read (each order's owner and the asset it reserves): the batch's checks ask for nothing else, and its
+   * fills move the others unseen (#add). The pairs go as two arrays, so the statement is one text (kept prepared)
+   * whatever their number.
    */
-  static read(trx: Transaction<DB>, feeAccount: Account, marketIds: readonly bigint[], owners: readonly Account[]): Step<Availability> {
-    const assets = [COLLATERAL_ASSET, ...marketIds.flatMap((m) => [outcomeAsset(m, 0), outcomeAsset(m, 1)])];
+  static read(trx: Transaction<DB>, feeAccount: Account, needs: readonly { owner: Account; asset: bigint }[]): Step<Availability> {
+    const pairs = new Map(needs.map((n) => [`${n.owner}:${n.asset}`, n]));
     const query = sql`
-      SELECT o.owner, a.asset::text AS asset_id, (
-        coalesce((SELECT balance FROM ledger_balances b WHERE b.account = o.owner AND b.asset_id = a.asset), 0)
-        - coalesce((SELECT reserved FROM order_reservations r WHERE r.owner = o.owner AND r.asset_id = a.asset), 0))::text AS available
-      FROM unnest(${[...owners]}::text[]) AS o (owner) CROSS JOIN unnest(${assets.map(String)}::numeric[]) AS a (asset)`.compile(trx);
+      SELECT o.owner, o.asset::text AS asset_id, (
+        coalesce((SELECT balance FROM ledger_balances b WHERE b.account = o.owner AND b.asset_id = o.asset), 0)
+        - coalesce((SELECT reserved FROM order_reservations r WHERE r.owner = o.owner AND r.asset_id = o.asset), 0))::text AS available
+      FROM unnest(${[...pairs.values()].map((n) => n.owner)}::text[], ${[...pairs.values()].map((n) => String(n.asset))}::numeric[]) AS o (owner, asset)`.compile(trx);
     return {
       query,
       read: (result) => {
