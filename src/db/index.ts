@@ -61,7 +61,7 @@ const POOL_MAX = 10;
  * 16 MB of zeros (every ~10 s under the order bench). WAL records carry their own checksums: recovery never needed the
  * zeros (PostgreSQL turns this off on copy-on-write file systems for the same reason).
  */
-export const PGLITE_SETTINGS = ['wal_init_zero=off'];
+export const PGLITE_SETTINGS = ['wal_init_zero=off', 'random_page_cost=1.1'];
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. */

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/index.ts';
-import { UPKEEP_INTERVAL_MS, upkeepPass } from '../db/upkeep.ts';
+import { GROWTH_CHECK_INTERVAL_MS, UPKEEP_INTERVAL_MS, upkeepPass } from '../db/upkeep.ts';
 import { keeperLoop } from '../services/keeper-loop.ts';
 import type { Services } from '../services/services.ts';
 
@@ -39,17 +39,21 @@ export async function startHousekeeping(deps: {
   const mailDrain = setInterval(() => deps.mailer.kick(), MAIL_DRAIN_INTERVAL_MS);
   mailDrain.unref();
   deps.mailer.kick();
-  // PostgreSQL's autovacuum keeps its own tables; PGlite has no background workers, so this process does.
+  // PostgreSQL's autovacuum keeps its own tables; PGlite has no background workers, so this process does: the whole pass
+  // every UPKEEP_INTERVAL_MS, the growth check at the ticks in between.
+  let lastFullPass = Date.now();
   const upkeep =
     deps.database.kind === 'pglite'
       ? keeperLoop({
           name: 'database upkeep',
           pass: async () => {
-            const done = await upkeepPass(deps.database.db);
+            const full = Date.now() - lastFullPass >= UPKEEP_INTERVAL_MS;
+            const done = await upkeepPass(deps.database.db, { growthOnly: !full });
+            if (full) lastFullPass = Date.now();
             if (done.analyzed.length + done.vacuumed.length + done.frozen.length > 0) log.debug(done, 'database upkeep: tables analyzed, vacuumed or frozen');
           },
           log,
-          intervalMs: UPKEEP_INTERVAL_MS,
+          intervalMs: GROWTH_CHECK_INTERVAL_MS,
         })
       : null;
   upkeep?.start();

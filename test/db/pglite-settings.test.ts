@@ -27,11 +27,40 @@ describe('embedded database settings', () => {
     const reopened = await openDatabase({ pgliteDir: path.join(dir, 'data') });
     try {
       expect(await setting(reopened, 'wal_init_zero')).toBe('off');
+      expect(await setting(reopened, 'random_page_cost')).toBe('1.1');
       // Everything else initdb chose still holds (the time zone, say).
       expect(await setting(reopened, 'TimeZone')).toBe(before.match(/^timezone = '?([^'\s#]+)/m)?.[1]);
     } finally {
       await reopened.close();
     }
     expect(conf()).toBe(before);
+  });
+
+  it('plans a kept lookup of a few keys in a table of thousands of rows as an index probe per key, not a scan of the table', async () => {
+    const database = await blankPGlite();
+    const { db } = database;
+    const planOf = async (text: string) => (await sql<{ 'QUERY PLAN': string }>`${sql.raw(`EXPLAIN ${text}`)}`.execute(db)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const prepare = async () => {
+      await sql`PREPARE keys(text[], numeric[]) AS SELECT b.balance FROM balances b JOIN unnest($1::text[], $2::numeric[]) AS k (account, asset) ON b.account = k.account AND b.asset = k.asset`.execute(db);
+      const plan = await planOf(`EXECUTE keys(ARRAY['a1'], ARRAY[1])`);
+      await sql`DEALLOCATE keys`.execute(db);
+      return plan;
+    };
+    try {
+      // The plan a kept statement runs with once PostgreSQL settles on one for it (the order batch's statements do, with
+      // arrays of a dozen keys or more), whatever keys it is given.
+      await sql`SET plan_cache_mode = force_generic_plan`.execute(db);
+      // The shape of the order batch's read of its owners' ledger balances (~1,800 rows in the order bench).
+      await sql`CREATE TABLE balances (account text, asset numeric, balance numeric, PRIMARY KEY (account, asset))`.execute(db);
+      await sql`INSERT INTO balances SELECT '0x' || lpad(to_hex(i), 40, '0'), i % 7, i * 1000000 FROM generate_series(1, 2000) i`.execute(db);
+      await sql`ANALYZE balances`.execute(db);
+      expect(await prepare()).toMatch(/Index Scan using balances_pkey/);
+      // At PostgreSQL's default page costs (random_page_cost 4: a page read from disk at random) the same statement
+      // hashes every row of the table, each time it runs.
+      await sql`SET random_page_cost = 4`.execute(db);
+      expect(await prepare()).toMatch(/Seq Scan on balances/);
+    } finally {
+      await database.close();
+    }
   });
 });
