@@ -78,6 +78,8 @@ export interface EventsTable {
   market_address: string | null;
   /** null = public event; set = private to that agent. */
   agent_id: string | null;
+  /** An order event (execution:report): its place in its agent's gap-free sequence (migration 0035); else null. */
+  agent_seq: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   payload: Json<unknown>;
   created_at: Timestamp;
 }
@@ -215,7 +217,6 @@ export interface DB {
   orders: OrdersTable;
   order_reservations: OrderReservationsTable;
   order_fills: OrderFillsTable;
-  order_events: OrderEventsTable;
   order_event_cursors: OrderEventCursorsTable;
   fill_pack_purchases: FillPackPurchasesTable;
   /** A view: LMSR trades and order-book fills, each with its cost and the prices after it (migration 0011). */
@@ -898,16 +899,6 @@ export interface OrderFillsTable {
   shares: string;
   taker_fee: string;
   ledger_seq: string;
-  created_at: Timestamp;
-}
-
-export interface OrderEventsTable {
-  agent_id: string;
-  seq: string;
-  order_id: string;
-  type: string;
-  fill_id: string | null;
-  payload: ColumnType<unknown, string, string>;
   created_at: Timestamp;
 }
 

@@ -58,7 +58,6 @@ const TABLES = [
   'markets',
   'negotiations',
   'order_event_cursors',
-  'order_events',
   'order_fills',
   'order_reservations',
   'order_shards',

@@ -5,6 +5,7 @@
 // second negotiation, existing: true, NEGOTIATION_STATE, PAYMENT_ALREADY_CLAIMED…). A crash inside that
 // transaction leaves nothing, and the retry runs once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { parseUnits, type Hex } from 'viem';
 import { ManualClock } from '../../src/core/clock.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
@@ -156,7 +157,12 @@ async function cancelOrder(): Promise<KeyedWrite> {
     status: 200,
     expected: async () => JSON.parse(JSON.stringify(await server.runtime.services.orderbook.view(orderId))),
     effects: async () => {
-      const cancelled = await db().selectFrom('order_events').select('seq').where('order_id', '=', orderId).where('type', '=', 'cancelled').execute();
+      const cancelled = await db()
+        .selectFrom('events')
+        .select('agent_seq')
+        .where('type', '=', 'execution:report')
+        .where(sql<boolean>`payload->>'orderId' = ${orderId} AND payload->>'type' = 'cancelled'`)
+        .execute();
       const order = await db().selectFrom('orders').select(['status', 'reserved']).where('id', '=', orderId).executeTakeFirstOrThrow();
       return { cancelledEvents: cancelled.length, status: order.status, reserved: String(order.reserved) };
     },

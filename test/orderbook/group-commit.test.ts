@@ -106,7 +106,7 @@ const counts = async () => {
   return {
     orders: await n(db().selectFrom('orders').select((eb) => eb.fn.countAll<string>().as('n')).where('market_id', '=', market.marketId.toString())),
     fills: await n(db().selectFrom('order_fills').select((eb) => eb.fn.countAll<string>().as('n')).where('market_id', '=', market.marketId.toString())),
-    orderEvents: await n(db().selectFrom('order_events').select((eb) => eb.fn.countAll<string>().as('n')).where('agent_id', 'in', agents)),
+    orderEvents: await n(db().selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('agent_seq', 'is not', null).where('agent_id', 'in', agents)),
     reports: await n(db().selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('type', '=', 'execution:report').where('agent_id', 'in', agents)),
     ledger: await n(db().selectFrom('ledger_operations').select((eb) => eb.fn.countAll<string>().as('n'))),
   };
@@ -164,11 +164,13 @@ async function expectOneByOne(before: { book: OrderBook; fillId: number; eventSe
 
   for (const t of traders) {
     const after = before.eventSeqs.get(t.agentId) ?? 0;
-    const rows = await db().selectFrom('order_events').select(['seq', 'payload']).where('agent_id', '=', t.agentId).where('seq', '>', String(after)).orderBy('seq').execute();
-    expect(rows.map((r) => Number(r.seq))).toEqual(rows.map((_, i) => after + i + 1));
+    // Each order event is stored once, as its execution:report, by its place in the agent's sequence (migration 0035).
+    const rows = await db().selectFrom('events').select(['agent_seq', 'payload']).where('agent_id', '=', t.agentId).where('agent_seq', '>', String(after)).orderBy('agent_seq').execute();
+    expect(rows.map((r) => Number(r.agent_seq))).toEqual(rows.map((_, i) => after + i + 1));
     const seen = rows.map((r) => {
       const p = (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as Record<string, string>;
-      return { type: p.type!, orderId: p.orderId!, ...(p.type === 'fill' ? { role: p.role, shares: (BigInt(p.shares!) * SHARE).toString(), ...(p.role === 'maker' ? { remaining: (BigInt(p.remaining!) * SHARE).toString() } : {}) } : {}) };
+      expect(p.seq).toBe(String(r.agent_seq));
+      return { type: p.type!, orderId: p.orderId!, ...(p.type === 'fill' ? { role: p.role, shares: p.shares, ...(p.role === 'maker' ? { remaining: p.remaining } : {}) } : {}) };
     });
     expect(seen, `events of ${t.agentId}`).toEqual(expectedEvents.get(t.agentId) ?? []);
   }

@@ -42,6 +42,7 @@ import { m0032_statement_volume_triggers } from './0032_statement_volume_trigger
 // Idempotency answers kept as the text they were (issue 22).
 import { m0033_idempotency_answers_json } from './0033_idempotency_answers_json.ts';
 import { m0034_order_reservations } from './0034_order_reservations.ts';
+import { m0035_order_events_in_outbox } from './0035_order_events_in_outbox.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '0032_statement_volume_triggers': m0032_statement_volume_triggers,
   '0033_idempotency_answers_json': m0033_idempotency_answers_json,
   '0034_order_reservations': m0034_order_reservations,
+  '0035_order_events_in_outbox': m0035_order_events_in_outbox,
 };

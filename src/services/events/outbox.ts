@@ -19,6 +19,8 @@ export interface NewEvent {
   marketAddress?: string | null;
   /** Set for events private to one agent (e.g. execution:report); null for public events. */
   agentId?: string | null;
+  /** An order event's place in its agent's gap-free sequence (execution:report; POST /orderbook/events reads by it). */
+  agentSeq?: bigint | null;
   payload: Record<string, unknown>;
 }
 
@@ -59,13 +61,13 @@ export function appendEventsStep(trx: Transaction<DB>, clock: Clock, events: rea
   // One statement: the counter moved by the count, the rows numbered from it, and the NOTIFY delivered at commit to
   // every process LISTENing (docs/events.md "Several processes"; a rollback sends nothing).
   const n = events.length;
-  const cells = events.map((e, i) => [i + 1, e.type, e.chainId ?? null, e.marketAddress ?? null, e.agentId ?? null, JSON.stringify(e.payload)]);
+  const cells = events.map((e, i) => [i + 1, e.type, e.chainId ?? null, e.marketAddress ?? null, e.agentId ?? null, e.agentSeq ?? null, JSON.stringify(e.payload)]);
   const query = sql`
     WITH c AS (UPDATE event_sequence SET last_seq = last_seq + ${n}::bigint WHERE id = 1 RETURNING last_seq),
     i AS (
-      INSERT INTO events (seq, type, chain_id, market_address, agent_id, payload, created_at)
-      SELECT c.last_seq - ${n}::bigint + v.ord::bigint, v.type, v.chain_id::int, v.market_address, v.agent_id::uuid, v.payload::jsonb, ${createdAt}::timestamptz
-        FROM c, ${unnestRows('v', ['ord', 'type', 'chain_id', 'market_address', 'agent_id', 'payload'], cells)})
+      INSERT INTO events (seq, type, chain_id, market_address, agent_id, agent_seq, payload, created_at)
+      SELECT c.last_seq - ${n}::bigint + v.ord::bigint, v.type, v.chain_id::int, v.market_address, v.agent_id::uuid, v.agent_seq::bigint, v.payload::jsonb, ${createdAt}::timestamptz
+        FROM c, ${unnestRows('v', ['ord', 'type', 'chain_id', 'market_address', 'agent_id', 'agent_seq', 'payload'], cells)})
     SELECT c.last_seq::text AS last_seq, pg_notify(${EVENTS_CHANNEL}, c.last_seq::text) FROM c`.compile(trx);
   return {
     query,

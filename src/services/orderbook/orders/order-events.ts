@@ -1,11 +1,11 @@
 /**
  * Order events (docs/orderbook.md "The order loop"): a transaction queues them as it goes and writes them all at
- * its very end, each in its agent's gap-free sequence, with their execution:report outbox events. The stored body
- * keeps the rows' units (basis points, whole shares); what an agent reads or is pushed is in the wire's
- * (docs/units.md), rendered by wireEventOf.
+ * its very end, each in its agent's gap-free sequence, as execution:report events in the outbox: the one place an
+ * order event is stored (migration 0035), read back by POST /orderbook/events. A body is made in the engine's units
+ * (basis points, whole shares) and written in the wire's (docs/units.md, wireEventOf).
  */
 import { sql, type Transaction } from 'kysely';
-import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
+import { wireEventOf } from '../../../core/orderbook/order-events.ts';
 import { runStep, runSteps, type Step } from '../../../db/pipeline.ts';
 import { unnestRows } from '../../../db/unnest.ts';
 import type { DB } from '../../../db/schema.ts';
@@ -17,36 +17,18 @@ export interface PendingEvent {
   agentId: string;
   orderId: string;
   type: string;
+  /** In the engine's units; a fill's `fillId` and `ledgerSeq` may be filled in until the queue is written. */
   payload: Record<string, unknown>;
-  fillId: string | null;
 }
 
 /** Queues an order event for the agent; the transaction writes its queue at the end (writeEvents). */
-export function emit(queue: PendingEvent[], agentId: string, orderId: string, type: string, payload: Record<string, unknown>, fillId: string | null = null): void {
-  queue.push({ agentId, orderId, type, payload, fillId });
-}
-
-/** Fields of a stored event body that count whole shares. */
-const SHARE_FIELDS = new Set(['shares', 'remaining', 'cancelled']);
-
-/**
- * A stored event body in the wire's units: `priceBps` becomes the decimal `price`, share counts become base units.
- * A cancelled or rejected order has nothing left on the book, so its event says `remaining: "0"`.
- */
-export function wireEventOf(body: Record<string, unknown>): Record<string, unknown> {
-  const wire = Object.fromEntries(
-    Object.entries(body).map(([k, v]) => {
-      if (k === 'priceBps') return ['price', priceOfBps(v as number)];
-      if (SHARE_FIELDS.has(k)) return [k, baseUnitsOfShares(v as string).toString()];
-      return [k, v];
-    }),
-  );
-  return body.type === 'cancelled' || body.type === 'rejected' ? { ...wire, remaining: '0' } : wire;
+export function emit(queue: PendingEvent[], agentId: string, orderId: string, type: string, payload: Record<string, unknown>): void {
+  queue.push({ agentId, orderId, type, payload });
 }
 
 /**
- * Writes a transaction's order events, each in its agent's gap-free sequence, and their execution:report
- * outbox events, then `publicEvents` (the fills' market.trade) in the same append. The rows that serialise writers are locked last and in one order — the agents' cursors
+ * Writes a transaction's order events, each in its agent's gap-free sequence, as execution:report outbox events,
+ * then `publicEvents` (the fills' market.trade) in the same append. The rows that serialise writers are locked last and in one order — the agents' cursors
  * sorted by agent id, then the outbox counter — so concurrent placements on different markets wait for each
  * other instead of deadlocking.
  */
@@ -75,7 +57,8 @@ export function eventCursors(trx: Transaction<DB>, queue: readonly PendingEvent[
 }
 
 /**
- * The rest of writeEvents, from the first seq of each agent: the order events, then the outbox append (one pipeline).
+ * The rest of writeEvents, from the first seq of each agent: the order events as execution:report outbox events, each
+ * with its place in its agent's sequence (`agentSeq`), and `publicEvents` after them, in one append.
  * `published` is told the outbox events as written, once the append is answered.
  */
 export function eventWrites(
@@ -88,25 +71,18 @@ export function eventWrites(
 ): Step<unknown>[] {
   if (queue.length === 0) return [];
   const next = new Map(firstSeqs);
-  const now = deps.clock.now();
-  const written = queue.map((e) => {
+  const reports = queue.map((e): NewEvent => {
     const seq = next.get(e.agentId)!;
     next.set(e.agentId, seq + 1n);
-    return { e, seq, body: { seq: seq.toString(), type: e.type, orderId: e.orderId, ...e.payload } };
+    const body = { seq: seq.toString(), type: e.type, orderId: e.orderId, ...e.payload };
+    return { type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, agentSeq: seq, payload: wireEventOf(body) };
   });
-  const insert = sql`INSERT INTO order_events (agent_id, seq, order_id, type, fill_id, payload, created_at)
-    SELECT u.agent_id::uuid, u.seq::bigint, u.order_id::uuid, u.type, u.fill_id::bigint, u.payload::jsonb, ${now}::timestamptz
-    FROM ${unnestRows('u', ['agent_id', 'seq', 'order_id', 'type', 'fill_id', 'payload'], written.map(({ e, seq, body }) => [e.agentId, seq, e.orderId, e.type, e.fillId, JSON.stringify(body)]))}`.compile(trx);
-  const outbox = appendEventsStep(trx, deps.clock, [
-    ...written.map(({ e, body }) => ({ type: 'execution:report', chainId: deps.chainId, agentId: e.agentId, payload: wireEventOf(body) })),
-    ...publicEvents,
-  ]);
+  const outbox = appendEventsStep(trx, deps.clock, [...reports, ...publicEvents])!;
   return [
-    { query: insert, read: () => undefined },
     {
-      ...outbox!,
+      ...outbox,
       read: (result) => {
-        const events = outbox!.read(result);
+        const events = outbox.read(result);
         published?.(events);
         return events;
       },

@@ -17,7 +17,8 @@ const db = new Kysely<DB>({
   },
 });
 const fee = '0x00000000000000000000000000000000000000fe' as Account;
-const [alice, bob] = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2'] as Account[];
+const alice = '0x00000000000000000000000000000000000000a1' as Account;
+const bob = '0x00000000000000000000000000000000000000b2' as Account;
 
 describe('a batch availability', () => {
   it("reads each order's owner in the asset the order reserves, once per pair", async () => {

@@ -128,7 +128,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
   // Each order's events in arrival order, as one transaction per order would have written them. A fill's id and its
   // ledger seq are known once the first pipeline is in: its events' bodies are completed then, before they are written.
   const queue: PendingEvent[] = [];
-  const awaiting: { fill: number; body: Record<string, unknown>; event: PendingEvent | null }[] = [];
+  const awaiting: { fill: number; body: Record<string, unknown>; report: boolean }[] = [];
   // Each fill is also a public market.trade (docs/events.md): no agent, no order, what the trades read shows.
   const trades: NewEvent[] = [];
   const fillRows: ViewFill[] = fills.map(({ fill }) => ({
@@ -157,12 +157,12 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
       const payload = { fillId: '', kind: MATCH_KIND_NAMES[f.fill.kind], outcome: f.fill.side, priceBps: f.fill.priceBps, shares: f.fill.shares.toString(), ledgerSeq: '', final: false };
       const maker = { ...payload, role: 'maker', fee: '0', remaining: f.makerRemaining.toString() };
       const taker = { ...payload, role: 'taker', fee: f.fill.takerFee.toString() };
-      emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', maker, '');
-      awaiting.push({ fill: next + i, body: maker, event: queue.at(-1)! });
-      emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', taker, '');
-      awaiting.push({ fill: next + i, body: taker, event: queue.at(-1)! });
+      emit(queue, agentOf(f), f.fill.makerOrderId, 'fill', maker);
+      awaiting.push({ fill: next + i, body: maker, report: true });
+      emit(queue, f.takerAgent, f.fill.takerOrderId, 'fill', taker);
+      awaiting.push({ fill: next + i, body: taker, report: true });
       const trade = { kind: 'orderbook', fillId: '', outcome, side: action, shares: baseUnitsOfShares(f.fill.shares).toString(), price: priceOfBps(takerPriceOf(f.fill.kind, f.fill.priceBps)) };
-      awaiting.push({ fill: next + i, body: trade, event: null });
+      awaiting.push({ fill: next + i, body: trade, report: false });
       // The taker's outcome, action and price, as GET /discover/markets/{address}/trades shows the fill.
       trades.push({ type: 'market.trade', chainId: deps.chainId, marketAddress: f.market.address.toLowerCase(), payload: trade });
     }
@@ -184,13 +184,10 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
     eventCursors(trx, queue),
   ] as const);
   for (const [i, row] of fillRows.entries()) Object.assign(row, { id: fillIds![i]!, ledger_seq: ledgerSeqs![i]! });
-  for (const { fill, body, event } of awaiting) {
+  for (const { fill, body, report } of awaiting) {
     const row = fillRows[fill]!;
     body.fillId = row.id;
-    if (event) {
-      body.ledgerSeq = row.ledger_seq;
-      event.fillId = row.id;
-    }
+    if (report) body.ledgerSeq = row.ledger_seq;
   }
   // Every fill is one ledger match, all written together (one balance check, in order).
   const ledgerWrites = ledger?.writes(balances ?? [], ledgerSeqs ?? []) ?? [];
