@@ -226,6 +226,7 @@ export interface DB {
   leaderboard_positions: LeaderboardPositionsTable;
   leaderboard_markets: LeaderboardMarketsTable;
   leaderboard_days: LeaderboardDaysTable;
+  leaderboard_pending: LeaderboardPendingTable;
   leaderboard_creator_days: LeaderboardCreatorDaysTable;
   leaderboard_totals: LeaderboardTotalsTable;
   leaderboard_roles: LeaderboardRolesTable;
@@ -1073,6 +1074,17 @@ export interface LeaderboardDaysTable {
   realized: NumericDefault;
   volume: NumericDefault;
   trades: ColumnType<number, number | undefined, number>;
+}
+
+/** What folds changed of a wallet's totals, waiting for the updater's totals step (migration 0036); day -1: unrealized only. */
+export interface LeaderboardPendingTable {
+  wallet: string;
+  category: string;
+  day: number;
+  realized: NumericDefault;
+  volume: NumericDefault;
+  trades: ColumnType<number, number | undefined, number>;
+  unrealized: NumericDefault;
 }
 
 export interface LeaderboardCreatorDaysTable {

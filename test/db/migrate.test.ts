@@ -38,6 +38,7 @@ const TABLES = [
   'leaderboard_days',
   'leaderboard_legs',
   'leaderboard_markets',
+  'leaderboard_pending',
   'leaderboard_positions',
   'leaderboard_roles',
   'leaderboard_totals',

@@ -43,6 +43,7 @@ import { m0032_statement_volume_triggers } from './0032_statement_volume_trigger
 import { m0033_idempotency_answers_json } from './0033_idempotency_answers_json.ts';
 import { m0034_order_reservations } from './0034_order_reservations.ts';
 import { m0035_order_events_in_outbox } from './0035_order_events_in_outbox.ts';
+import { m0036_leaderboard_pending } from './0036_leaderboard_pending.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '0033_idempotency_answers_json': m0033_idempotency_answers_json,
   '0034_order_reservations': m0034_order_reservations,
   '0035_order_events_in_outbox': m0035_order_events_in_outbox,
+  '0036_leaderboard_pending': m0036_leaderboard_pending,
 };

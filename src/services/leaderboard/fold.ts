@@ -1,7 +1,7 @@
 /**
  * The updater's main step (docs/leaderboard.md "Maintenance"): the oldest pending legs, in the order they were
- * appended, folded in one transaction into positions (average cost), day rows, creator days and the touched wallets'
- * totals; each leg keeps what it counted, so a reorg takes back exactly that. Legs of markets the leaderboards leave
+ * appended, folded in one transaction into positions (average cost), day rows and creator days, with what that changed
+ * of the wallets' totals left for the totals step; each leg keeps what it counted, so a reorg takes back exactly that. Legs of markets the leaderboards leave
  * out (PM collateral) are marked skipped. The cost is a fixed number of statements per batch, whatever the history.
  */
 import { sql, type Transaction } from 'kysely';
@@ -15,7 +15,7 @@ import { unnestRows } from '../../db/unnest.ts';
 import type { LeaderboardDeps } from './deps.ts';
 import { loadMarketFacts, marketKey, type MarketFacts } from './market-facts.ts';
 import { preferIndexes } from './plan.ts';
-import { addMove, refreshTotals, type DayDelta } from './totals.ts';
+import { addMove, addPending, type DayDelta } from './totals.ts';
 
 interface PendingRow {
   id: string;
@@ -77,7 +77,8 @@ export async function foldPending(deps: LeaderboardDeps, limit: number): Promise
     await addDays(trx, deltas);
     await addCreatorDays(trx, folded, 1);
     await markDirty(trx, folded);
-    await refreshTotals(trx, epochDay(deps.clock.now()), [], deltas, new Set(), moves, true);
+    // The totals follow in the totals step (totals.ts refreshPendingTotals): a fold holds its transaction short.
+    await addPending(trx, deltas, moves);
     return rows.length;
   });
 }

@@ -12,7 +12,7 @@ import type { LeaderboardDeps } from './deps.ts';
 import { readBoard } from './read-board.ts';
 import { readPnlHistory } from './pnl-history.ts';
 import type { BoardQuery, LeaderboardPage, PnlHistory } from './types.ts';
-import { changedAnything, runPass, type PassResult, type UpdaterMemory } from './updater.ts';
+import { changedAnything, runPass, totalsDue, type PassResult, type UpdaterMemory } from './updater.ts';
 
 export type { LeaderboardDeps } from './deps.ts';
 export type { BoardQuery, LeaderboardEntry, LeaderboardPage, PnlHistory } from './types.ts';
@@ -26,7 +26,7 @@ export interface LeaderboardService {
   renderedBoard(q: PageQuery): Promise<RenderedJson<LeaderboardPage>>;
   /** A wallet's daily cumulative realized P&L. */
   pnlHistory(address: string): Promise<PnlHistory>;
-  /** One updater pass now (tests, the bench, a first start); waits for a pass in flight first. */
+  /** One updater pass now, the totals brought up to date (tests, the bench, a first start); waits for a pass in flight first. */
   runOnce(opts?: { forceRoles?: boolean }): Promise<PassResult>;
   /** The updater every intervalMs (the process that runs the indexer). */
   start(): void;
@@ -35,6 +35,12 @@ export interface LeaderboardService {
 
 type PageQuery = BoardQuery & { limit: number; offset: number };
 
+/**
+ * Legs per fold transaction: about 12 ms of the embedded database's one connection under the order bench's flow
+ * (1,000 took 25-38 ms, with the totals out of the fold; docs/leaderboard.md "Maintenance").
+ */
+const FOLD_BATCH = 250;
+
 /** Rendered pages kept per board; past it the oldest goes (limit × offset makes 20,000 possible pages a board). */
 const PAGES_PER_BOARD = 256;
 
@@ -42,7 +48,7 @@ export interface LeaderboardOptions extends LeaderboardDeps {
   intervalMs: number;
   /** How long a process answers a board from memory without reading it again (default 5 s). */
   cacheTtlMs?: number;
-  /** Legs per fold transaction (default 1000). */
+  /** Legs per fold transaction (default FOLD_BATCH). */
   batch?: number;
 }
 
@@ -52,16 +58,18 @@ export function createLeaderboardService(o: LeaderboardOptions): LeaderboardServ
   const memory: UpdaterMemory = { rolesFingerprint: null, rolesBuiltAt: 0 };
   // Passes run one at a time, whoever asks (the loop or runOnce).
   let last: Promise<unknown> = Promise.resolve();
-  const pass = (forceRoles = false): Promise<PassResult> => {
+  // A timer's pass (forced: false) brings the totals up to date when due; runOnce always.
+  const pass = (forced: boolean, forceRoles = false): Promise<PassResult> => {
     const next = last.catch(() => undefined).then(async () => {
-      const result = await runPass(deps, memory, { batch: o.batch ?? 1_000, forceRoles });
+      const due = forced || totalsDue(memory, deps.clock.now().getTime());
+      const result = await runPass(deps, memory, { batch: o.batch ?? FOLD_BATCH, forceRoles, totalsDue: due });
       if (changedAnything(result)) cache.invalidate();
       return result;
     });
     last = next;
     return next;
   };
-  const loop = keeperLoop({ name: 'leaderboard', pass: () => pass(), log: o.log, intervalMs: o.intervalMs });
+  const loop = keeperLoop({ name: 'leaderboard', pass: () => pass(false), log: o.log, intervalMs: o.intervalMs });
   // Everything in a page follows from its board: the window is the one of the day the board was read.
   const page = (q: PageQuery, { entries, asOf }: CachedBoard): LeaderboardPage => {
     const window = windowOf(q.period, epochDay(new Date(asOf)));
@@ -96,7 +104,7 @@ export function createLeaderboardService(o: LeaderboardOptions): LeaderboardServ
       return text;
     },
     pnlHistory: (address) => readPnlHistory(deps, address),
-    runOnce: (opts) => pass(opts?.forceRoles ?? false),
+    runOnce: (opts) => pass(true, opts?.forceRoles ?? false),
     start: () => loop.start(),
     stop: async () => {
       await loop.stop();

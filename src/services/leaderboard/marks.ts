@@ -1,17 +1,16 @@
 /**
  * Marks positions to market (docs/leaderboard.md "P&L"): the markets a fold made dirty (a trade moved their prices)
- * have every unsettled position re-valued at the latest price, and each holder's totals move by the change, in one
- * transaction per batch of markets. The cost follows the positions of the markets that traded since the last pass,
- * not the number of trades.
+ * have every unsettled position re-valued at the latest price, and each holder's change of unrealized P&L is left for
+ * the totals step (leaderboard_pending), in one transaction per batch of markets. The cost follows the positions of
+ * the markets that traded since the last marks, not the number of trades.
  */
 import { sql } from 'kysely';
-import { ALL_CATEGORIES } from '../../core/leaderboard/boards.ts';
-import { DRAWDOWN_FLOOR, RATIO_SCALE } from '../../core/leaderboard/curve.ts';
 import { toUsdMicro, valueAt } from '../../core/leaderboard/money.ts';
 import { unnestRows } from '../../db/unnest.ts';
 import type { LeaderboardDeps } from './deps.ts';
 import { loadMarketFacts, marketKey } from './market-facts.ts';
 import { preferIndexes } from './plan.ts';
+import { addMove, addPending } from './totals.ts';
 
 /** Marks the positions of up to `limit` dirty markets; answers how many markets. */
 export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Promise<number> {
@@ -32,11 +31,7 @@ export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Pr
       .orderBy('outcome')
       .execute();
     const changed: { chain_id: number; market: string; wallet: string; outcome: number; marked: bigint }[] = [];
-    const moves = new Map<string, { wallet: string; category: string; delta: bigint }>();
-    const move = (wallet: string, category: string, delta: bigint) => {
-      const key = `${wallet}:${category}`;
-      moves.set(key, { wallet, category, delta: (moves.get(key)?.delta ?? 0n) + delta });
-    };
+    const moves = new Map<string, bigint>();
     for (const p of positions) {
       const facts = markets.get(marketKey(p.chain_id, p.market));
       if (!facts) continue;
@@ -44,8 +39,7 @@ export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Pr
       const delta = marked - BigInt(p.marked);
       if (delta === 0n) continue;
       changed.push({ chain_id: p.chain_id, market: p.market, wallet: p.wallet, outcome: p.outcome, marked });
-      move(p.wallet, p.category, delta);
-      move(p.wallet, ALL_CATEGORIES, delta);
+      addMove(moves, p.wallet, p.category, delta);
     }
     // One statement text whatever the number of rows (src/db/unnest.ts): kept prepared, planned once.
     if (changed.length > 0) {
@@ -54,17 +48,7 @@ export async function markDirtyMarkets(deps: LeaderboardDeps, limit: number): Pr
         FROM ${unnestRows('v', ['chain_id', 'market', 'wallet', 'outcome', 'marked'], changed.map((c) => [c.chain_id, c.market, c.wallet, c.outcome, c.marked]))}
         WHERE p.chain_id = v.chain_id::int AND p.market = v.market AND p.wallet = v.wallet AND p.outcome = v.outcome::smallint`.execute(trx);
     }
-    const sorted = [...moves.values()].filter((m) => m.delta !== 0n).sort((a, b) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : a.category < b.category ? -1 : 1));
-    if (sorted.length > 0) {
-      // RISK_ADJ_PNL follows the new P&L over the same drawdown (src/core/leaderboard/curve.ts riskAdjusted).
-      await sql`
-        UPDATE leaderboard_totals t SET
-          unrealized = t.unrealized + v.delta::numeric,
-          pnl = t.pnl + v.delta::numeric,
-          risk_adj = trunc((t.pnl + v.delta::numeric) * ${RATIO_SCALE.toString()}::numeric / greatest(t.drawdown, ${DRAWDOWN_FLOOR.toString()}::numeric))
-        FROM ${unnestRows('v', ['wallet', 'category', 'delta'], sorted.map((m) => [m.wallet, m.category, m.delta]))}
-        WHERE t.wallet = v.wallet AND t.category = v.category`.execute(trx);
-    }
+    await addPending(trx, [], moves);
     await trx
       .updateTable('leaderboard_markets')
       .set({ dirty: false })

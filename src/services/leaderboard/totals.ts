@@ -4,12 +4,18 @@
  * rows of the last 30 days (at most 30 per category: bounded); the all-time row folds the new days into its running
  * curve (src/core/leaderboard/curve.ts) and is rebuilt from every day row only when a day arrives out of order or is
  * taken back. Unrealized P&L is the sum of the wallet's marked positions. Rows are written in key order.
+ *
+ * A fold leaves what it changed in leaderboard_pending (addPending) instead of refreshing the totals itself; the
+ * updater's totals step (refreshPendingTotals) takes them a few wallets at a time. Every refresh takes the rows of its
+ * wallets from there first: a rebuild from the day rows (which hold them already) drops them, any other adds them.
  */
 import { sql, type Transaction } from 'kysely';
-import { ALL_CATEGORIES, LONGEST_WINDOW_DAYS, windowOf, type LeaderboardPeriod } from '../../core/leaderboard/boards.ts';
+import { ALL_CATEGORIES, epochDay, LONGEST_WINDOW_DAYS, windowOf, type LeaderboardPeriod } from '../../core/leaderboard/boards.ts';
 import { curveOf, drawdownOf, foldDay, riskAdjusted, type CurveState } from '../../core/leaderboard/curve.ts';
 import type { DB } from '../../db/schema.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
+import type { LeaderboardDeps } from './deps.ts';
+import { preferIndexes } from './plan.ts';
 
 /** What a fold added to one wallet's day row (USD micro, legs). */
 export interface DayDelta {
@@ -44,6 +50,54 @@ interface TotalsRow {
 /** How much a wallet's unrealized P&L moved in a category, keyed `${wallet}:${category}` (USD micro). */
 export type UnrealizedMoves = ReadonlyMap<string, bigint>;
 
+/** The day of a pending row that holds a change of unrealized P&L only. */
+const UNREALIZED_ONLY = -1;
+
+/** Leaves a fold's day changes and mark moves for the totals step, summed per wallet, category and day. */
+export async function addPending(trx: Transaction<DB>, deltas: readonly DayDelta[], moves: UnrealizedMoves): Promise<void> {
+  const rows = new Map<string, Cell[]>();
+  for (const d of deltas) rows.set(`${d.wallet}:${d.category}:${d.day}`, [d.wallet, d.category, d.day, d.realized, d.volume, d.trades, 0n]);
+  for (const [key, delta] of moves) {
+    const [wallet, category] = key.split(':') as [string, string];
+    rows.set(`${wallet}:${category}:${UNREALIZED_ONLY}`, [wallet, category, UNREALIZED_ONLY, 0n, 0n, 0, delta]);
+  }
+  if (rows.size === 0) return;
+  // In key order, as every writer of these rows.
+  const sorted = [...rows].sort(([a], [b]) => cmp(a, b)).map(([, cells]) => cells);
+  await sql`INSERT INTO leaderboard_pending AS p (wallet, category, day, realized, volume, trades, unrealized)
+    SELECT v.wallet, v.category, v.day::int, v.realized::numeric, v.volume::numeric, v.trades::int, v.unrealized::numeric
+    FROM ${unnestRows('v', ['wallet', 'category', 'day', 'realized', 'volume', 'trades', 'unrealized'], sorted)}
+    ON CONFLICT (wallet, category, day) DO UPDATE SET realized = p.realized + excluded.realized, volume = p.volume + excluded.volume,
+      trades = p.trades + excluded.trades, unrealized = p.unrealized + excluded.unrealized`.execute(trx);
+}
+
+/**
+ * The totals step: the totals of up to `limit` wallets with pending changes, in one transaction; answers how many
+ * wallets (fewer than `limit`: none are left).
+ */
+export async function refreshPendingTotals(deps: Pick<LeaderboardDeps, 'db' | 'clock'>, limit: number): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    await preferIndexes(trx);
+    const { rows } = await sql<{ wallet: string }>`SELECT DISTINCT wallet FROM leaderboard_pending ORDER BY wallet LIMIT ${limit}`.execute(trx);
+    if (rows.length > 0) await refreshTotals(trx, epochDay(deps.clock.now()), rows.map((r) => r.wallet), [], new Set(), new Map(), true);
+    return rows.length;
+  });
+}
+
+/** Takes the pending rows of `wallets` out of leaderboard_pending: their day changes and their mark moves. */
+async function takePending(trx: Transaction<DB>, wallets: readonly string[]): Promise<{ deltas: DayDelta[]; moves: Map<string, bigint> }> {
+  const { rows } = await sql<{ wallet: string; category: string; day: number; realized: string; volume: string; trades: number; unrealized: string }>`
+    DELETE FROM leaderboard_pending WHERE wallet = ANY(${wallets}::text[])
+    RETURNING wallet, category, day, realized::text, volume::text, trades, unrealized::text`.execute(trx);
+  const deltas: DayDelta[] = [];
+  const moves = new Map<string, bigint>();
+  for (const r of rows) {
+    if (r.day !== UNREALIZED_ONLY) deltas.push({ wallet: r.wallet, category: r.category, day: r.day, realized: BigInt(r.realized), volume: BigInt(r.volume), trades: r.trades });
+    addMove(moves, r.wallet, r.category, BigInt(r.unrealized));
+  }
+  return { deltas, moves };
+}
+
 /** Adds `delta` to a move map. */
 export function addMove(moves: Map<string, bigint>, wallet: string, category: string, delta: bigint): void {
   if (delta === 0n) return;
@@ -69,6 +123,14 @@ export async function refreshTotals(
 ): Promise<void> {
   const all = [...new Set([...wallets, ...deltas.map((d) => d.wallet), ...refold])].sort();
   if (all.length === 0) return;
+  // What folds left for these wallets: a refold reads it from the day rows and positions already, anything else adds it.
+  const pending = await takePending(trx, all);
+  deltas = [...deltas, ...pending.deltas.filter((d) => !refold.has(d.wallet))];
+  if (pending.moves.size > 0) {
+    const merged = new Map(moves);
+    for (const [key, delta] of pending.moves) if (!refold.has(key.split(':')[0]!)) merged.set(key, (merged.get(key) ?? 0n) + delta);
+    moves = merged;
+  }
   const byWallet = <T extends { wallet: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.wallet);
   const deltasOfWallet = byWallet(deltas);
   const movesOfWallet = new Map<string, Map<string, bigint>>();
