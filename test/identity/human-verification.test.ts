@@ -40,6 +40,11 @@ describe('verified humans', () => {
     expect(asRoot!.wallets).toEqual([root.account.address.toLowerCase(), child.account.address.toLowerCase()].sort());
     expect(asStranger).toMatchObject({ identityKey: `wallet:${stranger.account.address.toLowerCase()}`, attestation: null });
     expect(asChild!.attestation).toMatchObject({ wallet: child.account.address.toLowerCase(), verifier: 'operator', reference: 'case-17' });
+    // Many at once (the reputation fold's way), whatever their case and repeats: each as voterOf answers it.
+    const many = await humans.votersOf([stranger, child, root, child].map((a) => a.account.address));
+    expect([...many.keys()]).toEqual([stranger, child, root].map((a) => a.account.address.toLowerCase()));
+    expect([many.get(root.account.address.toLowerCase()), many.get(child.account.address.toLowerCase()), many.get(stranger.account.address.toLowerCase())]).toEqual([asRoot, asChild, asStranger]);
+    expect(await humans.votersOf([])).toEqual(new Map());
 
     expect(await humans.revoke(child.account.address)).toBe(true);
     expect(await humans.revoke(child.account.address)).toBe(false);

@@ -21,8 +21,11 @@ export interface HumanAttestation {
 /** Where attestations come from. */
 export interface HumanVerifier {
   readonly name: string;
-  /** A live attestation for any of these wallets (one identity's), the oldest; or null. */
-  attestationFor(wallets: readonly string[]): Promise<HumanAttestation | null>;
+  /**
+   * For each group of wallets (one identity's), a live attestation of any of them, the oldest; or null. Asked for many
+   * identities at once (a reputation fold asks for every subject it touched), so a provider can answer them in one go.
+   */
+  attestationsFor(identities: readonly (readonly string[])[]): Promise<(HumanAttestation | null)[]>;
 }
 
 /** A wallet as a voter: the identity it votes as (its linked wallets share one vote) and that identity's attestation. */
@@ -42,6 +45,8 @@ export interface HumanVerificationService {
   /** Withdraws a wallet's attestation; false when it had none. */
   revoke(wallet: string): Promise<boolean>;
   voterOf(wallet: string): Promise<Voter>;
+  /** voterOf for many wallets at once (a few statements whatever their number), by lowercase wallet. */
+  votersOf(wallets: readonly string[]): Promise<Map<string, Voter>>;
 }
 
 const WALLET = /^0x[0-9a-f]{40}$/;
@@ -56,17 +61,15 @@ function requireWallet(wallet: string): string {
 export function operatorVerifier(db: Kysely<DB>): HumanVerifier {
   return {
     name: 'operator',
-    async attestationFor(wallets) {
-      if (wallets.length === 0) return null;
-      const row = await db
-        .selectFrom('human_verifications')
-        .selectAll()
-        .where('wallet_address', 'in', [...wallets])
-        .where('revoked_at', 'is', null)
-        .orderBy('verified_at')
-        .limit(1)
-        .executeTakeFirst();
-      return row ? { wallet: row.wallet_address, verifier: row.verifier, reference: row.reference, verifiedAt: row.verified_at } : null;
+    async attestationsFor(identities) {
+      const wallets = [...new Set(identities.flat())];
+      if (wallets.length === 0) return identities.map(() => null);
+      const rows = await db.selectFrom('human_verifications').selectAll().where('wallet_address', 'in', wallets).where('revoked_at', 'is', null).execute();
+      const live = new Map(rows.map((r) => [r.wallet_address, r]));
+      return identities.map((group) => {
+        const oldest = group.flatMap((w) => live.get(w) ?? []).sort((a, b) => a.verified_at.getTime() - b.verified_at.getTime() || (a.wallet_address < b.wallet_address ? -1 : 1))[0];
+        return oldest ? { wallet: oldest.wallet_address, verifier: oldest.verifier, reference: oldest.reference, verifiedAt: oldest.verified_at } : null;
+      });
     },
   };
 }
@@ -74,6 +77,25 @@ export function operatorVerifier(db: Kysely<DB>): HumanVerifier {
 export function createHumanVerificationService(deps: { db: Kysely<DB>; clock: Clock; verifier?: HumanVerifier }): HumanVerificationService {
   const { db, clock } = deps;
   const verifier = deps.verifier ?? operatorVerifier(db);
+  const votersOf = async (wallets: readonly string[]): Promise<Map<string, Voter>> => {
+    const addresses = [...new Set(wallets.map(requireWallet))];
+    if (addresses.length === 0) return new Map();
+    const members = await db.selectFrom('identity_members').select(['wallet_address', 'identity_id']).where('wallet_address', 'in', addresses).execute();
+    const identityOf = new Map(members.map((m) => [m.wallet_address, m.identity_id]));
+    const ids = [...new Set(identityOf.values())];
+    const linked = ids.length > 0 ? await db.selectFrom('identity_members').select(['identity_id', 'wallet_address']).where('identity_id', 'in', ids).orderBy('wallet_address').execute() : [];
+    const walletsOf = new Map<string, string[]>();
+    for (const m of linked) walletsOf.set(m.identity_id, [...(walletsOf.get(m.identity_id) ?? []), m.wallet_address]);
+    const groups = addresses.map((a) => (identityOf.has(a) ? walletsOf.get(identityOf.get(a)!)! : [a]));
+    const attestations = await verifier.attestationsFor(groups);
+    return new Map(
+      addresses.map((a, i) => {
+        const id = identityOf.get(a);
+        return [a, { wallet: a, identityKey: id !== undefined ? `identity:${id}` : `wallet:${a}`, wallets: groups[i]!, attestation: attestations[i] ?? null }];
+      }),
+    );
+  };
+
   return {
     verifier,
     async attest(wallet, reference) {
@@ -99,17 +121,8 @@ export function createHumanVerificationService(deps: { db: Kysely<DB>; clock: Cl
       return revoked !== undefined;
     },
     async voterOf(wallet) {
-      const address = requireWallet(wallet);
-      const member = await db.selectFrom('identity_members').select('identity_id').where('wallet_address', '=', address).executeTakeFirst();
-      const wallets = member
-        ? (await db.selectFrom('identity_members').select('wallet_address').where('identity_id', '=', member.identity_id).orderBy('wallet_address').execute()).map((r) => r.wallet_address)
-        : [address];
-      return {
-        wallet: address,
-        identityKey: member ? `identity:${member.identity_id}` : `wallet:${address}`,
-        wallets,
-        attestation: await verifier.attestationFor(wallets),
-      };
+      return (await votersOf([wallet])).get(requireWallet(wallet))!;
     },
+    votersOf,
   };
 }

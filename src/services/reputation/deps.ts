@@ -12,7 +12,7 @@ export interface ReputationDeps {
   log: Logger;
   chainId: number;
   /** The verified-human attestation of a subject (shared by an identity's wallets). */
-  humans: Pick<HumanVerificationService, 'voterOf'>;
+  humans: Pick<HumanVerificationService, 'votersOf'>;
   /** FILLS_FREE_PER_MONTH: the free fills each tier's gate is a share of. */
   freeFillsPerMonth: number;
   /** Decimals of a collateral symbol (USDC 6, PM 18, PLAY 6): volume is counted at face value. */

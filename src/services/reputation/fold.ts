@@ -405,20 +405,26 @@ async function refoldSubjects(trx: Transaction<DB>, subjects: readonly Refold[])
   return changes;
 }
 
-/** The verified-human flag of each subject now (the attestation of any of its wallets), and the attested wallet. */
+/**
+ * The verified-human flag of each subject now (the attestation of any of its wallets), and the attested wallet: a few
+ * statements for all of them (a fold touches every subject that traded; one voterOf each was ~2-4 statements apiece).
+ */
 async function humanFlags(deps: ReputationDeps, keys: readonly SubjectKey[]): Promise<Map<SubjectKey, { verified: boolean; wallet: string | null }>> {
+  const identities = keys.filter(isIdentityKey).map(subjectValueOf);
+  // An identity speaks through its first wallet (any of its wallets answers the same).
+  const firstWallets =
+    identities.length > 0
+      ? await deps.db.selectFrom('identity_members').select(['identity_id', sql<string>`min(wallet_address)`.as('wallet')]).where('identity_id', 'in', identities).groupBy('identity_id').execute()
+      : [];
+  const firstOf = new Map(firstWallets.map((r) => [r.identity_id, r.wallet]));
+  const walletOf = (key: SubjectKey): string | undefined => (isIdentityKey(key) ? firstOf.get(subjectValueOf(key)) : subjectValueOf(key));
+  const voters = await deps.humans.votersOf(keys.flatMap((k) => walletOf(k) ?? []));
   const flags = new Map<SubjectKey, { verified: boolean; wallet: string | null }>();
   for (const key of keys) {
-    const wallet = isIdentityKey(key)
-      ? (await deps.db.selectFrom('identity_members').select('wallet_address').where('identity_id', '=', subjectValueOf(key)).orderBy('wallet_address').executeTakeFirst())?.wallet_address
-      : subjectValueOf(key);
-    if (!wallet) {
-      flags.set(key, { verified: false, wallet: null });
-      continue;
-    }
-    const voter = await deps.humans.voterOf(wallet);
+    const wallet = walletOf(key);
+    const voter = wallet === undefined ? undefined : voters.get(wallet.toLowerCase());
     // A wallet that has since joined an identity speaks for that identity, not for this (ending) subject.
-    flags.set(key, voter.identityKey === key ? { verified: voter.attestation !== null, wallet: voter.attestation?.wallet ?? null } : { verified: false, wallet: null });
+    flags.set(key, voter && voter.identityKey === key ? { verified: voter.attestation !== null, wallet: voter.attestation?.wallet ?? null } : { verified: false, wallet: null });
   }
   return flags;
 }
