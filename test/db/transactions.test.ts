@@ -213,6 +213,31 @@ describe('PGlite dialect internals', () => {
     expect(order).toEqual([2, 3]);
   });
 
+  it('AsyncMutex with a turn budget lets the event loop turn before a hand-over past the budget, not before one within it', async () => {
+    const mutex = new AsyncMutex({ turnBudgetMs: 50 });
+    const order: string[] = [];
+    const handOver = async (busyMs: number) => {
+      const release = await mutex.lock();
+      const next = mutex.lock().then((r) => {
+        order.push('next holder');
+        r();
+      });
+      // Work of the holder without a turn of the event loop, and a callback waiting for the next turn.
+      for (const start = performance.now(); performance.now() - start < busyMs; );
+      setImmediate(() => order.push('event loop turn'));
+      release();
+      await next;
+      await nextTurn();
+    };
+    // The mutex was made just now: a short hold hands over at once, in the same turn.
+    await handOver(0);
+    expect(order).toEqual(['next holder', 'event loop turn']);
+    order.length = 0;
+    // 60 ms without a turn: the next holder waits for one.
+    await handOver(60);
+    expect(order).toEqual(['event loop turn', 'next holder']);
+  });
+
   it('close waits for a running transaction to finish', async () => {
     const database = await openDatabase({ pgliteDir: 'memory://' });
     const steps: string[] = [];
