@@ -10,6 +10,7 @@ import { LedgerBalances } from '../../core/ledger/engine.ts';
 import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/types.ts';
 import type { DB } from '../../db/schema.ts';
 import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
+import { takeNumbers } from '../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
 import { balanceKeysOf, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
 
@@ -59,11 +60,7 @@ export interface LedgerAppend {
  * batcher closes them in that order, docs/ledger.md). A rolled-back writer leaves a gap, as a failed insert always did.
  */
 function reserveSeqs(trx: Transaction<DB>, n: number): Step<string[]> | null {
-  if (n === 0) return null;
-  return {
-    query: sql`SELECT nextval(pg_get_serial_sequence('ledger_operations', 'seq'))::text AS seq FROM generate_series(1, ${n})`.compile(trx),
-    read: ({ rows }) => rows.map((r) => r.seq as string).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)),
-  };
+  return n === 0 ? null : takeNumbers(trx, 'ledger_operations.seq', n);
 }
 
 export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAccount: Account }): LedgerService {

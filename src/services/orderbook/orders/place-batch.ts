@@ -6,11 +6,11 @@
  * fails the whole transaction.
  */
 import type { Transaction } from 'kysely';
-import { sql } from 'kysely';
 import { isProblemError, type ProblemError } from '../../../core/errors.ts';
 import { COLLATERAL_ASSET, MATCH_KINDS, outcomeAsset } from '../../../core/ledger/types.ts';
 import type { Fill, OrderAction, SubmitResult } from '../../../core/orderbook/types.ts';
 import { runStepsAfter, type Step } from '../../../db/pipeline.ts';
+import { takeNumbers } from '../../../db/sequences.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { StoredEvent } from '../../events/outbox.ts';
 import { ClaimTakenOver, type EffectRecorder } from '../../idempotency/idempotency.ts';
@@ -228,10 +228,8 @@ class BatchState {
  * column's sequence before matching; a refused order's is never used.
  */
 function reserveSeqs(trx: Transaction<DB>, n: number): Step<bigint[]> {
-  return {
-    query: sql`SELECT nextval(pg_get_serial_sequence('orders', 'seq'))::text AS seq FROM generate_series(1, ${n})`.compile(trx),
-    read: ({ rows }) => rows.map((r) => BigInt(r.seq as string)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
-  };
+  const numbers = takeNumbers(trx, 'orders.seq', n);
+  return { query: numbers.query, read: (result) => numbers.read(result).map(BigInt) };
 }
 
 /** The resting order's action in a fill: it sells in a TRANSFER and a MERGE, buys in a TAKER_SELLS and a MINT. */

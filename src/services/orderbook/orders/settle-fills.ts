@@ -11,6 +11,7 @@ import { takerPriceOf } from '../../../core/orderbook/engine.ts';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { NewEvent, StoredEvent } from '../../events/outbox.ts';
 import { runSteps, runStepsAfter, type Step } from '../../../db/pipeline.ts';
+import { takeNumbers } from '../../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../../db/unnest.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
@@ -214,11 +215,7 @@ async function agentsOf(trx: Transaction<DB>, orderIds: readonly string[]): Prom
 
 /** Ids for the batch's fills, in fill order, taken from the order_fills.id column's sequence (null: no fill). */
 function reserveFillIds(trx: Transaction<DB>, n: number): Step<string[]> | null {
-  if (n === 0) return null;
-  return {
-    query: sql`SELECT nextval(pg_get_serial_sequence('order_fills', 'id'))::text AS id FROM generate_series(1, ${n})`.compile(trx),
-    read: ({ rows }) => rows.map((r) => r.id as string).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)),
-  };
+  return n === 0 ? null : takeNumbers(trx, 'order_fills.id', n);
 }
 
 /** The columns that say how far an order got. */
