@@ -25,6 +25,7 @@ import { enqueueTradeLegs } from '../src/services/leaderboard/inbox.ts';
 import { foldPending } from '../src/services/leaderboard/fold.ts';
 import { seeded } from './market-rows.ts';
 import { markDirtyMarkets } from '../src/services/leaderboard/marks.ts';
+import { refreshPendingTotals } from '../src/services/leaderboard/totals.ts';
 import type { LeaderboardDeps } from '../src/services/leaderboard/deps.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient } from './load.ts';
@@ -63,6 +64,8 @@ export interface LeaderboardBenchReport {
 const DAY_MS = 86_400_000;
 const INSERT_CHUNK = 2_000;
 const FOLD_BATCH = 2_000;
+/** Wallets per transaction of the totals step (the updater's own). */
+const TOTALS_BATCH = 32;
 const WARMUP_MS = 1_000;
 
 export function leaderboardOptionsFromEnv(log: (line: string) => void): LeaderboardBenchOptions {
@@ -145,7 +148,7 @@ async function insertTrades(runtime: Runtime, next: (n: number) => Insertable<Ma
   return performance.now() - t0;
 }
 
-/** Folds every pending leg (the updater's fold step, batch after batch). */
+/** Folds every pending leg (the updater's fold step, batch after batch), then brings the totals up to date (its totals step). */
 async function foldAll(deps: LeaderboardDeps, log?: (line: string) => void): Promise<number> {
   const t0 = performance.now();
   let total = 0;
@@ -153,15 +156,22 @@ async function foldAll(deps: LeaderboardDeps, log?: (line: string) => void): Pro
     total += n;
     if (log && total % 100_000 < FOLD_BATCH) log(`bench: ${total} legs folded (${Math.round(performance.now() - t0)} ms)`);
   }
+  await totalsAll(deps);
   return performance.now() - t0;
 }
 
-/** Marks every dirty market (the updater's mark step). */
+/** Marks every dirty market (the updater's mark step), then the totals step takes the marks' moves. */
 async function markAll(deps: LeaderboardDeps): Promise<{ ms: number; markets: number }> {
   const t0 = performance.now();
   let markets = 0;
   for (let n = await markDirtyMarkets(deps, 200); n > 0; n = await markDirtyMarkets(deps, 200)) markets += n;
+  await totalsAll(deps);
   return { ms: performance.now() - t0, markets };
+}
+
+/** The totals step until no wallet has pending changes. */
+async function totalsAll(deps: LeaderboardDeps): Promise<void> {
+  for (let n = await refreshPendingTotals(deps, TOTALS_BATCH); n === TOTALS_BATCH; n = await refreshPendingTotals(deps, TOTALS_BATCH));
 }
 
 export async function benchLeaderboard(opts: LeaderboardBenchOptions): Promise<LeaderboardBenchReport> {
