@@ -12,7 +12,7 @@ import type { LeaderboardDeps } from './deps.ts';
 import { readBoard } from './read-board.ts';
 import { readPnlHistory } from './pnl-history.ts';
 import type { BoardQuery, LeaderboardPage, PnlHistory } from './types.ts';
-import { changedAnything, runPass, totalsDue, type PassResult, type UpdaterMemory } from './updater.ts';
+import { changedBoards, runPass, totalsDue, type PassResult, type UpdaterMemory } from './updater.ts';
 
 export type { LeaderboardDeps } from './deps.ts';
 export type { BoardQuery, LeaderboardEntry, LeaderboardPage, PnlHistory } from './types.ts';
@@ -63,7 +63,7 @@ export function createLeaderboardService(o: LeaderboardOptions): LeaderboardServ
     const next = last.catch(() => undefined).then(async () => {
       const due = forced || totalsDue(memory, deps.clock.now().getTime());
       const result = await runPass(deps, memory, { batch: o.batch ?? FOLD_BATCH, forceRoles, totalsDue: due });
-      if (changedAnything(result)) cache.invalidate();
+      if (changedBoards(result)) cache.invalidate();
       return result;
     });
     last = next;

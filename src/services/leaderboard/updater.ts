@@ -81,7 +81,12 @@ export async function runPass(deps: LeaderboardDeps, memory: UpdaterMemory, opts
   return result;
 }
 
-export const changedAnything = (r: PassResult): boolean => r.reverted + r.folded + r.settled + r.marked + r.totals + r.rolled > 0 || r.roles !== null;
+/**
+ * Whether the pass changed what the boards read (leaderboard_totals, leaderboard_roles): the steps that refresh totals
+ * (the totals step, a settlement, a take-back, the windows' move) and the role boards. A fold or a mark alone leaves
+ * its changes pending (totals.ts), so a board read before it still holds.
+ */
+export const changedBoards = (r: PassResult): boolean => r.reverted + r.settled + r.totals + r.rolled > 0 || r.roles !== null;
 
 /** Whether a timer's pass brings the totals up to date (runOnce always does). */
 export const totalsDue = (memory: UpdaterMemory, now: number): boolean => memory.totalsAt === undefined || now - memory.totalsAt >= TOTALS_INTERVAL_MS;

@@ -95,12 +95,12 @@ export class Availability {
    * whatever their number.
    */
   static read(trx: Transaction<DB>, feeAccount: Account, needs: readonly { owner: Account; asset: bigint }[]): Step<Availability> {
-    const pairs = new Map(needs.map((n) => [`${n.owner}:${n.asset}`, n]));
+    const pairs = [...new Map(needs.map((n) => [`${n.owner}:${n.asset}`, n])).values()];
     const query = sql`
       SELECT o.owner, o.asset::text AS asset_id, (
         coalesce((SELECT balance FROM ledger_balances b WHERE b.account = o.owner AND b.asset_id = o.asset), 0)
         - coalesce((SELECT reserved FROM order_reservations r WHERE r.owner = o.owner AND r.asset_id = o.asset), 0))::text AS available
-      FROM unnest(${[...pairs.values()].map((n) => n.owner)}::text[], ${[...pairs.values()].map((n) => String(n.asset))}::numeric[]) AS o (owner, asset)`.compile(trx);
+      FROM unnest(${pairs.map((n) => n.owner)}::text[], ${pairs.map((n) => String(n.asset))}::numeric[]) AS o (owner, asset)`.compile(trx);
     return {
       query,
       read: (result) => {
