@@ -51,6 +51,11 @@ export interface PlaceScenario extends LoadResult {
   orderStatuses: Record<string, number>;
   /** The seeded stream was shorter than what was sent and started over. */
   wrapped: boolean;
+  /**
+   * The service process's CPU time (every thread of it, background work included) per order placed, warm-up included:
+   * a steadier measure than orders/s on a machine whose speed moves from run to run.
+   */
+  cpuUsPerOrder?: number;
 }
 
 export interface PlaceBenchReport {
@@ -358,13 +363,15 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const since = runtime.clock.now();
       const stats = runtime.services.orderbook.stats();
       const profile = opts.profileDir ? await startProfile() : null;
+      const cpu = process.cpuUsage();
       const result = await run(address.port, PATH, script);
+      const used = process.cpuUsage(cpu);
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
       const { transactions, orders } = runtime.services.orderbook.stats();
       const [t, o] = [transactions - stats.transactions, orders - stats.orders];
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction), warm-up included`);
       const counts = await countsOf(runtime, scenarioMarkets, since);
-      scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length });
+      scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length, cpuUsPerOrder: o > 0 ? (used.user + used.system) / o : Number.NaN });
     }
     const after = await ledgerState(runtime);
     const notes = [
@@ -389,7 +396,7 @@ const ratio = (rps: number, anchorRps: number): string => {
 
 /** The report as an aligned text table, with the setup and notes as comment lines and the first failure of each run. */
 export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
-  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
+  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
   const line = (r: PlaceScenario, isAnchor: boolean): string[] => {
     const failed = Object.entries(r.statuses)
       .filter(([status]) => status !== '201')
@@ -397,11 +404,11 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
     if (r.errors > 0) failed.push(`${r.errors}×net`);
     const f = (k: string) => String(r.fills[k] ?? 0);
     const fills = isAnchor ? '–' : `${f('TRANSFER')}/${f('TAKER_SELLS')}/${f('MINT')}/${f('MERGE')}`;
-    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
+    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
   };
   const cells = [header, line(report.anchor, true), ...report.scenarios.map((s) => line(s, false))];
   const widths = header.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
-  const left = new Set([0, 5, 6, 8]);
+  const left = new Set([0, 6, 7, 9]);
   const render = (row: string[]) => row.map((cell, c) => (left.has(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [...report.setup.map((l) => `# ${l}`), ...report.notes.map((l) => `# ${l}`), '', render(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(render)];
   for (const s of report.scenarios) {

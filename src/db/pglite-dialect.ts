@@ -130,6 +130,10 @@ function concatMessages(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** A transaction's deferred BEGIN, taken by the exchange that sends it (null: none to send). */
+type TakeBegin = () => string | null;
+const NO_BEGIN: TakeBegin = () => null;
+
 /**
  * Named prepared statements on PGlite's one session. `PGlite.query()` parses, describes and plans every statement again
  * and talks to the backend six times per statement; a kept statement is parsed and described once, and each run is one
@@ -145,14 +149,18 @@ class PreparedStatements {
 
   constructor(private readonly pglite: PGlite) {}
 
-  async run<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
+  /**
+   * `begin` answers a transaction's deferred BEGIN if it is still to be sent (PGliteConnection): asked when the
+   * statement is written, right before its exchange, and then written first in it.
+   */
+  async run<R>(text: string, params: readonly unknown[], begin: TakeBegin = NO_BEGIN): Promise<Results<R>> {
     try {
-      return await this.runKept<R>(text, params);
+      return await this.runKept<R>(text, params, begin);
     } catch (err) {
       if ((err as { code?: unknown }).code !== PLAN_CHANGED) throw err;
       // The schema changed under the kept statement: prepare it again, once.
       await this.forget(text);
-      return this.runKept<R>(text, params);
+      return this.runKept<R>(text, params, begin);
     }
   }
 
@@ -161,13 +169,14 @@ class PreparedStatements {
    * behind one Sync; answers their results in order. A backend error fails the call (after the Sync: the statements
    * after the failing one did not run).
    */
-  async runMany(statements: readonly { text: string; params: readonly unknown[] }[]): Promise<Results[]> {
+  async runMany(statements: readonly { text: string; params: readonly unknown[] }[], begin: TakeBegin = NO_BEGIN): Promise<Results[]> {
     const prepared: { name: string; types: number[] }[] = [];
     for (const { text } of statements) prepared.push(await this.prepared(text));
     // Written in one go: a query of the same connection run meanwhile (a promise of the same transaction) writes its own.
+    const began = this.writeBegin(begin);
     statements.forEach(({ params }, i) => this.writer.bindAndExecute(prepared[i]!.name, this.values(prepared[i]!, params)));
     this.writer.sync();
-    const results = await this.exchangeKept(this.writer.take());
+    const results = await this.exchangeKept(this.writer.take(), began);
     if (results.length !== statements.length) throw new Error(`a pipeline of ${statements.length} statements answered ${results.length} results`);
     return results;
   }
@@ -179,21 +188,33 @@ class PreparedStatements {
     await this.pglite.exec('DEALLOCATE ALL');
   }
 
-  private async runKept<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
+  private async runKept<R>(text: string, params: readonly unknown[], begin: TakeBegin): Promise<Results<R>> {
     const statement = await this.prepared(text);
+    const began = this.writeBegin(begin);
     this.writer.bindAndExecute(statement.name, this.values(statement, params));
     this.writer.sync();
-    return (await this.exchangeKept(this.writer.take()))[0] as Results<R>;
+    return (await this.exchangeKept(this.writer.take(), began))[0] as Results<R>;
   }
 
   /** A statement without parameters in one Query message (transaction control: BEGIN, COMMIT, SAVEPOINT…). */
-  async runSimple(text: string): Promise<Results> {
+  async runSimple(text: string, begin: TakeBegin = NO_BEGIN): Promise<Results> {
+    const began = this.writeBegin(begin);
     this.writer.query(text);
-    return (await this.exchangeKept(this.writer.take()))[0]!;
+    return (await this.exchangeKept(this.writer.take(), began))[0]!;
   }
 
-  /** Runs bound statements through their Sync and reads their results (pglite-wire.ts); a backend error is thrown after the Sync ran. */
-  private async exchangeKept(message: Uint8Array): Promise<Results[]> {
+  /** Writes the deferred BEGIN first, if there is one still to send; answers whether it did. */
+  private writeBegin(begin: TakeBegin): boolean {
+    const text = begin();
+    if (text !== null) this.writer.query(text);
+    return text !== null;
+  }
+
+  /**
+   * Runs bound statements through their Sync and reads their results (pglite-wire.ts); a backend error is thrown after
+   * the Sync ran. A BEGIN written first (`began`) answers a result of its own, left out.
+   */
+  private async exchangeKept(message: Uint8Array, began = false): Promise<Results[]> {
     const answer = await this.pglite._runExclusiveQuery(async () => {
       const chunks: Uint8Array[] = [];
       // The chunk is a view of the backend's buffer, written over by the next one: kept as a copy.
@@ -201,7 +222,8 @@ class PreparedStatements {
       return chunks.length === 1 ? chunks[0]! : concatMessages(chunks);
     });
     if (!this.pglite.isInTransaction()) await this.pglite.syncToFs();
-    return readResults(answer, this.pglite.parsers);
+    const results = readResults(answer, this.pglite.parsers);
+    return began ? results.slice(1) : results;
   }
 
   /** The parameters as the statement's types serialise them, as query() would. */
@@ -276,6 +298,7 @@ class PGliteDriver implements Driver {
     return new PGliteConnection(this.pglite, this.statements, release);
   }
 
+  /** Deferred: the BEGIN goes with the transaction's first statement, in its exchange (PGliteConnection). */
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     let text = 'begin';
     if (settings.isolationLevel || settings.accessMode) {
@@ -283,14 +306,17 @@ class PGliteDriver implements Driver {
       if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
       if (settings.accessMode) text += ` ${settings.accessMode}`;
     }
-    await connection.executeQuery(CompiledQuery.raw(text));
+    (connection as PGliteConnection).deferBegin(text);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    // A transaction that ran no statement was never begun: nothing to commit.
+    if ((connection as PGliteConnection).dropBegin()) return;
     await connection.executeQuery(CompiledQuery.raw('commit'));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if ((connection as PGliteConnection).dropBegin()) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
@@ -335,20 +361,50 @@ class PGliteDriver implements Driver {
   }
 }
 
+/**
+ * One holder's turn on the session. A transaction's BEGIN is deferred (beginTransaction): it is written ahead of the
+ * transaction's first statement and sent in the same exchange, one call into the backend fewer per transaction
+ * (docs/orderbook.md "Round trips").
+ */
 class PGliteConnection implements DatabaseConnection {
+  #begin: string | null = null;
+
   constructor(
     private readonly pglite: PGlite,
     private readonly statements: PreparedStatements,
     readonly release: () => void,
   ) {}
 
+  /** The transaction's BEGIN, to be sent with its first statement. */
+  deferBegin(text: string): void {
+    this.#begin = text;
+  }
+
+  /** Forgets a BEGIN never sent (the transaction ran no statement); answers whether there was one. */
+  dropBegin(): boolean {
+    const pending = this.#begin !== null;
+    this.#begin = null;
+    return pending;
+  }
+
+  /** The BEGIN still to send, taken by the exchange that sends it (null: sent already, or no transaction). */
+  readonly #takeBegin = (): string | null => {
+    const text = this.#begin;
+    this.#begin = null;
+    return text;
+  };
+
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
     // Exactly one statement per call: the extended protocol runs one, and the simple one is given a single command.
+    const simple = parameters.length === 0 && TRANSACTION_CONTROL.test(sql) && !sql.includes(';');
+    // PGlite's own query() cannot carry the BEGIN: it goes alone first.
+    const alone = !PREPARABLE.test(sql) && !simple ? this.#takeBegin() : null;
+    if (alone !== null) await this.statements.runSimple(alone);
     const result = PREPARABLE.test(sql)
-      ? await this.statements.run<R>(sql, parameters)
-      : parameters.length === 0 && TRANSACTION_CONTROL.test(sql) && !sql.includes(';')
-        ? ((await this.statements.runSimple(sql)) as Results<R>)
+      ? await this.statements.run<R>(sql, parameters, this.#takeBegin)
+      : simple
+        ? ((await this.statements.runSimple(sql, this.#takeBegin)) as Results<R>)
         : await this.pglite.query<R>(sql, [...parameters]);
     if (SCHEMA_CHANGE.test(sql)) await this.statements.clear();
     return queryResultOf<R>(result, result.affectedRows);
@@ -361,7 +417,10 @@ class PGliteConnection implements DatabaseConnection {
   async executePipeline(queries: readonly CompiledQuery[]): Promise<PromiseSettledResult<QueryResult<unknown>>[] | null> {
     if (!queries.every((q) => PREPARABLE.test(q.sql))) return null;
     try {
-      const results = await this.statements.runMany(queries.map((q) => ({ text: q.sql, params: q.parameters })));
+      const results = await this.statements.runMany(
+        queries.map((q) => ({ text: q.sql, params: q.parameters })),
+        this.#takeBegin,
+      );
       // affectedRows adds up over the results: each one's own count is its rowCount.
       return results.map((r) => ({ status: 'fulfilled', value: queryResultOf(r, r.rowCount) }));
     } catch (reason) {

@@ -133,6 +133,56 @@ describe('PGlite kept statements', () => {
     }
   });
 
+  it("sends a transaction's BEGIN with its first statement, in the same call into the backend", async () => {
+    const pglite = await blankPGliteInstance();
+    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
+    try {
+      await pglite.exec(`CREATE TABLE b (id int PRIMARY KEY)`);
+      const raw = pglite.execProtocolRawStream.bind(pglite);
+      let calls = 0;
+      pglite.execProtocolRawStream = ((...args: Parameters<typeof raw>) => (calls++, raw(...args))) as typeof raw;
+      const insert = (id: number, on: Kysely<Record<string, never>> = own) => sql`INSERT INTO b (id) VALUES (${id})`.execute(on);
+      const ids = async () => (await sql<{ id: number }>`SELECT id FROM b WHERE id > ${0} ORDER BY id`.execute(own)).rows.map((r) => r.id);
+      await insert(1); // kept from now on
+      await ids();
+
+      // BEGIN + INSERT in one call, COMMIT in another (three calls before).
+      calls = 0;
+      await own.transaction().execute((trx) => insert(2, trx));
+      expect(calls).toBe(2);
+      // A transaction that ran nothing was never begun: no call at all, and the session is not left in a transaction.
+      calls = 0;
+      await own.transaction().execute(async () => undefined);
+      expect(calls).toBe(0);
+      expect(pglite.isInTransaction()).toBe(false);
+
+      // A statement through PGlite's own query() (DDL) still runs inside: the rollback undoes it.
+      await own
+        .transaction()
+        .execute(async (trx) => {
+          await sql`CREATE TABLE gone (id int)`.execute(trx);
+          await insert(3, trx);
+          throw new Error('roll it back');
+        })
+        .catch(() => undefined);
+      expect((await pglite.query(`SELECT to_regclass('gone') AS t`)).rows).toEqual([{ t: null }]);
+      // Two statements at once, the first of them new (prepared in an exchange of its own before it runs): both inside.
+      await own
+        .transaction()
+        .execute(async (trx) => {
+          await Promise.all([sql`INSERT INTO b (id) SELECT ${4}::int`.execute(trx), insert(5, trx)]);
+          throw new Error('roll it back');
+        })
+        .catch(() => undefined);
+      // A failing first statement: the transaction rolls back and the session goes on.
+      await expect(own.transaction().execute((trx) => insert(1, trx))).rejects.toMatchObject({ code: '23505' });
+      expect(pglite.isInTransaction()).toBe(false);
+      expect(await ids()).toEqual([1, 2]);
+    } finally {
+      await own.destroy();
+    }
+  });
+
   it('keeps at most 500 statements, closing the least recently used', async () => {
     for (let i = 0; i < 520; i++) await sql`SELECT ${sql.raw(String(i))} AS n, ${1}::int AS one`.execute(db());
     const statements = await kept();
