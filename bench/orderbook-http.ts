@@ -25,6 +25,7 @@ import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.t
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
+import { LONG_HOLD_MS, watchHolds } from './holds.ts';
 import { startProfile } from './profile.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
@@ -353,6 +354,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const before = await ledgerState(runtime);
     const scenarios: PlaceScenario[] = [];
     const commits: string[] = [];
+    const holdLines: string[] = [];
     const cases: [string, string[], number][] = [
       ['place-order, 1 market', [markets[0]!], 0x0b00c],
       [`place-order, spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`, markets.slice(1), 0x5eed5],
@@ -363,9 +365,12 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const since = runtime.clock.now();
       const stats = runtime.services.orderbook.stats();
       const profile = opts.profileDir ? await startProfile() : null;
+      const holds = runtime.database.kind === 'pglite' ? watchHolds() : null;
       const cpu = process.cpuUsage();
       const result = await run(address.port, PATH, script);
       const used = process.cpuUsage(cpu);
+      const long = holds?.stop() ?? [];
+      if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
       const { transactions, orders } = runtime.services.orderbook.stats();
       const [t, o] = [transactions - stats.transactions, orders - stats.orders];
@@ -379,6 +384,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `leaderboard: ${after.pendingLegs} fill leg(s) waiting to be folded at the end`,
       `load average ${loadavg()[0]!.toFixed(1)} at the end`,
       ...commits,
+      ...holdLines,
     ];
     for (const [cause, { count, detail }] of serverErrors.causes) notes.push(`server error log during the scenarios: ${count}× ${cause}${detail ? ` (first: ${detail.slice(0, 400)})` : ''}`);
     for (const s of scenarios) if (s.wrapped) notes.push(`"${s.name}": the server took more than the ${streamLength}-order stream; it started over (same orders, new idempotency keys)`);

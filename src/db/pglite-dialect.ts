@@ -1,5 +1,6 @@
 // A Kysely dialect over PGlite that runs one connection (query or whole transaction) at a time.
 // PGlite is a single backend session, so without this a BEGIN from one caller would swallow another's queries.
+import diagnostics from 'node:diagnostics_channel';
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
@@ -62,6 +63,44 @@ export class AsyncMutex {
     this.tail = this.tail.then(() => released);
     return acquired;
   }
+}
+
+/** One turn of a holder of the connection, published on PGLITE_HOLDS_CHANNEL when it ends. */
+export interface PGliteHold {
+  /** The stack where the connection was asked for (`new Error().stack`): who held it. */
+  stack: string;
+  /** From asking for the connection to getting it, and from getting it to releasing it. */
+  waitedMs: number;
+  heldMs: number;
+}
+
+/**
+ * A diagnostics channel (node:diagnostics_channel) told every turn on the embedded database's one connection, with who
+ * took it and for how long: what makes a placement wait (bench/orderbook-http.ts prints the long ones per scenario).
+ * Nothing is measured, and no stack taken, while nobody subscribes.
+ */
+export const PGLITE_HOLDS_CHANNEL = 'svc:pglite:hold';
+const holds = diagnostics.channel(PGLITE_HOLDS_CHANNEL);
+
+/** Starts timing a turn asked for now; answers how to wrap its release so the turn is published when it ends. */
+function watchHold(): (release: () => void) => () => void {
+  // Deep enough to get past Kysely's frames and ours in src/db to the caller.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  const asked = performance.now();
+  return (release) => {
+    const got = performance.now();
+    let published = false;
+    return () => {
+      if (!published) {
+        published = true;
+        holds.publish({ stack, waitedMs: got - asked, heldMs: performance.now() - got } satisfies PGliteHold);
+      }
+      release();
+    };
+  };
 }
 
 /** How long a chain of the database's holders may run before a hand-over lets the event loop turn (AsyncMutex). */
@@ -290,7 +329,9 @@ class PGliteDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const release = await this.mutex.lock();
+    const watched = holds.hasSubscribers ? watchHold() : null;
+    const unlock = await this.mutex.lock();
+    const release = watched ? watched(unlock) : unlock;
     if (!this.pglite || !this.statements) {
       release();
       throw new Error('PGlite driver is not initialised or has been destroyed');

@@ -1,10 +1,11 @@
 // Concurrent transactions: PGlite's dialect must isolate them like PostgreSQL does, and the event
 // sequence must stay gap-free under concurrency and rollback on both back ends.
+import diagnostics from 'node:diagnostics_channel';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DB } from '../../src/db/index.ts';
-import { AsyncMutex } from '../../src/db/pglite-dialect.ts';
+import { AsyncMutex, PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
 import { waitFor } from '../support/wait.ts';
 import { backends, deferred, type Backend } from './backends.ts';
 
@@ -236,6 +237,41 @@ describe('PGlite dialect internals', () => {
     // 60 ms without a turn: the next holder waits for one.
     await handOver(60);
     expect(order).toEqual(['event loop turn', 'next holder']);
+  });
+
+  it('publishes each turn on the connection, with who took it and for how long, only while someone listens', async () => {
+    const database = await openDatabase({ pgliteDir: 'memory://' });
+    const seen: PGliteHold[] = [];
+    const listen = (message: unknown) => void seen.push(message as PGliteHold);
+    try {
+      await sql`SELECT 1`.execute(database.db);
+      expect(seen).toEqual([]);
+      diagnostics.subscribe(PGLITE_HOLDS_CHANNEL, listen);
+      const inside = deferred();
+      const proceed = deferred();
+      const trx = database.db.transaction().execute(async (t) => {
+        await sql`SELECT 1`.execute(t);
+        inside.resolve();
+        await proceed.promise;
+      });
+      await inside.promise;
+      // Asked for while the transaction holds the connection: it waits for the transaction's end.
+      const after = sql`SELECT 2`.execute(database.db);
+      await nextTurn();
+      proceed.resolve();
+      await Promise.all([trx, after]);
+      expect(seen).toHaveLength(2);
+      const [first, second] = seen as [PGliteHold, PGliteHold];
+      expect(first.stack).toContain('transactions.test.ts');
+      expect(first.waitedMs).toBeGreaterThanOrEqual(0);
+      expect(second.waitedMs).toBeGreaterThan(0);
+      diagnostics.unsubscribe(PGLITE_HOLDS_CHANNEL, listen);
+      await sql`SELECT 3`.execute(database.db);
+      expect(seen).toHaveLength(2);
+    } finally {
+      diagnostics.unsubscribe(PGLITE_HOLDS_CHANNEL, listen);
+      await database.close();
+    }
   });
 
   it('close waits for a running transaction to finish', async () => {
