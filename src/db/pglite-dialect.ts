@@ -438,11 +438,12 @@ class PGliteConnection implements DatabaseConnection {
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
     // Exactly one statement per call: the extended protocol runs one, and the simple one is given a single command.
-    const simple = parameters.length === 0 && TRANSACTION_CONTROL.test(sql) && !sql.includes(';');
+    const kept = PREPARABLE.test(sql);
+    const simple = !kept && parameters.length === 0 && TRANSACTION_CONTROL.test(sql) && !sql.includes(';');
     // PGlite's own query() cannot carry the BEGIN: it goes alone first.
-    const alone = !PREPARABLE.test(sql) && !simple ? this.#takeBegin() : null;
+    const alone = !kept && !simple ? this.#takeBegin() : null;
     if (alone !== null) await this.statements.runSimple(alone);
-    const result = PREPARABLE.test(sql)
+    const result = kept
       ? await this.statements.run<R>(sql, parameters, this.#takeBegin)
       : simple
         ? ((await this.statements.runSimple(sql, this.#takeBegin)) as Results<R>)
