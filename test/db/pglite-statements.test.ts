@@ -1,11 +1,23 @@
 // The PGlite dialect's kept (named prepared) statements (src/db/pglite-dialect.ts): a statement run again is the
 // kept one; values and rows come out as PGlite's query() gives them; a schema change is never answered from a stale
 // statement; errors keep their SQLSTATE and leave the session usable; at most 500 are kept.
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/index.ts';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 import { blankPGlite, blankPGliteInstance } from '../support/pglite-template.ts';
+
+/** A dialect of its own on a new empty PGlite session (for a test that also talks to the session behind its back). */
+async function onOwnSession(run: (pglite: PGlite, own: Kysely<Record<string, never>>) => Promise<void>): Promise<void> {
+  const pglite = await blankPGliteInstance();
+  const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
+  try {
+    await run(pglite, own);
+  } finally {
+    await own.destroy();
+  }
+}
 
 describe('PGlite kept statements', () => {
   let database: Database;
@@ -44,17 +56,13 @@ describe('PGlite kept statements', () => {
 
     // On a session whose schema changes without the dialect seeing it: the kept statement is refused (its result type
     // changed) and prepared again.
-    const pglite = await blankPGliteInstance();
-    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
-    try {
+    await onOwnSession(async (pglite, own) => {
       await pglite.exec('CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1)');
       const row = async () => (await sql<Record<string, unknown>>`SELECT * FROM u WHERE id = ${1}`.execute(own)).rows[0]!;
       expect(await row()).toEqual({ id: 1 });
       await pglite.exec('ALTER TABLE u ADD COLUMN later text DEFAULT \'x\'');
       expect(await row()).toEqual({ id: 1, later: 'x' });
-    } finally {
-      await own.destroy();
-    }
+    });
   });
 
   it('keeps the SQLSTATE of an error, and the session (or its transaction, once rolled back) goes on', async () => {
@@ -76,9 +84,7 @@ describe('PGlite kept statements', () => {
 
   it('writes and reads the protocol itself as PGlite does: every type, escapes, long answers, errors with their fields', async () => {
     // The kept path writes its binds and reads its answers itself (src/db/pglite-wire.ts); query() is PGlite's own.
-    const pglite = await blankPGliteInstance();
-    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
-    try {
+    await onOwnSession(async (pglite, own) => {
       await pglite.exec(`CREATE TABLE w (id int PRIMARY KEY, label text UNIQUE, tags text[], nums numeric[], ids uuid[], doc jsonb, at timestamptz, ok boolean, raw bytea, f float8)`);
       const tags = ['plain', 'with "quotes"', 'back\\slash', 'comma, and {braces}', 'ünïcødé 🎲', '', 'NULL'];
       const label = 'x "y" \\ z';
@@ -103,15 +109,11 @@ describe('PGlite kept statements', () => {
       expect(dup).toMatchObject({ code: '23505', constraint: 'w_label_key' });
       // The session goes on.
       expect((await sql<{ n: string }>`SELECT count(*)::text AS n FROM w WHERE id > ${0}`.execute(own)).rows).toEqual([{ n: '1' }]);
-    } finally {
-      await own.destroy();
-    }
+    });
   });
 
   it("sends transaction control as one Query message, not through PGlite's query(); a rollback and a savepoint still work", async () => {
-    const pglite = await blankPGliteInstance();
-    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
-    try {
+    await onOwnSession(async (pglite, own) => {
       await pglite.exec(`CREATE TABLE c (id int PRIMARY KEY)`);
       const query = pglite.query.bind(pglite);
       const viaQuery: string[] = [];
@@ -128,15 +130,11 @@ describe('PGlite kept statements', () => {
       expect(viaQuery.filter((text) => /^\s*(begin|commit|rollback|savepoint|release)\b/i.test(text))).toEqual([]);
       expect((await sql<{ id: number }>`SELECT id FROM c WHERE id > ${0} ORDER BY id`.execute(own)).rows).toEqual([{ id: 1 }]);
       expect(pglite.isInTransaction()).toBe(false);
-    } finally {
-      await own.destroy();
-    }
+    });
   });
 
   it("sends a transaction's BEGIN with its first statement, in the same call into the backend", async () => {
-    const pglite = await blankPGliteInstance();
-    const own = new Kysely<Record<string, never>>({ dialect: new PGliteDialect({ database: pglite }) });
-    try {
+    await onOwnSession(async (pglite, own) => {
       await pglite.exec(`CREATE TABLE b (id int PRIMARY KEY)`);
       const raw = pglite.execProtocolRawStream.bind(pglite);
       let calls = 0;
@@ -178,9 +176,7 @@ describe('PGlite kept statements', () => {
       await expect(own.transaction().execute((trx) => insert(1, trx))).rejects.toMatchObject({ code: '23505' });
       expect(pglite.isInTransaction()).toBe(false);
       expect(await ids()).toEqual([1, 2]);
-    } finally {
-      await own.destroy();
-    }
+    });
   });
 
   it('keeps at most 500 statements, closing the least recently used', async () => {
