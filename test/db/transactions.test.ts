@@ -6,6 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DB } from '../../src/db/index.ts';
 import { AsyncMutex, PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
+import { blankPGlite } from '../support/pglite-template.ts';
 import { waitFor } from '../support/wait.ts';
 import { backends, deferred, type Backend } from './backends.ts';
 
@@ -240,7 +241,7 @@ describe('PGlite dialect internals', () => {
   });
 
   it('publishes each turn on the connection, with who took it and for how long, only while someone listens', async () => {
-    const database = await openDatabase({ pgliteDir: 'memory://' });
+    const database = await blankPGlite();
     const seen: PGliteHold[] = [];
     const listen = (message: unknown) => void seen.push(message as PGliteHold);
     try {
