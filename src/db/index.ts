@@ -44,6 +44,14 @@ export interface Database {
   coordinator?: Coordinator;
   /** Committed writes of this process to chosen tables, reported before the writer's await resolves (write-watch.ts). */
   writes: WriteWatch;
+  /**
+   * The database for background work (folds, keepers, upkeep). PGlite has one connection, on this process's thread,
+   * whose holders take turns (turns.ts): these go after the requests' and wait for an expected one. PostgreSQL: `db`,
+   * since every holder has a connection of its own.
+   */
+  background: Kysely<DB>;
+  /** A request's transaction on `db` will ask for a connection soon: background work waits for it. Answers how to end that. */
+  expectForeground(): () => void;
 }
 
 /** Anything queries can run on: the database or an open transaction. */
@@ -130,6 +138,8 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
   return {
     db,
     kind: 'postgres',
+    background: db,
+    expectForeground: () => () => undefined,
     close: () =>
       (closing ??= (async () => {
         await coordinator?.close();
@@ -169,16 +179,22 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
   }
   log?.(`opened PGlite at ${dataDir} in ${Date.now() - started} ms`);
   const writes = createWriteRegistry();
-  const db = new Kysely<DB>({ dialect: watchingDialect(pipeliningDialect(new PGliteDialect({ database: pglite }), { concurrent: false }), writes) });
+  const dialect = new PGliteDialect({ database: pglite });
+  const kysely = (d: PGliteDialect) => new Kysely<DB>({ dialect: watchingDialect(pipeliningDialect(d, { concurrent: false }), writes) });
+  const db = kysely(dialect);
+  const background = kysely(dialect.background());
   let closing: Promise<void> | undefined;
   return {
     db,
     kind: 'pglite',
     writes,
+    background,
+    expectForeground: () => dialect.expect(),
     dump: () => pglite.dumpDataDir('none'),
     close: () =>
       (closing ??= (async () => {
         try {
+          await background.destroy();
           await db.destroy();
         } finally {
           lock?.release();

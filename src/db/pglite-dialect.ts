@@ -22,48 +22,7 @@ import {
 } from 'kysely';
 import { arrayLiteral } from './array-literal.ts';
 import { MessageWriter, readResults } from './pglite-wire.ts';
-
-/**
- * A FIFO async mutex. `lock()` resolves with a release function once every earlier holder has released.
- *
- * A hand-over is a microtask, so a chain of holders — a keeper's statements one after another, a batch of orders, the
- * next keeper's transaction — runs without the event loop turning: no request is read and no timer fires for as long
- * as the chain lasts (90-190 ms seen under the order bench: the upkeep's ANALYZEs, then folds, then a batch). With a
- * `turnBudgetMs`, a hand-over more than that long after the mutex last let the event loop turn waits for it first
- * (setImmediate: the poll phase, where requests are read, runs before).
- */
-export class AsyncMutex {
-  private tail: Promise<void> = Promise.resolve();
-  readonly #turnBudgetMs: number;
-  #turnAt = performance.now();
-
-  constructor(opts: { turnBudgetMs?: number } = {}) {
-    this.#turnBudgetMs = opts.turnBudgetMs ?? 0;
-  }
-
-  lock(): Promise<() => void> {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const acquired = this.tail.then(() => {
-      let done = false;
-      return () => {
-        // A double release must not free the next holder's turn.
-        if (done) return;
-        done = true;
-        if (this.#turnBudgetMs > 0 && performance.now() - this.#turnAt > this.#turnBudgetMs) {
-          setImmediate(() => {
-            this.#turnAt = performance.now();
-            release();
-          });
-        } else release();
-      };
-    });
-    this.tail = this.tail.then(() => released);
-    return acquired;
-  }
-}
+import { AsyncMutex, type TurnOptions, type TurnPriority } from './turns.ts';
 
 /** One turn of a holder of the connection, published on PGLITE_HOLDS_CHANNEL when it ends. */
 export interface PGliteHold {
@@ -72,6 +31,8 @@ export interface PGliteHold {
   /** From asking for the connection to getting it, and from getting it to releasing it. */
   waitedMs: number;
   heldMs: number;
+  /** A request's holder or background work's (turns.ts). */
+  priority: TurnPriority;
 }
 
 /**
@@ -83,7 +44,7 @@ export const PGLITE_HOLDS_CHANNEL = 'svc:pglite:hold';
 const holds = diagnostics.channel(PGLITE_HOLDS_CHANNEL);
 
 /** Starts timing a turn asked for now; answers how to wrap its release so the turn is published when it ends. */
-function watchHold(): (release: () => void) => () => void {
+function watchHold(priority: TurnPriority): (release: () => void) => () => void {
   // Deep enough to get past Kysely's frames and ours in src/db to the caller.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 40;
@@ -96,14 +57,14 @@ function watchHold(): (release: () => void) => () => void {
     return () => {
       if (!published) {
         published = true;
-        holds.publish({ stack, waitedMs: got - asked, heldMs: performance.now() - got } satisfies PGliteHold);
+        holds.publish({ stack, waitedMs: got - asked, heldMs: performance.now() - got, priority } satisfies PGliteHold);
       }
       release();
     };
   };
 }
 
-/** How long a chain of the database's holders may run before a hand-over lets the event loop turn (AsyncMutex). */
+/** How long a chain of the database's holders may run before a hand-over lets the event loop turn (turns.ts). */
 const TURN_BUDGET_MS = 8;
 
 export interface PGliteDialectConfig {
@@ -111,6 +72,8 @@ export interface PGliteDialectConfig {
   database: PGlite | Promise<PGlite>;
   /** Close the PGlite instance when the Kysely instance is destroyed (default true). */
   closeOnDestroy?: boolean;
+  /** How the holders of the one connection take turns (turns.ts); the turn budget is TURN_BUDGET_MS unless given. */
+  turns?: TurnOptions;
 }
 
 /**
@@ -126,14 +89,35 @@ export interface PGliteDialectConfig {
  * locks: still a bug, just a quieter one.)
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly config: PGliteDialectConfig) {}
+  readonly #session: PGliteSession;
+
+  constructor(
+    config: PGliteDialectConfig,
+    private readonly priority: TurnPriority = 'foreground',
+    session?: PGliteSession,
+  ) {
+    this.#session = session ?? new PGliteSession(config);
+  }
 
   createAdapter(): DialectAdapter {
     return new PostgresAdapter();
   }
 
   createDriver(): Driver {
-    return new PGliteDriver(this.config);
+    return new PGliteDriver(this.#session, this.priority);
+  }
+
+  /**
+   * The same database for background work (folds, keepers, upkeep), for a Kysely of its own: its holders wait for the
+   * requests' (turns.ts). That Kysely's destroy leaves the database open; this one's closes it.
+   */
+  background(): PGliteDialect {
+    return new PGliteDialect({ database: this.#session.config.database, closeOnDestroy: false }, 'background', this.#session);
+  }
+
+  /** A request's holder will ask for the connection soon: background holders wait for it (AsyncMutex.expect). */
+  expect(): () => void {
+    return this.#session.mutex.expect();
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -315,28 +299,49 @@ class PreparedStatements {
   }
 }
 
+/** What every driver over one PGlite shares: the instance, its kept statements, and the mutex of its one session. */
+class PGliteSession {
+  pglite: PGlite | undefined;
+  statements: PreparedStatements | undefined;
+  readonly mutex: AsyncMutex;
+  #init: Promise<void> | undefined;
+
+  constructor(readonly config: PGliteDialectConfig) {
+    this.mutex = new AsyncMutex({ turnBudgetMs: TURN_BUDGET_MS, ...config.turns });
+  }
+
+  init(): Promise<void> {
+    return (this.#init ??= (async () => {
+      this.pglite = await this.config.database;
+      this.statements = new PreparedStatements(this.pglite);
+      await this.statements.init();
+    })().catch((err: unknown) => {
+      this.#init = undefined;
+      throw err;
+    }));
+  }
+}
+
 class PGliteDriver implements Driver {
-  private pglite: PGlite | undefined;
-  private statements: PreparedStatements | undefined;
-  private readonly mutex = new AsyncMutex({ turnBudgetMs: TURN_BUDGET_MS });
+  constructor(
+    private readonly session: PGliteSession,
+    private readonly priority: TurnPriority,
+  ) {}
 
-  constructor(private readonly config: PGliteDialectConfig) {}
-
-  async init(): Promise<void> {
-    this.pglite = await this.config.database;
-    this.statements = new PreparedStatements(this.pglite);
-    await this.statements.init();
+  init(): Promise<void> {
+    return this.session.init();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const watched = holds.hasSubscribers ? watchHold() : null;
-    const unlock = await this.mutex.lock();
+    const watched = holds.hasSubscribers ? watchHold(this.priority) : null;
+    const unlock = await this.session.mutex.lock(this.priority);
     const release = watched ? watched(unlock) : unlock;
-    if (!this.pglite || !this.statements) {
+    const { pglite, statements } = this.session;
+    if (!pglite || !statements) {
       release();
       throw new Error('PGlite driver is not initialised or has been destroyed');
     }
-    return new PGliteConnection(this.pglite, this.statements, release);
+    return new PGliteConnection(pglite, statements, release);
   }
 
   /** Deferred: the BEGIN goes with the transaction's first statement, in its exchange (PGliteConnection). */
@@ -390,12 +395,13 @@ class PGliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    if (this.priority === 'background') return;
     // Wait for whoever holds the mutex so we never close PGlite under a running transaction.
-    const release = await this.mutex.lock();
+    const release = await this.session.mutex.lock();
     try {
-      const pglite = this.pglite;
-      this.pglite = undefined;
-      if (pglite && (this.config.closeOnDestroy ?? true) && !pglite.closed) await pglite.close();
+      const pglite = this.session.pglite;
+      this.session.pglite = undefined;
+      if (pglite && (this.session.config.closeOnDestroy ?? true) && !pglite.closed) await pglite.close();
     } finally {
       release();
     }

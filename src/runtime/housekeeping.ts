@@ -48,7 +48,7 @@ export async function startHousekeeping(deps: {
           name: 'database upkeep',
           pass: async () => {
             const full = Date.now() - lastFullPass >= UPKEEP_INTERVAL_MS;
-            const done = await upkeepPass(deps.database.db, { growthOnly: !full });
+            const done = await upkeepPass(deps.database.background, { growthOnly: !full });
             if (full) lastFullPass = Date.now();
             if (done.analyzed.length + done.vacuumed.length + done.frozen.length > 0) log.debug(done, 'database upkeep: tables analyzed, vacuumed or frozen');
           },

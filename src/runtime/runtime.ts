@@ -324,10 +324,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       clock,
       log,
       chainId: config.chain.id,
-      humans,
+      // The fold is its only user: its reads are background work too.
+      humans: createHumanVerificationService({ db: database.background, clock }),
       freeFillsPerMonth: config.fills.freePerMonth,
       decimalsOf: (symbol) => collateral.find((c) => c.symbol === symbol)?.decimals ?? 6,
       intervalMs: config.markets.schedulerMs,
+      background: database.background,
     });
     const voteGate = (wallet: string) => reputationGates.ofWallet(wallet);
     const voteDeps = { db: database.db, clock, client, chainId: config.chain.id, resolver: lane.resolver, humans, voteGate, quorum: config.resolution.voteQuorum, windows: config.resolution, guard: chainService.guard };
@@ -336,7 +338,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const humanCheck = createHumanCheck({ config: config.humanCheck, nonces, clock, log });
     const feeAccount = account.address.toLowerCase() as Account;
     const ledgerBatcher = createLedgerBatcher({
-      db: database.db,
+      db: database.background,
       client,
       relayer,
       clock,
@@ -430,6 +432,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ledger,
       orderbook: createOrderBookService({
         db: database.db,
+        expect: database.expectForeground,
         clock,
         ledger,
         events,
@@ -514,7 +517,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       marketData: createMarketDataService({ db: database.db, clock, rateLimits, limits: DATA_PLANE_LIMITS }),
       reputation,
       theses: createThesisService({ db: database.db, chain: chainService }),
-      leaderboard: createLeaderboardService({ db: database.db, clock, log, collateral, intervalMs: config.markets.indexerPollMs }),
+      leaderboard: createLeaderboardService({ db: database.db, background: database.background, clock, log, collateral, intervalMs: config.markets.indexerPollMs }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

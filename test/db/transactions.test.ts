@@ -5,7 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DB } from '../../src/db/index.ts';
-import { AsyncMutex, PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
+import { PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 import { waitFor } from '../support/wait.ts';
 import { backends, deferred, type Backend } from './backends.ts';
@@ -190,56 +190,6 @@ for (const b of await backends()) {
 }
 
 describe('PGlite dialect internals', () => {
-  it('AsyncMutex hands out turns in order and ignores double release', async () => {
-    const mutex = new AsyncMutex();
-    const order: number[] = [];
-    const r1 = await mutex.lock();
-    const p2 = mutex.lock().then((r) => {
-      order.push(2);
-      return r;
-    });
-    const p3 = mutex.lock().then((r) => {
-      order.push(3);
-      r();
-    });
-    // The mutex is pure promises: one event-loop turn runs every continuation already queued, no clock involved.
-    await nextTurn();
-    expect(order).toEqual([]);
-    r1();
-    r1(); // must not also release the turn of 2
-    const r2 = await p2;
-    await nextTurn();
-    expect(order).toEqual([2]);
-    r2();
-    await p3;
-    expect(order).toEqual([2, 3]);
-  });
-
-  it('AsyncMutex with a turn budget lets the event loop turn before a hand-over past the budget, not before one within it', async () => {
-    const mutex = new AsyncMutex({ turnBudgetMs: 50 });
-    const order: string[] = [];
-    const handOver = async (busyMs: number) => {
-      const release = await mutex.lock();
-      const next = mutex.lock().then((r) => {
-        order.push('next holder');
-        r();
-      });
-      // Work of the holder without a turn of the event loop, and a callback waiting for the next turn.
-      for (const start = performance.now(); performance.now() - start < busyMs; );
-      setImmediate(() => order.push('event loop turn'));
-      release();
-      await next;
-      await nextTurn();
-    };
-    // The mutex was made just now: a short hold hands over at once, in the same turn.
-    await handOver(0);
-    expect(order).toEqual(['next holder', 'event loop turn']);
-    order.length = 0;
-    // 60 ms without a turn: the next holder waits for one.
-    await handOver(60);
-    expect(order).toEqual(['event loop turn', 'next holder']);
-  });
-
   it('publishes each turn on the connection, with who took it and for how long, only while someone listens', async () => {
     const database = await blankPGlite();
     const seen: PGliteHold[] = [];

@@ -1,7 +1,9 @@
 // Leaderboards and P&L history against a real chain and real ledger fills (docs/leaderboard.md): a small scenario —
 // automated trades on anvil, order-book fills on two days, an undisputed resolution, a disputed market decided by a
 // human vote — whose every board is computed by hand here; the period and category filters, limits and error codes
-// of both surfaces; a reorg that drops a trade puts the board back; a wallet's equity curve.
+// of both surfaces; a reorg that drops a trade puts the board back; a wallet's equity curve. On the embedded database the
+// updater's passes (and the reputation fold's, the ledger batcher's) take the connection as background work.
+import diagnostics from 'node:diagnostics_channel';
 import { parseUnits, type Address, type Hex } from 'viem';
 import { encodeFunctionData, erc20Abi, maxUint256 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -11,11 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { ballotTypedData } from '../../src/core/resolution/votes.ts';
+import { PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
 import { refreshTotals } from '../../src/services/leaderboard/totals.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { buyShares, funded, resolveUndisputed, tradeShares, type Agent } from '../support/claims.ts';
-import { startTestServer, type TestServer } from '../support/harness.ts';
+import { onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
 import { createMarket, fund, gas, sendTx, tokens } from '../support/markets.ts';
 import { createOrderBookMarket } from '../support/orderbook.ts';
 
@@ -371,5 +374,37 @@ describe('maintenance', () => {
     }
     expect(only(await board(key, '?period=all'))).toEqual(allTime);
     await expectRebuildAgrees();
+  });
+});
+
+describe('turns on the embedded database', () => {
+  it.skipIf(onPostgres)('a placement takes the connection as a request; the updater, the reputation fold and the ledger batcher as background work', async () => {
+    const [creator, trader] = [await funded(server, 'lb-turns-creator'), await funded(server, 'lb-turns-trader')];
+    const book = await createOrderBookMarket(server, creator, 'Will the turns order book resolve Yes?', new Date(clock.now().getTime() + 30 * DAY));
+    const seen: PGliteHold[] = [];
+    const listen = (message: unknown) => void seen.push(message as PGliteHold);
+    /** Where a turn was asked for: the first frame of ours outside src/db. */
+    const askedFrom = (stack: string) => /\/src\/((?!db\/)[^():]+):\d+/.exec(stack)?.[1] ?? '';
+    /**
+     * The kinds of the turns `work` took that were asked for in `folder` (a timer's work may run meanwhile; the relayer
+     * a ledger batch sends through is shared with requests, and takes its turns as they do).
+     */
+    const kindsOf = async (folder: string, work: () => Promise<unknown>) => {
+      seen.length = 0;
+      await work();
+      const ours = seen.filter((h) => askedFrom(h.stack).startsWith(`services/${folder}/`));
+      expect(ours.length, folder).toBeGreaterThan(0);
+      return [...new Set(ours.map((h) => h.priority))];
+    };
+    diagnostics.subscribe(PGLITE_HOLDS_CHANNEL, listen);
+    try {
+      const placed = () => post(trader.key, '/orderbook/place-order', { market: book.address, outcome: 0, action: 'buy', price: '0.4', shares: '10000000' });
+      expect(await kindsOf('orderbook', placed)).toEqual(['foreground']);
+      expect(await kindsOf('leaderboard', () => update())).toEqual(['background']);
+      expect(await kindsOf('reputation', () => server.runtime.services.reputation.foldNow())).toEqual(['background']);
+      expect(await kindsOf('ledger', () => server.runtime.services.ledgerBatcher.flush({ force: true }))).toEqual(['background']);
+    } finally {
+      diagnostics.unsubscribe(PGLITE_HOLDS_CHANNEL, listen);
+    }
   });
 });

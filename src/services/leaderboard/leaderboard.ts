@@ -3,7 +3,9 @@
  * cache, and the updater that keeps those rows current from the legs the indexer and the order loop append
  * (inbox.ts). This binds the operations of this folder.
  */
+import type { Kysely } from 'kysely';
 import { epochDay, isoDay, windowOf } from '../../core/leaderboard/boards.ts';
+import type { DB } from '../../db/schema.ts';
 import { VALUE_UNITS } from '../../core/leaderboard/boards.ts';
 import { keeperLoop } from '../keeper-loop.ts';
 import { RenderedJson } from '../../core/rendered-json.ts';
@@ -50,11 +52,14 @@ export interface LeaderboardOptions extends LeaderboardDeps {
   cacheTtlMs?: number;
   /** Legs per fold transaction (default FOLD_BATCH). */
   batch?: number;
+  /** The database the updater's passes use (Database.background: on the embedded one they wait for the requests); default `db`. */
+  background?: Kysely<DB>;
 }
 
 export function createLeaderboardService(o: LeaderboardOptions): LeaderboardService {
   const deps: LeaderboardDeps = { db: o.db, clock: o.clock, log: o.log, collateral: o.collateral };
   const cache = createBoardCache({ clock: o.clock, ttlMs: o.cacheTtlMs ?? 5_000 });
+  const updaterDeps: LeaderboardDeps = { ...deps, db: o.background ?? o.db };
   const memory: UpdaterMemory = { rolesFingerprint: null, rolesBuiltAt: 0 };
   // Passes run one at a time, whoever asks (the loop or runOnce).
   let last: Promise<unknown> = Promise.resolve();
@@ -62,7 +67,7 @@ export function createLeaderboardService(o: LeaderboardOptions): LeaderboardServ
   const pass = (forced: boolean, forceRoles = false): Promise<PassResult> => {
     const next = last.catch(() => undefined).then(async () => {
       const due = forced || totalsDue(memory, deps.clock.now().getTime());
-      const result = await runPass(deps, memory, { batch: o.batch ?? FOLD_BATCH, forceRoles, totalsDue: due });
+      const result = await runPass(updaterDeps, memory, { batch: o.batch ?? FOLD_BATCH, forceRoles, totalsDue: due });
       if (changedBoards(result)) cache.invalidate();
       return result;
     });

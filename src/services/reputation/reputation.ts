@@ -3,7 +3,9 @@
  * ledger and the resolution record, the reads (tier, rank, gates; never a score), the leaderboards, the owner-gated
  * audit trail, profiles and the comment tags. This binds the operations of this folder.
  */
+import type { Kysely } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
+import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { LeaderboardRole } from '../../core/reputation/standing.ts';
 import { subjectIdOf } from '../../core/reputation/subject.ts';
@@ -44,14 +46,15 @@ export interface ReputationService extends KeeperLoop {
   tags(wallets: readonly string[]): Promise<Map<string, { subjectId: string; tier: ReputationTier }>>;
 }
 
-export function createReputationService(deps: ReputationDeps & { intervalMs: number }): ReputationService {
+export function createReputationService(deps: ReputationDeps & { intervalMs: number; background?: Kysely<DB> }): ReputationService {
   // Folds of one process run one after another (the transaction's compare-and-set guards across processes).
   let chain: Promise<unknown> = Promise.resolve();
   const walletGates = createReputationGates(deps);
   // An agent's bound wallet is known here even before any activity.
   const viewOfKnown = async (wallet: string) => (await walletReputation(deps, wallet))!;
   const foldNow = (): Promise<number> => {
-    const run = chain.then(() => foldUntilCaughtUp(deps));
+    // Background work: on the embedded database it waits for the requests (Database.background).
+    const run = chain.then(() => foldUntilCaughtUp({ ...deps, db: deps.background ?? deps.db }));
     chain = run.catch(() => undefined);
     return run;
   };

@@ -70,8 +70,12 @@ export class MarketBooks {
   // the latest load is cached: a load started before a rebuild or a drop never overwrites what came after.
   readonly #loads = new Map<string, Promise<HeldBook>>();
 
-  constructor(db: Kysely<DB>) {
+  /** Tells the database a batch's transaction will ask for a connection soon (Database.expectForeground); answers how to end that. */
+  readonly #expect: () => () => void;
+
+  constructor(db: Kysely<DB>, expect: () => () => void = () => () => undefined) {
     this.#db = db;
+    this.#expect = expect;
   }
 
   /** Runs `fn` alone after every earlier job of the market, whether they failed or not. */
@@ -172,10 +176,13 @@ export class MarketBooks {
       // PGlite a whole request can otherwise run in one chain of microtasks (its queries do not wait on I/O), and
       // every batch would be one order; and a batch's own transaction never yields, so the requests that arrived
       // during it need a turn to be read and send their Idempotency-Key claims, and another for the claims' answer.
+      // Background work waits for the batch meanwhile: the turns would otherwise let it take the connection first.
+      const expected = this.#expect();
       for (let turn = 0; turn < TURNS_BEFORE_BATCH; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
       let jobs: BatchJob[] | null = null;
       const take = (): BatchJob[] => {
         if (jobs) return jobs;
+        expected();
         let n = 1;
         while (n < queue.length && n < MAX_BATCH && sameGroup(queue[n]!, head.group)) n++;
         jobs = queue.splice(0, n) as BatchJob[];
@@ -191,6 +198,8 @@ export class MarketBooks {
         });
       } catch (err) {
         for (const j of take()) j.reject(err);
+      } finally {
+        expected();
       }
     }
     this.#queues.delete(key);

@@ -49,6 +49,8 @@ export interface OrderEvent {
 /** What the order loop runs on; each operation names the part of it that it uses. */
 export interface OrderBookDeps {
   db: Kysely<DB>;
+  /** Database.expectForeground: a market's queue gathering a batch holds background work back until it asks. */
+  expect?: () => () => void;
   clock: Clock;
   ledger: LedgerService;
   events: EventBus;
