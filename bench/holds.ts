@@ -28,9 +28,9 @@ export function originOf(stack: string): string {
 export function watchHolds(): { stop(): string[] } {
   const origins = new Map<string, Origin>();
   const listen = (message: unknown) => {
-    const { stack, heldMs } = message as PGliteHold;
+    const { stack, heldMs, priority } = message as PGliteHold;
     if (heldMs < LONG_HOLD_MS) return;
-    const key = originOf(stack);
+    const key = `${originOf(stack)}${priority === 'background' ? ' [background]' : ''}`;
     const o = origins.get(key) ?? { count: 0, totalMs: 0, maxMs: 0 };
     origins.set(key, { count: o.count + 1, totalMs: o.totalMs + heldMs, maxMs: Math.max(o.maxMs, heldMs) });
   };

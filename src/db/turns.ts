@@ -4,12 +4,14 @@
  * stalls: under the order bench, a market's batch that found the leaderboard's folds, the upkeep and the reputation
  * fold in line before it waited 60-140 ms, and so did every placement in it (docs/orderbook.md, session 15).
  *
- * Two kinds of holder. A foreground one (a request's statements, an order batch) goes before every waiting background
- * one (folds, keepers, upkeep: Database.background), and a background holder also waits while a foreground one is
- * expected (`expect()`: a market's queue gathering its batch, whose transaction asks for the connection a few turns of
- * the event loop later). A background holder is never held back for long: once it has waited `maxDeferMs` it goes
- * right after the foreground holder of the moment, one background holder at a time. A batch then waits for one
- * background holder at most, and the background keeps getting turns under any load.
+ * Two kinds of holder: foreground (a request's statements, an order batch, anything on Database.db) and background
+ * (folds, the ledger batcher, the upkeep: Database.background). While requests want the connection (a foreground holder
+ * waits, or one is expected: `expect()`, a market's queue gathering its batch, whose transaction asks a few turns of the
+ * event loop later), background holders wait. They are never held back for long: once the first has waited
+ * `maxDeferMs`, it goes next, unless another background holder ended its turn less than `gapMs` ago. A batch then waits
+ * for one background holder at most, and the background keeps getting turns under any load. When no request wants the
+ * connection a background holder goes at once, except right after another one while requests are about (`quietMs`):
+ * the first one held back the answers that bring the next requests.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -29,13 +31,25 @@ export interface TurnOptions {
    * loop turn waits for it first (setImmediate: the poll phase, where requests are read, runs before). 0: never.
    */
   turnBudgetMs?: number;
-  /** The longest a background holder is held back by foreground ones (default DEFAULT_MAX_DEFER_MS). */
+  /** The longest a background holder is held back by requests (default DEFAULT_MAX_DEFER_MS). */
   maxDeferMs?: number;
+  /** While requests want the connection, the least time from one background holder's end to the next one's turn. */
+  gapMs?: number;
+  /** How long a background holder waits after another one, while requests are about (default DEFAULT_QUIET_MS). */
+  quietMs?: number;
   timer?: TurnTimer;
 }
 
-/** Two or three order batches long: the background gets a turn in every few batches at full load. */
+/** Three or four order batches long: the background gets a turn in every few batches at full load. */
 export const DEFAULT_MAX_DEFER_MS = 40;
+/** One or two order batches long: background holders that waited their longest go one at a time between batches. */
+export const DEFAULT_GAP_MS = 20;
+/**
+ * Enough for the answers a background holder held back to reach their clients and their next requests to come in
+ * and join a market's queue: on the order bench, a second and a third background holder otherwise followed the first
+ * before any request was read.
+ */
+export const DEFAULT_QUIET_MS = 5;
 
 const realTimer: TurnTimer = {
   now: () => performance.now(),
@@ -56,11 +70,17 @@ interface Waiter {
 export class AsyncMutex {
   readonly #turnBudgetMs: number;
   readonly #maxDeferMs: number;
+  readonly #gapMs: number;
+  readonly #quietMs: number;
   readonly #timer: TurnTimer;
   #turnAt: number;
   #held = false;
-  /** The current (or last) holder was a foreground one: an overdue background holder goes next. */
+  /** The current (or last) holder is a foreground one. */
   #lastForeground = false;
+  /** When the last holder released the connection, and the last foreground and background ones. */
+  #releasedAt = Number.NEGATIVE_INFINITY;
+  #foregroundAt = Number.NEGATIVE_INFINITY;
+  #backgroundAt = Number.NEGATIVE_INFINITY;
   readonly #foreground: Waiter[] = [];
   readonly #background: Waiter[] = [];
   /** When each open expectation began; one older than maxDeferMs holds nobody back any more. */
@@ -70,6 +90,8 @@ export class AsyncMutex {
   constructor(opts: TurnOptions = {}) {
     this.#turnBudgetMs = opts.turnBudgetMs ?? 0;
     this.#maxDeferMs = opts.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
+    this.#gapMs = opts.gapMs ?? DEFAULT_GAP_MS;
+    this.#quietMs = opts.quietMs ?? DEFAULT_QUIET_MS;
     this.#timer = opts.timer ?? realTimer;
     this.#turnAt = this.#timer.now();
   }
@@ -113,6 +135,9 @@ export class AsyncMutex {
 
   #handOver(): void {
     this.#held = false;
+    this.#releasedAt = this.#timer.now();
+    if (this.#lastForeground) this.#foregroundAt = this.#releasedAt;
+    else this.#backgroundAt = this.#releasedAt;
     this.#next();
   }
 
@@ -130,11 +155,12 @@ export class AsyncMutex {
     }
     const first = this.#background[0];
     if (!first) return;
-    // Held back by an expectation: look again when the holder becomes overdue or the expectation lapses (the
-    // expectation's end, or a foreground holder asking, looks again at once).
-    const due = first.since + this.#maxDeferMs;
-    let at = due > now ? due : Number.POSITIVE_INFINITY;
-    for (const e of this.#expectations) if (e.since + this.#maxDeferMs > now) at = Math.min(at, e.since + this.#maxDeferMs);
+    // A background holder held back: look again at the next moment a rule may change its mind (an expectation's end,
+    // or a foreground holder asking, looks again at once).
+    const moments = [first.since + this.#maxDeferMs, this.#backgroundAt + this.#gapMs, this.#releasedAt + this.#quietMs, this.#foregroundAt + this.#maxDeferMs];
+    for (const e of this.#expectations) moments.push(e.since + this.#maxDeferMs);
+    const at = Math.min(...moments.filter((t) => t > now));
+    if (at === Number.POSITIVE_INFINITY) return;
     this.#cancelWake = this.#timer.after(at - now, () => {
       this.#cancelWake = null;
       if (!this.#held) this.#next();
@@ -144,11 +170,15 @@ export class AsyncMutex {
   #choose(now: number): Waiter | undefined {
     const background = this.#background[0];
     if (!background) return this.#foreground.shift();
-    // One background holder after a foreground one, once it has waited its longest: never starved, and never two in a
-    // row while foreground holders wait.
-    if (this.#lastForeground && now - background.since >= this.#maxDeferMs) return this.#background.shift();
-    if (this.#foreground.length > 0) return this.#foreground.shift();
-    for (const e of this.#expectations) if (now - e.since < this.#maxDeferMs) return undefined;
+    let expected = false;
+    for (const e of this.#expectations) if (now - e.since < this.#maxDeferMs) expected = true;
+    if (this.#foreground.length > 0 || expected) {
+      // Requests want the connection: a background holder only once it has waited its longest, one at a time.
+      if (now - background.since >= this.#maxDeferMs && now - this.#backgroundAt >= this.#gapMs) return this.#background.shift();
+      return this.#foreground.shift();
+    }
+    // Right after another background holder, while requests are about, one may be on its way.
+    if (!this.#lastForeground && now - this.#releasedAt < this.#quietMs && now - this.#foregroundAt < this.#maxDeferMs) return undefined;
     return this.#background.shift();
   }
 }

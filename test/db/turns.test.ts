@@ -1,12 +1,12 @@
 // The turns on the embedded database's one connection (src/db/turns.ts): foreground holders first, background holders
-// held back by an expected foreground one, and never starved: an overdue one goes after the foreground holder of the
-// moment, one at a time. Time is a manual clock; the mutex itself is pure promises, so one turn of the event loop runs
-// every continuation already queued.
+// held back by an expected foreground one and, while requests are about, for a moment after another background one;
+// never starved: an overdue one goes after the foreground holder of the moment, one at a time. Time is a manual clock;
+// the mutex itself is pure promises, so one turn of the event loop runs every continuation already queued.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import { AsyncMutex, type TurnPriority, type TurnTimer } from '../../src/db/turns.ts';
+import { AsyncMutex, DEFAULT_GAP_MS as GAP_MS, DEFAULT_QUIET_MS, type TurnPriority, type TurnTimer } from '../../src/db/turns.ts';
 import { blankPGliteInstance } from '../support/pglite-template.ts';
 
 const MAX_DEFER_MS = 40;
@@ -111,7 +111,36 @@ describe('AsyncMutex', () => {
     expect(t.order).toEqual(['holder', 'batch']);
     await t.release('batch');
     await t.release('fold');
+    expect(t.order).toEqual(['holder', 'batch', 'fold']);
+    // A second background holder in a row waits a moment for requests' holders, which come first if they do.
+    t.timer.advance(DEFAULT_QUIET_MS);
+    await nextTurn();
     expect(t.order).toEqual(['holder', 'batch', 'fold', 'fold 2']);
+  });
+
+  it('after a background holder, gives requests a moment to come first while they are about, and none when they are not', async () => {
+    const t = turns();
+    t.ask('batch', 'foreground');
+    await nextTurn();
+    t.ask('fold', 'background');
+    t.ask('upkeep', 'background');
+    await t.release('batch');
+    await t.release('fold');
+    t.timer.advance(DEFAULT_QUIET_MS - 1);
+    await nextTurn();
+    expect(t.order).toEqual(['batch', 'fold']);
+    t.ask('next batch', 'foreground');
+    await nextTurn();
+    await t.release('next batch');
+    expect(t.order).toEqual(['batch', 'fold', 'next batch', 'upkeep']);
+
+    // No request for as long as a background holder may be held back: background holders follow each other at once.
+    t.timer.advance(MAX_DEFER_MS);
+    t.ask('reputation', 'background');
+    t.ask('ledger', 'background');
+    await t.release('upkeep');
+    await t.release('reputation');
+    expect(t.order).toEqual(['batch', 'fold', 'next batch', 'upkeep', 'reputation', 'ledger']);
   });
 
   it('holds a background holder back while a foreground one is expected, even with the connection free', async () => {
@@ -129,10 +158,12 @@ describe('AsyncMutex', () => {
     await t.release('batch');
     expect(t.order).toEqual(['batch', 'fold']);
 
-    // An expectation that ends without its holder asking lets the background go at once.
+    // An expectation that ends without its holder asking holds nobody back any more.
     const abandoned = t.mutex.expect();
     t.ask('upkeep', 'background');
     await t.release('fold');
+    t.timer.advance(DEFAULT_QUIET_MS);
+    await nextTurn();
     expect(t.order).toEqual(['batch', 'fold']);
     abandoned();
     await nextTurn();
@@ -151,7 +182,7 @@ describe('AsyncMutex', () => {
     expect(t.order).toEqual(['fold']);
   });
 
-  it('gives an overdue background holder the turn after one foreground holder, and never two background ones in a row while foreground ones wait', async () => {
+  it('gives background holders that waited their longest the turn ahead of waiting foreground ones, one at a time and a gap apart', async () => {
     const t = turns();
     t.ask('batch 0', 'foreground');
     await nextTurn();
@@ -159,8 +190,11 @@ describe('AsyncMutex', () => {
     t.ask('upkeep', 'background');
     for (const name of ['batch 1', 'batch 2', 'batch 3']) t.ask(name, 'foreground');
     t.timer.advance(MAX_DEFER_MS);
-    for (const name of ['batch 0', 'fold', 'batch 1', 'upkeep', 'batch 2']) await t.release(name);
-    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'upkeep', 'batch 2', 'batch 3']);
+    for (const name of ['batch 0', 'fold', 'batch 1']) await t.release(name);
+    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2']);
+    t.timer.advance(GAP_MS);
+    for (const name of ['batch 2', 'upkeep']) await t.release(name);
+    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2', 'upkeep', 'batch 3']);
   });
 
   it('keeps an overdue background holder waiting for an expected foreground one when a background holder went last', async () => {
@@ -209,7 +243,7 @@ describe('PGlite dialect: foreground and background Kyselys over one database', 
     });
     await Promise.all([batch, fold]);
     expect(order).toEqual(['foreground', 'background']);
-    const { rows } = await sql<{ by: string }>`SELECT by FROM turns ORDER BY n`.execute(background);
+    const { rows } = await sql<{ by: string }>`SELECT by FROM turns ORDER BY n`.execute(db);
     expect(rows.map((r) => r.by)).toEqual(['background', 'foreground']);
 
     // Destroying the background Kysely leaves the database open for the other one.
