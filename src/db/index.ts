@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Dialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { createCoordinator, type Coordinator } from './coordinator.ts';
 import { acquireFolderLock, type FolderLock } from './lock.ts';
@@ -180,7 +180,7 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
   log?.(`opened PGlite at ${dataDir} in ${Date.now() - started} ms`);
   const writes = createWriteRegistry();
   const dialect = new PGliteDialect({ database: pglite });
-  const kysely = (d: PGliteDialect) => new Kysely<DB>({ dialect: watchingDialect(pipeliningDialect(d, { concurrent: false }), writes) });
+  const kysely = (d: Dialect) => new Kysely<DB>({ dialect: watchingDialect(pipeliningDialect(d, { concurrent: false }), writes) });
   const db = kysely(dialect);
   const background = kysely(dialect.background());
   let closing: Promise<void> | undefined;

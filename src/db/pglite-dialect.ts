@@ -91,12 +91,8 @@ export interface PGliteDialectConfig {
 export class PGliteDialect implements Dialect {
   readonly #session: PGliteSession;
 
-  constructor(
-    config: PGliteDialectConfig,
-    private readonly priority: TurnPriority = 'foreground',
-    session?: PGliteSession,
-  ) {
-    this.#session = session ?? new PGliteSession(config);
+  constructor(config: PGliteDialectConfig) {
+    this.#session = new PGliteSession(config);
   }
 
   createAdapter(): DialectAdapter {
@@ -104,15 +100,20 @@ export class PGliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new PGliteDriver(this.#session, this.priority);
+    return new PGliteDriver(this.#session, 'foreground');
   }
 
   /**
    * The same database for background work (folds, keepers, upkeep), for a Kysely of its own: its holders wait for the
    * requests' (turns.ts). That Kysely's destroy leaves the database open; this one's closes it.
    */
-  background(): PGliteDialect {
-    return new PGliteDialect({ database: this.#session.config.database, closeOnDestroy: false }, 'background', this.#session);
+  background(): Dialect {
+    return {
+      createAdapter: () => this.createAdapter(),
+      createDriver: () => new PGliteDriver(this.#session, 'background'),
+      createIntrospector: (db) => this.createIntrospector(db),
+      createQueryCompiler: () => this.createQueryCompiler(),
+    };
   }
 
   /** A request's holder will ask for the connection soon: background holders wait for it (AsyncMutex.expect). */
