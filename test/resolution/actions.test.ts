@@ -124,7 +124,12 @@ describe('resolution actions', () => {
     const { creator, address } = await newMarket('attempt-creator');
     const resolver = server.runtime.services.chain.lane().resolver;
     expect((await post(creator.key, `/markets/${address}/resolution/propose`, await signedProposal(creator.account, address, 1))).status).toBe(202);
-    await sync();
+    // The relayed proposal may still be on its way when the 202 answers (state submitted): the keeper acts on what the
+    // indexer has seen, so wait for the proposal there (a full run failed so twice: the market was still open).
+    await waitFor(async () => {
+      await sync();
+      return (await stateOf(address)) === 'creator_proposal';
+    }, { what: 'the proposal to be indexed', timeoutMs: 30_000, intervalMs: 100 });
     // The keeper's finalize, sent too early (as a restarted chain's clock can make it): it reverts on chain.
     const step = `resolution:${server.config.chain.id}:${address}:finalize`;
     const early = await server.runtime.relayer.send({ operationId: step, idempotencyKey: step, to: resolver, data: call('finalize', [address]), gas: 200_000n });
@@ -145,6 +150,7 @@ describe('resolution actions', () => {
     };
     const k = await waitFor(async () => {
       await rpc(server.runtime.rpcUrl, 'evm_mine');
+      await sync();
       await server.runtime.services.resolutionKeeper.runOnce();
       return confirmedAttempt();
     }, { what: 'the keeper to send the finalize again, confirmed', timeoutMs: 30_000, intervalMs: 100 }).catch(async (err: unknown) => {
