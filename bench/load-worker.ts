@@ -52,6 +52,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const measureFrom = start + job.warmupMs;
   const end = measureFrom + job.durationMs;
   const latencies: number[] = [];
+  const slow: [number, number][] = [];
   const statuses: Record<string, number> = {};
   let ok = 0;
   let bytes = 0;
@@ -81,6 +82,8 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
           ok++;
           bytes += answer.bytes;
           latencies.push(t1 - t0);
+          // The wall clock, which the service's process shares (their monotonic clocks start at different moments).
+          if (job.slowMs !== undefined && t1 - t0 > job.slowMs) slow.push([Date.now() - (t1 - t0), t1 - t0]);
         } else {
           sample ??= `${answer.status} ${(answer.body ?? '').slice(0, 300)}`;
         }
@@ -106,6 +109,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     errors,
     bytesPerResponse: ok === 0 ? 0 : Math.round(bytes / ok),
     ...(sample === undefined ? {} : { sample }),
+    ...(job.slowMs === undefined ? {} : { slow }),
   };
 }
 

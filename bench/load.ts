@@ -30,6 +30,8 @@ export interface LoadJob {
   idempotencyPrefix?: string;
   /** The status that counts as success (default 200). */
   okStatus?: number;
+  /** Report each successful answer slower than this (LoadResult.slow). */
+  slowMs?: number;
 }
 
 export interface LoadResult {
@@ -49,6 +51,8 @@ export interface LoadResult {
   bytesPerResponse: number;
   /** The first failure seen (status and the start of its body), to tell throttling from a bug. */
   sample?: string;
+  /** With `slowMs`: each answer slower than that, as [when it was sent (epoch ms), its latency ms]. */
+  slow?: [number, number][];
 }
 
 export interface WorkerRequest {

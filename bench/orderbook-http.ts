@@ -27,6 +27,7 @@ import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
 import { LONG_HOLD_MS, watchHolds } from './holds.ts';
 import { startProfile } from './profile.ts';
+import { startTimeline } from './timeline.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
@@ -41,6 +42,8 @@ export interface PlaceBenchOptions {
   markets: number;
   /** A folder to write a CPU profile of the service's process per scenario into (BENCH_PLACE_PROFILE), or none. */
   profileDir?: string;
+  /** Print this many of each scenario's longest stalls with what happened during them (BENCH_PLACE_STALLS; timeline.ts). */
+  stalls?: number;
   log: (line: string) => void;
 }
 
@@ -80,6 +83,8 @@ export interface PlaceOrderBody {
 
 const PATH = '/api/agent/v1/orderbook/place-order';
 const WARMUP_MS = 1_000;
+/** With BENCH_PLACE_STALLS: placements slower than this count towards a stall. */
+const STALL_MS = 30;
 const TICKS = 10_000 / ENGINE_CONFIG.tickBps;
 /** Play money of every agent (LEDGER_SIGNUP_GRANT): 10^9 play dollars, so no order of the run is short of collateral. */
 const GRANT = 10n ** 15n;
@@ -342,8 +347,22 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       });
     };
     let runs = 0;
+    const stalls = opts.stalls ?? 0;
     const run = async (port: number, path: string, script: readonly ScriptedRequest[]): Promise<LoadResult> =>
-      client.run({ host, port, path, tokens: [], method: 'POST', script, idempotencyPrefix: `bench-${++runs}`, okStatus: 201, connections: opts.connections, warmupMs: WARMUP_MS, durationMs: opts.seconds * 1000 });
+      client.run({
+        host,
+        port,
+        path,
+        tokens: [],
+        method: 'POST',
+        script,
+        idempotencyPrefix: `bench-${++runs}`,
+        okStatus: 201,
+        connections: opts.connections,
+        warmupMs: WARMUP_MS,
+        durationMs: opts.seconds * 1000,
+        ...(stalls > 0 ? { slowMs: STALL_MS } : {}),
+      });
 
     log('bench: running anchor');
     const anchorScript = scriptOf([markets[0]!], 0x0b00c);
@@ -366,11 +385,15 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const stats = runtime.services.orderbook.stats();
       const profile = opts.profileDir ? await startProfile() : null;
       const holds = runtime.database.kind === 'pglite' ? watchHolds() : null;
+      const timeline = stalls > 0 ? startTimeline() : null;
       const cpu = process.cpuUsage();
       const result = await run(address.port, PATH, script);
       const used = process.cpuUsage(cpu);
       const long = holds?.stop() ?? [];
       if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
+      const stallLines = timeline?.stop(result.slow ?? [], stalls) ?? [];
+      if (timeline) holdLines.push(`"${name}": its ${stalls} longest stalls (placements over ${STALL_MS} ms sent within 5 ms of each other):`, ...stallLines.map((l) => `  ${l}`));
+      delete result.slow;
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
       const { transactions, orders } = runtime.services.orderbook.stats();
       const [t, o] = [transactions - stats.transactions, orders - stats.orders];
@@ -439,6 +462,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     keys: intFromEnv('BENCH_KEYS', 256, 1, 100_000),
     markets: intFromEnv('BENCH_PLACE_MARKETS', 4, 1, 19),
     profileDir: process.env.BENCH_PLACE_PROFILE || undefined,
+    stalls: intFromEnv('BENCH_PLACE_STALLS', 0, 0, 100),
     log,
   };
 }
