@@ -8,10 +8,11 @@
  * (folds, the ledger batcher, the upkeep: Database.background). While requests want the connection (a foreground holder
  * waits, or one is expected: `expect()`, a market's queue gathering its batch, whose transaction asks a few turns of the
  * event loop later), background holders wait. They are never held back for long: once the first has waited
- * `maxDeferMs`, it goes next, unless another background holder ended its turn less than `gapMs` ago. A batch then waits
- * for one background holder at most, and the background keeps getting turns under any load. When no request wants the
- * connection a background holder goes at once, except right after another one while requests are about (`quietMs`):
- * the first one held back the answers that bring the next requests.
+ * `maxDeferMs`, it goes next, as long as the background's turns leave the requests the rest of the time: after a
+ * background turn of h ms, the next one waits until h × (1 / `backgroundShare` − 1) ms have passed. A batch then
+ * waits for one background turn at most, long ones seldom, and the background keeps getting its share under any load.
+ * When no request wants the connection a background holder goes at once, except right after another one while
+ * requests are about (`quietMs`): the first one held back the answers that bring the next requests.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -33,8 +34,11 @@ export interface TurnOptions {
   turnBudgetMs?: number;
   /** The longest a background holder is held back by requests (default DEFAULT_MAX_DEFER_MS). */
   maxDeferMs?: number;
-  /** While requests want the connection, the least time from one background holder's end to the next one's turn. */
-  gapMs?: number;
+  /**
+   * While requests want the connection, the share of its time background holders may take (default
+   * DEFAULT_BACKGROUND_SHARE): after a turn of h ms, the next background turn waits h × (1 / share − 1) ms.
+   */
+  backgroundShare?: number;
   /** How long a background holder waits after another one, while requests are about (default DEFAULT_QUIET_MS). */
   quietMs?: number;
   timer?: TurnTimer;
@@ -42,8 +46,12 @@ export interface TurnOptions {
 
 /** Three or four order batches long: the background gets a turn in every few batches at full load. */
 export const DEFAULT_MAX_DEFER_MS = 40;
-/** One or two order batches long: background holders that waited their longest go one at a time between batches. */
-export const DEFAULT_GAP_MS = 20;
+/**
+ * A third: after a background turn, twice as long for the requests. On the order bench the background (the ledger's
+ * batches, the folds, the upkeep) needs 10-20 % of the connection's time at full load, in 50-100 turns a second, most of
+ * them 1-3 ms long; a fixed 20 ms between background turns let it fall ever further behind when the machine slowed.
+ */
+export const DEFAULT_BACKGROUND_SHARE = 1 / 3;
 /**
  * Enough for the answers a background holder held back to reach their clients and their next requests to come in
  * and join a market's queue: on the order bench, a second and a third background holder otherwise followed the first
@@ -70,7 +78,7 @@ interface Waiter {
 export class AsyncMutex {
   readonly #turnBudgetMs: number;
   readonly #maxDeferMs: number;
-  readonly #gapMs: number;
+  readonly #backgroundShare: number;
   readonly #quietMs: number;
   readonly #timer: TurnTimer;
   #turnAt: number;
@@ -81,6 +89,9 @@ export class AsyncMutex {
   #releasedAt = Number.NEGATIVE_INFINITY;
   #foregroundAt = Number.NEGATIVE_INFINITY;
   #backgroundAt = Number.NEGATIVE_INFINITY;
+  /** When the current holder got its turn, and how long the last background turn lasted. */
+  #grantedAt = 0;
+  #backgroundHeldMs = 0;
   readonly #foreground: Waiter[] = [];
   readonly #background: Waiter[] = [];
   /** When each open expectation began; one older than maxDeferMs holds nobody back any more. */
@@ -90,7 +101,7 @@ export class AsyncMutex {
   constructor(opts: TurnOptions = {}) {
     this.#turnBudgetMs = opts.turnBudgetMs ?? 0;
     this.#maxDeferMs = opts.maxDeferMs ?? DEFAULT_MAX_DEFER_MS;
-    this.#gapMs = opts.gapMs ?? DEFAULT_GAP_MS;
+    this.#backgroundShare = opts.backgroundShare ?? DEFAULT_BACKGROUND_SHARE;
     this.#quietMs = opts.quietMs ?? DEFAULT_QUIET_MS;
     this.#timer = opts.timer ?? realTimer;
     this.#turnAt = this.#timer.now();
@@ -137,7 +148,10 @@ export class AsyncMutex {
     this.#held = false;
     this.#releasedAt = this.#timer.now();
     if (this.#lastForeground) this.#foregroundAt = this.#releasedAt;
-    else this.#backgroundAt = this.#releasedAt;
+    else {
+      this.#backgroundAt = this.#releasedAt;
+      this.#backgroundHeldMs = this.#releasedAt - this.#grantedAt;
+    }
     this.#next();
   }
 
@@ -149,6 +163,7 @@ export class AsyncMutex {
     const waiter = this.#choose(now);
     if (waiter) {
       this.#held = true;
+      this.#grantedAt = now;
       this.#lastForeground = waiter.foreground;
       waiter.grant();
       return;
@@ -157,7 +172,7 @@ export class AsyncMutex {
     if (!first) return;
     // A background holder held back: look again at the next moment a rule may change its mind (an expectation's end,
     // or a foreground holder asking, looks again at once).
-    const moments = [first.since + this.#maxDeferMs, this.#backgroundAt + this.#gapMs, this.#releasedAt + this.#quietMs, this.#foregroundAt + this.#maxDeferMs];
+    const moments = [first.since + this.#maxDeferMs, this.#backgroundAt + this.#gapMs(), this.#releasedAt + this.#quietMs, this.#foregroundAt + this.#maxDeferMs];
     for (const e of this.#expectations) moments.push(e.since + this.#maxDeferMs);
     const at = Math.min(...moments.filter((t) => t > now));
     if (at === Number.POSITIVE_INFINITY) return;
@@ -167,14 +182,19 @@ export class AsyncMutex {
     });
   }
 
+  /** How long after the last background turn the next may go while requests want the connection. */
+  #gapMs(): number {
+    return this.#backgroundHeldMs * (1 / this.#backgroundShare - 1);
+  }
+
   #choose(now: number): Waiter | undefined {
     const background = this.#background[0];
     if (!background) return this.#foreground.shift();
     let expected = false;
     for (const e of this.#expectations) if (now - e.since < this.#maxDeferMs) expected = true;
     if (this.#foreground.length > 0 || expected) {
-      // Requests want the connection: a background holder only once it has waited its longest, one at a time.
-      if (now - background.since >= this.#maxDeferMs && now - this.#backgroundAt >= this.#gapMs) return this.#background.shift();
+      // Requests want the connection: a background holder only once it has waited its longest, and within its share.
+      if (now - background.since >= this.#maxDeferMs && now - this.#backgroundAt >= this.#gapMs()) return this.#background.shift();
       return this.#foreground.shift();
     }
     // Right after another background holder, while requests are about, one may be on its way.

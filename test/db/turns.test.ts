@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import { AsyncMutex, DEFAULT_GAP_MS as GAP_MS, DEFAULT_QUIET_MS, type TurnPriority, type TurnTimer } from '../../src/db/turns.ts';
+import { AsyncMutex, DEFAULT_BACKGROUND_SHARE as SHARE, DEFAULT_QUIET_MS, type TurnPriority, type TurnTimer } from '../../src/db/turns.ts';
 import { blankPGliteInstance } from '../support/pglite-template.ts';
 
 const MAX_DEFER_MS = 40;
@@ -182,22 +182,31 @@ describe('AsyncMutex', () => {
     expect(t.order).toEqual(['fold']);
   });
 
-  it('gives background holders that waited their longest the turn ahead of waiting foreground ones, one at a time and a gap apart', async () => {
+  it('gives background holders that waited their longest the turn ahead of waiting foreground ones, within their share of the time', async () => {
     const t = turns();
     t.ask('batch 0', 'foreground');
     await nextTurn();
     t.ask('fold', 'background');
     t.ask('upkeep', 'background');
-    for (const name of ['batch 1', 'batch 2', 'batch 3']) t.ask(name, 'foreground');
+    for (const name of ['batch 1', 'batch 2', 'batch 3', 'batch 4']) t.ask(name, 'foreground');
     t.timer.advance(MAX_DEFER_MS);
-    for (const name of ['batch 0', 'fold', 'batch 1']) await t.release(name);
-    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2']);
-    t.timer.advance(GAP_MS);
-    for (const name of ['batch 2', 'upkeep']) await t.release(name);
-    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2', 'upkeep', 'batch 3']);
+    await t.release('batch 0');
+    expect(t.order).toEqual(['batch 0', 'fold']);
+    // A 10 ms turn: the requests have the next 10 × (1 / share - 1) ms, whatever the background waits for.
+    t.timer.advance(10);
+    await t.release('fold');
+    await t.release('batch 1');
+    t.timer.advance(10 * (1 / SHARE - 1) - 1);
+    await t.release('batch 2');
+    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2', 'batch 3']);
+    t.timer.advance(1);
+    await t.release('batch 3');
+    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2', 'batch 3', 'upkeep']);
+    await t.release('upkeep');
+    expect(t.order).toEqual(['batch 0', 'fold', 'batch 1', 'batch 2', 'batch 3', 'upkeep', 'batch 4']);
   });
 
-  it('keeps an overdue background holder waiting for an expected foreground one when a background holder went last', async () => {
+  it('keeps an overdue background holder waiting for an expected foreground one while the last background turn has the time', async () => {
     const t = turns();
     t.ask('batch', 'foreground');
     await nextTurn();
@@ -207,6 +216,7 @@ describe('AsyncMutex', () => {
     await t.release('batch');
     expect(t.order).toEqual(['batch', 'fold']);
     const gathered = t.mutex.expect();
+    t.timer.advance(10);
     await t.release('fold');
     expect(t.order).toEqual(['batch', 'fold']);
     t.ask('next batch', 'foreground');
