@@ -5,10 +5,10 @@
  */
 import type { Kysely } from 'kysely';
 import { epochDay, isoDay, windowOf } from '../../core/leaderboard/boards.ts';
-import type { DB } from '../../db/schema.ts';
 import { VALUE_UNITS } from '../../core/leaderboard/boards.ts';
 import { keeperLoop } from '../keeper-loop.ts';
 import { RenderedJson } from '../../core/rendered-json.ts';
+import type { DB } from '../../db/schema.ts';
 import { createBoardCache, type CachedBoard } from './board-cache.ts';
 import type { LeaderboardDeps } from './deps.ts';
 import { readBoard } from './read-board.ts';

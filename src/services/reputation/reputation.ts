@@ -5,11 +5,11 @@
  */
 import type { Kysely } from 'kysely';
 import { problem } from '../../core/error-codes.ts';
-import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../core/principal.ts';
 import type { LeaderboardRole } from '../../core/reputation/standing.ts';
 import { subjectIdOf } from '../../core/reputation/subject.ts';
 import { gatesOf, type ReputationTier, type TierGates } from '../../core/reputation/tiers.ts';
+import type { DB } from '../../db/schema.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { keeperLoop, type KeeperLoop } from '../keeper-loop.ts';
 import type { ReputationDeps } from './deps.ts';
@@ -52,9 +52,10 @@ export function createReputationService(deps: ReputationDeps & { intervalMs: num
   const walletGates = createReputationGates(deps);
   // An agent's bound wallet is known here even before any activity.
   const viewOfKnown = async (wallet: string) => (await walletReputation(deps, wallet))!;
+  // The fold is background work: on the embedded database it waits for the requests (Database.background).
+  const foldDeps = { ...deps, db: deps.background ?? deps.db };
   const foldNow = (): Promise<number> => {
-    // Background work: on the embedded database it waits for the requests (Database.background).
-    const run = chain.then(() => foldUntilCaughtUp({ ...deps, db: deps.background ?? deps.db }));
+    const run = chain.then(() => foldUntilCaughtUp(foldDeps));
     chain = run.catch(() => undefined);
     return run;
   };
