@@ -60,9 +60,10 @@ export function startTimeline(): Timeline {
         } else stalls.push({ at, ms, answers: 1 });
       }
       const lines: string[] = [];
+      seen.sort((a, b) => a[0] - b[0]);
       for (const stall of stalls.sort((a, b) => b.ms - a.ms).slice(0, top)) {
         lines.push(`${stall.answers} placement(s) sent together waited up to ${stall.ms.toFixed(0)} ms; meanwhile (ms from their sending):`);
-        for (const [at, ms, what] of seen.sort((a, b) => a[0] - b[0])) {
+        for (const [at, ms, what] of seen) {
           if (at + ms >= stall.at - SAME_STALL_MS && at <= stall.at + stall.ms) lines.push(`  ${(at - stall.at).toFixed(0).padStart(5)} +${ms.toFixed(1).padStart(5)}  ${what}`);
         }
       }

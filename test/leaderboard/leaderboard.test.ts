@@ -14,6 +14,7 @@ import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { ballotTypedData } from '../../src/core/resolution/votes.ts';
 import { PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
+import { originOf } from '../../bench/holds.ts';
 import { refreshTotals } from '../../src/services/leaderboard/totals.ts';
 import { idemKey, registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
@@ -383,8 +384,6 @@ describe('turns on the embedded database', () => {
     const book = await createOrderBookMarket(server, creator, 'Will the turns order book resolve Yes?', new Date(clock.now().getTime() + 30 * DAY));
     const seen: PGliteHold[] = [];
     const listen = (message: unknown) => void seen.push(message as PGliteHold);
-    /** Where a turn was asked for: the first frame of ours outside src/db. */
-    const askedFrom = (stack: string) => /\/src\/((?!db\/)[^():]+):\d+/.exec(stack)?.[1] ?? '';
     /**
      * The kinds of the turns `work` took that were asked for in `folder` (a timer's work may run meanwhile; the relayer
      * a ledger batch sends through is shared with requests, and takes its turns as they do).
@@ -392,7 +391,7 @@ describe('turns on the embedded database', () => {
     const kindsOf = async (folder: string, work: () => Promise<unknown>) => {
       seen.length = 0;
       await work();
-      const ours = seen.filter((h) => askedFrom(h.stack).startsWith(`services/${folder}/`));
+      const ours = seen.filter((h) => originOf(h.stack).includes(`(services/${folder}/`));
       expect(ours.length, folder).toBeGreaterThan(0);
       return [...new Set(ours.map((h) => h.priority))];
     };
