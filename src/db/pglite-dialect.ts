@@ -26,7 +26,7 @@ import { AsyncMutex, type TurnOptions, type TurnPriority } from './turns.ts';
 
 /** One turn of a holder of the connection, published on PGLITE_HOLDS_CHANNEL when it ends. */
 export interface PGliteHold {
-  /** The stack where the connection was asked for (`new Error().stack`): who held it. */
+  /** The stack where the connection was asked for (`new Error().stack`, written out when first read): who held it. */
   stack: string;
   /** From asking for the connection to getting it, and from getting it to releasing it. */
   waitedMs: number;
@@ -46,9 +46,10 @@ const holds = diagnostics.channel(PGLITE_HOLDS_CHANNEL);
 /** Starts timing a turn asked for now; answers how to wrap its release so the turn is published when it ends. */
 function watchHold(priority: TurnPriority): (release: () => void) => () => void {
   // Deep enough to get past Kysely's frames and ours in src/db to the caller.
+  // The frames are taken now and written out only if a subscriber reads the stack: most turns are short and unread.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 40;
-  const stack = new Error().stack ?? '';
+  const asker = new Error();
   Error.stackTraceLimit = limit;
   const asked = performance.now();
   return (release) => {
@@ -57,7 +58,15 @@ function watchHold(priority: TurnPriority): (release: () => void) => () => void 
     return () => {
       if (!published) {
         published = true;
-        holds.publish({ stack, waitedMs: got - asked, heldMs: performance.now() - got, priority } satisfies PGliteHold);
+        const heldMs = performance.now() - got;
+        holds.publish({
+          get stack() {
+            return asker.stack ?? '';
+          },
+          waitedMs: got - asked,
+          heldMs,
+          priority,
+        } satisfies PGliteHold);
       }
       release();
     };
