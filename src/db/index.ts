@@ -24,6 +24,11 @@ export interface OpenDatabaseOptions {
   pgliteDir?: string;
   /** A PGlite data folder dumped as a tarball (PGlite's dumpDataDir) to start from, instead of an empty database. */
   pgliteDump?: Blob;
+  /**
+   * PGlite only: settings (`name=value`) on its command line after PGLITE_SETTINGS, for this run. The test suites open
+   * their small in-memory databases with smaller shared buffers, which start faster (test/support/pglite-template.ts).
+   */
+  pgliteSettings?: readonly string[];
   log?: (msg: string) => void;
 }
 
@@ -79,7 +84,7 @@ export function openConfiguredDatabase(d: { kind: 'postgres'; url: string } | { 
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.log);
-  if (opts.pgliteDir) return openPGlite(opts.pgliteDir, opts.log, opts.pgliteDump);
+  if (opts.pgliteDir) return openPGlite(opts.pgliteDir, opts);
   throw new Error('openDatabase needs a databaseUrl (PostgreSQL) or a pgliteDir (embedded PGlite)');
 }
 
@@ -153,7 +158,7 @@ async function openPostgres(databaseUrl: string, log?: (msg: string) => void): P
   };
 }
 
-async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob): Promise<Database> {
+async function openPGlite(dir: string, { log, pgliteDump: dump, pgliteSettings = [] }: OpenDatabaseOptions): Promise<Database> {
   const inMemory = dir.startsWith('memory://');
   const dataDir = inMemory ? dir : resolve(dir);
   let lock: FolderLock | undefined;
@@ -168,7 +173,7 @@ async function openPGlite(dir: string, log?: (msg: string) => void, dump?: Blob)
     pglite = await PGlite.create(dataDir, {
       extensions: { pg_trgm },
       // PGLITE_SETTINGS on the command line: they override postgresql.conf without rewriting it.
-      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+      startParams: [...PGlite.defaultStartParams, ...[...PGLITE_SETTINGS, ...pgliteSettings].flatMap((s) => ['-c', s])],
       ...(dump ? { loadDataDir: dump } : {}),
       // PGlite's default int8 parser gives a number, or a bigint past 2^53: make it a string like pg.
       parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value, [OID_DATE]: (value: string) => value },

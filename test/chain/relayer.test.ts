@@ -13,6 +13,7 @@ import { migrateToLatest, openDatabase, type Database, type DB } from '../../src
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createChainService } from '../../src/services/chain/chain-service.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 import { rpc as rpcAt } from '../support/anvil-rpc.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -72,7 +73,7 @@ beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
   client = createChainClient(chain(), anvil.rpcUrl);
   pgUrl = onPostgres ? await freshPostgresUrl() : undefined;
-  database = await openDatabase(pgUrl ? { databaseUrl: pgUrl } : { pgliteDir: 'memory://' });
+  database = pgUrl ? await openDatabase({ databaseUrl: pgUrl }) : await migratedPGlite();
   db = database.db;
   await migrateToLatest(db);
   for (const account of ACCOUNTS) await rpc('anvil_setBalance', [account.address, '0x3635c9adc5dea00000']); // 1000 ETH

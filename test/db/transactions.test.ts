@@ -4,7 +4,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type DB } from '../../src/db/index.ts';
+import { migrateToLatest, type DB } from '../../src/db/index.ts';
 import { PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 import { waitFor } from '../support/wait.ts';
@@ -226,7 +226,7 @@ describe('PGlite dialect internals', () => {
   });
 
   it('close waits for a running transaction to finish', async () => {
-    const database = await openDatabase({ pgliteDir: 'memory://' });
+    const database = await blankPGlite();
     const steps: string[] = [];
     const started = deferred();
     const proceed = deferred();

@@ -9,6 +9,7 @@ import { migrateToLatest, openDatabase, type Database } from '../../src/db/index
 import { createNonceService, type NonceService } from '../../src/services/identity/nonces.ts';
 import { createWalletProofVerifier, type ProofContext, type WalletProofVerifier } from '../../src/services/identity/wallet-proof.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 
 const clock = new ManualClock(new Date('2026-11-21T12:00:00Z'));
 let database: Database;
@@ -20,7 +21,7 @@ const other = privateKeyToAccount(generatePrivateKey());
 
 beforeAll(async () => {
   url = onPostgres ? await freshPostgresUrl() : undefined;
-  database = await openDatabase(url ? { databaseUrl: url } : { pgliteDir: 'memory://' });
+  database = url ? await openDatabase({ databaseUrl: url }) : await migratedPGlite();
   await migrateToLatest(database.db);
   nonces = createNonceService({ db: database.db, clock });
   verifier = createWalletProofVerifier({ nonces, clock, chainId: 8453 });

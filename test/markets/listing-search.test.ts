@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
 import { hasTrigram, listMarkets } from '../../src/services/markets/listing.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 import { bareMarketRow } from '../support/market-rows.ts';
 
 let database: Database;
@@ -12,7 +13,7 @@ let url: string | undefined;
 
 beforeAll(async () => {
   url = onPostgres ? await freshPostgresUrl() : undefined;
-  database = await openDatabase(url ? { databaseUrl: url } : { pgliteDir: 'memory://' });
+  database = url ? await openDatabase({ databaseUrl: url }) : await migratedPGlite();
   await migrateToLatest(database.db);
   await sql`DROP EXTENSION IF EXISTS pg_trgm CASCADE`.execute(database.db);
   for (const question of ['Ethereum ETF approved', 'Will Bitcoin close above $150,000?']) {

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { createEventBus, type EventBus } from '../../src/services/events/bus.ts';
 import { appendEvent, EVENTS_CHANNEL, readEventsAfter, type StoredEvent } from '../../src/services/events/outbox.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { migratedPGlite } from '../support/pglite-template.ts';
 import { waitFor } from '../support/wait.ts';
 
 let database: Database;
@@ -16,7 +17,7 @@ let bus: EventBus;
 
 beforeAll(async () => {
   url = onPostgres ? await freshPostgresUrl() : undefined;
-  database = await openDatabase(url ? { databaseUrl: url } : { pgliteDir: 'memory://' });
+  database = url ? await openDatabase({ databaseUrl: url }) : await migratedPGlite();
   await migrateToLatest(database.db);
   bus = createEventBus({ db: database.db, log: createLogger('silent'), pollMs: 50 });
 });

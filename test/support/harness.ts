@@ -19,7 +19,7 @@ import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import type { IdempotencyFaults } from '../../src/services/idempotency/idempotency.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
-import { OpenApiChecker } from './openapi-check.ts';
+import { checkerFor } from './openapi-check.ts';
 import { migratedPGlite } from './pglite-template.ts';
 import { BASE_ENV, takeSharedChain, type SharedStart } from './shared-chain.ts';
 import type { Database } from '../../src/db/index.ts';
@@ -147,7 +147,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   // So with INDEXER_POLL_MS and the leaderboard updater (its timer's period): one pass of its own between a reorg's sync
   // and the suite's pass took the reverted leg back first (test/leaderboard/leaderboard.test.ts, on PostgreSQL in CI).
   if (opts.env?.INDEXER_POLL_MS === '60000') await runtime.services.leaderboard.stop();
-  const checker = new OpenApiChecker([runtime.documents.openApi('agent'), runtime.documents.openApi('consumer')] as never);
+  const checker = checkerFor([runtime.documents.openApi('agent'), runtime.documents.openApi('consumer')] as never);
 
   return {
     runtime,

@@ -9,6 +9,17 @@ type Doc = { paths: Record<string, Record<string, { responses: Record<string, { 
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
+/** Checkers by their documents: servers of one catalog and base URL share one, and ajv compiles their schemas once. */
+const checkers = new Map<string, OpenApiChecker>();
+
+/** The checker of these documents, made once per process (a server start would otherwise compile them again). */
+export function checkerFor(docs: Doc[]): OpenApiChecker {
+  const key = JSON.stringify(docs);
+  let checker = checkers.get(key);
+  if (!checker) checkers.set(key, (checker = new OpenApiChecker(docs)));
+  return checker;
+}
+
 export class OpenApiChecker {
   private readonly ajv: Ajv2020;
   private readonly routes: { method: string; re: RegExp; path: string }[];

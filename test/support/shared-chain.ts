@@ -14,7 +14,7 @@ import { startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { createRuntime } from '../../src/runtime/runtime.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { migratedPGlite } from './pglite-template.ts';
+import { BytesBlob, migratedPGlite, TEST_PGLITE_SETTINGS } from './pglite-template.ts';
 
 interface SharedChain {
   anvil: AnvilHandle;
@@ -50,7 +50,7 @@ async function build(): Promise<SharedChain> {
     // The runtime closes the database it is given; this one is dumped first.
     const runtime = await createRuntime(config, { database: { ...database, close: async () => undefined }, anvil, log: createLogger('silent'), progress: () => undefined });
     await runtime.close();
-    const deployed = await database.dump!();
+    const deployed = new BytesBlob(new Uint8Array(await (await database.dump!()).arrayBuffer()));
     const snapshot = (await rpc(anvil.rpcUrl, 'evm_snapshot')) as string;
     return { anvil, snapshot, deployed, operatorKey: readFileSync(path.join(dataDir, 'operator.key'), 'utf8'), busy: false };
   } finally {
@@ -99,7 +99,7 @@ export async function takeSharedChain(dataDir: string): Promise<SharedStart> {
     const keyFile = path.join(dataDir, 'operator.key');
     writeFileSync(keyFile, chain.operatorKey);
     chmodSync(keyFile, 0o600);
-    const database = await openDatabase({ pgliteDir: 'memory://', pgliteDump: chain.deployed });
+    const database = await openDatabase({ pgliteDir: 'memory://', pgliteDump: chain.deployed, pgliteSettings: TEST_PGLITE_SETTINGS });
     return { anvil: chain.anvil, database, release: () => void (chain.busy = false) };
   } catch (err) {
     chain.busy = false;

@@ -10,9 +10,18 @@ import { SURFACE_PREFIX, type Capability, type Surface } from '../catalog/types.
 
 type JsonSchema = Record<string, unknown>;
 
+/** Each schema's JSON Schema, made once per process: a runtime's documents and MCP tools ask for hundreds of them. */
+const converted = new WeakMap<z.ZodType, Partial<Record<'input' | 'output', JsonSchema>>>();
+
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+  let bySchema = converted.get(schema);
+  if (!bySchema) converted.set(schema, (bySchema = {}));
+  const made = (bySchema[io] ??= (() => {
+    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+    return rest;
+  })());
+  // A copy: callers build their documents from it, and may change what they were given.
+  return structuredClone(made);
 }
 
 const toOpenApiPath = (p: string): string => p.replace(/:(\w+)/g, '{$1}');
