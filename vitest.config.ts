@@ -12,6 +12,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...PROCESS_SUITES, ...WEB_SESSION_SUITES],
     setupFiles: ['test/support/setup-fast-check.ts'],
+    // Names the run; on PostgreSQL drops the shared chains' template databases at its end.
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

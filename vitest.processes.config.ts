@@ -30,6 +30,8 @@ export default defineConfig({
   test: {
     include: PROCESS_SUITES,
     setupFiles: ['test/support/setup-fast-check.ts'],
+    // Names the run; on PostgreSQL drops the shared chains' template databases at its end.
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

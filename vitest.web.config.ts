@@ -11,6 +11,8 @@ export default defineConfig({
   test: {
     include: ['test/web/**/*.e2e.ts', ...WEB_SESSION_SUITES],
     setupFiles: ['test/support/setup-fast-check.ts'],
+    // Names the run; on PostgreSQL drops the shared chains' template databases at its end.
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',

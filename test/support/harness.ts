@@ -4,11 +4,9 @@
  * suites both ways). `call()` drives it over HTTP (Fastify inject) and checks every response
  * against the generated OpenAPI documents.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import { TIER_DEFAULT_SCOPES, type Scope } from '../../src/core/scopes.ts';
@@ -21,10 +19,11 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runt
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { checkerFor } from './openapi-check.ts';
 import { migratedPGlite } from './pglite-template.ts';
+import { dropPostgres, freshPostgresUrl, onPostgres } from './postgres.ts';
 import { BASE_ENV, takeSharedChain, type SharedStart } from './shared-chain.ts';
 import type { Database } from '../../src/db/index.ts';
 
-export const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
+export { dropPostgres, freshPostgresUrl, onPostgres } from './postgres.ts';
 
 export interface CallOptions {
   headers?: Record<string, string>;
@@ -74,39 +73,13 @@ export interface StartOptions {
   ownChain?: boolean;
 }
 
-const adminUrl = () => process.env.DATABASE_URL!;
-
-/** A new empty PostgreSQL database next to DATABASE_URL's; returns its URL. */
-export async function freshPostgresUrl(): Promise<string> {
-  const name = `svc_t_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl());
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-export async function dropPostgres(url: string): Promise<void> {
-  const name = new URL(url).pathname.slice(1);
-  if (!/^svc_t_[0-9a-f]+$/.test(name)) return;
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const ownsDir = opts.dataDir === undefined;
-  const databaseUrl = onPostgres ? (opts.databaseUrl ?? (await freshPostgresUrl())) : undefined;
+  // A server that keeps no chain, database or folder of its own runs on the process's shared chain, from a copy of
+  // the database its deployment left (PGlite in memory; on PostgreSQL a new database copied from the chain's template).
+  const shared: SharedStart | null = opts.ownChain || opts.relayerFaults || opts.persistent || opts.databaseUrl !== undefined ? null : await takeSharedChain(dataDir);
+  const databaseUrl = onPostgres ? (opts.databaseUrl ?? shared?.databaseUrl ?? (await freshPostgresUrl())) : undefined;
   const ownsDb = onPostgres && opts.databaseUrl === undefined;
   const config = loadConfig({
     // Suites create the markets they need; the demo seed has its own test.
@@ -115,13 +88,11 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  // PGlite starts from the migrated template: in memory, or in the data folder the first time a persistent one is
-  // used. An in-memory server of a suite that keeps no chain of its own runs on the process's shared chain.
+  // PGlite starts from the migrated template (or the shared chain's deployed copy): in memory, or in the data folder
+  // the first time a persistent one is used.
   let database: Database | undefined;
-  let shared: SharedStart | null = null;
   if (config.database.kind === 'pglite' && !opts.persistent) {
     config.database = { kind: 'pglite', dir: 'memory://' };
-    shared = opts.ownChain || opts.relayerFaults ? null : await takeSharedChain(dataDir);
     database = shared?.database ?? (await migratedPGlite());
   } else if (config.database.kind === 'pglite' && !existsSync(config.database.dir)) {
     database = await migratedPGlite(config.database.dir);

@@ -1,9 +1,9 @@
 /**
  * Anvils shared by the servers a test process starts (usually one, more when servers run at once). Each is built once: a
- * runtime deploys and wires every contract on it over the migrated PGlite template, then the chain is
- * snapshotted (evm_snapshot) and the database dumped. Each server after that reverts the chain to the snapshot
- * (blocks and balances), re-arms the snapshot, moves the chain's clock to now with one empty block (the revert took it
- * back to the snapshot's time), and opens a copy of the deployed database: it starts on
+ * runtime deploys and wires every contract on it over a migrated database, then the chain is snapshotted (evm_snapshot)
+ * and the database kept: dumped (PGlite), or left as a template database (PostgreSQL). Each server after that reverts
+ * the chain to the snapshot (blocks and balances), re-arms the snapshot, moves the chain's clock to now with one empty
+ * block (the revert took it back to the snapshot's time), and opens a copy of the deployed database: it starts on
  * exactly the chain and rows a first start would have made, in a fraction of the time. docs/testing.md.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,13 +15,14 @@ import { openDatabase, type Database } from '../../src/db/index.ts';
 import { createRuntime } from '../../src/runtime/runtime.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { BytesBlob, migratedPGlite, TEST_PGLITE_SETTINGS } from './pglite-template.ts';
+import { freshPostgresUrl, newTemplate, onPostgres } from './postgres.ts';
 
 interface SharedChain {
   anvil: AnvilHandle;
   /** The snapshot of the deployed chain; consumed by each revert and taken again. */
   snapshot: string;
-  /** The database of the deploying runtime, as PGlite's data-folder tarball. */
-  deployed: Blob;
+  /** The database of the deploying runtime: PGlite's data-folder tarball, or the name of a PostgreSQL template database. */
+  deployed: { kind: 'pglite'; dump: Blob } | { kind: 'postgres'; template: string };
   operatorKey: string;
   /** True while a server runs on it: a second server at the same time takes another chain of the pool. */
   busy: boolean;
@@ -43,25 +44,32 @@ const pool: Promise<SharedChain>[] = [];
 async function build(): Promise<SharedChain> {
   const anvil = await startAnvil({ chainId: 8453 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-shared-chain-'));
-  const database = await migratedPGlite();
+  const template = onPostgres ? await newTemplate() : null;
+  const database = template ? undefined : await migratedPGlite();
   try {
-    const config = loadConfig({ ...BASE_ENV, DATA_DIR: dataDir });
-    config.database = { kind: 'pglite', dir: 'memory://' };
-    // The runtime closes the database it is given; this one is dumped first.
-    const runtime = await createRuntime(config, { database: { ...database, close: async () => undefined }, anvil, log: createLogger('silent'), progress: () => undefined });
+    const config = loadConfig({ ...BASE_ENV, DATA_DIR: dataDir, ...(template ? { DATABASE_URL: template.url } : {}) });
+    if (database) config.database = { kind: 'pglite', dir: 'memory://' };
+    // The runtime closes the database it is given; a PGlite one is dumped first. PostgreSQL's is closed with the runtime,
+    // so no session is left on the template.
+    const runtime = await createRuntime(config, { database: database && { ...database, close: async () => undefined }, anvil, log: createLogger('silent'), progress: () => undefined });
     await runtime.close();
-    const deployed = new BytesBlob(new Uint8Array(await (await database.dump!()).arrayBuffer()));
+    const deployed: SharedChain['deployed'] = database
+      ? { kind: 'pglite', dump: new BytesBlob(new Uint8Array(await (await database.dump!()).arrayBuffer())) }
+      : { kind: 'postgres', template: template!.name };
     const snapshot = (await rpc(anvil.rpcUrl, 'evm_snapshot')) as string;
     return { anvil, snapshot, deployed, operatorKey: readFileSync(path.join(dataDir, 'operator.key'), 'utf8'), busy: false };
   } finally {
-    await database.close();
+    await database?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 export interface SharedStart {
   anvil: AnvilHandle;
-  database: Database;
+  /** PGlite: the copy of the deployed database, open. */
+  database?: Database;
+  /** PostgreSQL: a new database copied from the deployed one (the server owns it and drops it at close). */
+  databaseUrl?: string;
   /** Frees the chain for the next server (call after the runtime has closed). */
   release(): void;
 }
@@ -99,8 +107,10 @@ export async function takeSharedChain(dataDir: string): Promise<SharedStart> {
     const keyFile = path.join(dataDir, 'operator.key');
     writeFileSync(keyFile, chain.operatorKey);
     chmodSync(keyFile, 0o600);
-    const database = await openDatabase({ pgliteDir: 'memory://', pgliteDump: chain.deployed, pgliteSettings: TEST_PGLITE_SETTINGS });
-    return { anvil: chain.anvil, database, release: () => void (chain.busy = false) };
+    const release = () => void (chain.busy = false);
+    if (chain.deployed.kind === 'postgres') return { anvil: chain.anvil, databaseUrl: await freshPostgresUrl(chain.deployed.template), release };
+    const database = await openDatabase({ pgliteDir: 'memory://', pgliteDump: chain.deployed.dump, pgliteSettings: TEST_PGLITE_SETTINGS });
+    return { anvil: chain.anvil, database, release };
   } catch (err) {
     chain.busy = false;
     throw err;
