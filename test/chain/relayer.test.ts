@@ -243,7 +243,15 @@ describe(`relayer crash safety (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
     const account = freshAccount();
     const deep = createRelayer({ db, client, account, chainId: CHAIN_ID, clock: systemClock, log, confirmations: 3 });
     const sending = deep.send(request());
-    const submitted = await waitFor(async () => (await db.selectFrom('relayer_transactions').selectAll().where('from_address', '=', account.address.toLowerCase()).executeTakeFirst()) ?? null, { what: 'the transaction to be recorded' });
+    // anvil mines a sent transaction at once, so its receipt can come before the relayer records it as submitted: wait
+    // for that record (a flake under load). It cannot be confirmed yet: its block is one deep of three.
+    const submitted = await waitFor(
+      async () => {
+        const r = await db.selectFrom('relayer_transactions').selectAll().where('from_address', '=', account.address.toLowerCase()).executeTakeFirst();
+        return r?.state === 'submitted' ? r : null;
+      },
+      { what: 'the transaction to be recorded as submitted' },
+    );
     const receipt = await waitFor(() => client.getTransactionReceipt({ hash: submitted.tx_hash as Hex }), { what: 'the transaction to be mined' });
     await rpc('evm_mine'); // two blocks deep: not yet
     expect((await row(submitted.operation_id)).state).toBe('submitted');
