@@ -75,6 +75,9 @@ const POOL_MAX = 10;
  * zeros (PostgreSQL turns this off on copy-on-write file systems for the same reason).
  */
 export const PGLITE_SETTINGS = ['wal_init_zero=off', 'random_page_cost=1.1'];
+
+/** PGlite's command line with `settings` (`name=value`) on it: they override postgresql.conf without rewriting it. */
+export const pgliteStartParams = (settings: readonly string[]): string[] => [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])];
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. */
@@ -172,8 +175,7 @@ async function openPGlite(dir: string, { log, pgliteDump: dump, pgliteSettings =
   try {
     pglite = await PGlite.create(dataDir, {
       extensions: { pg_trgm },
-      // PGLITE_SETTINGS on the command line: they override postgresql.conf without rewriting it.
-      startParams: [...PGlite.defaultStartParams, ...[...PGLITE_SETTINGS, ...pgliteSettings].flatMap((s) => ['-c', s])],
+      startParams: pgliteStartParams([...PGLITE_SETTINGS, ...pgliteSettings]),
       ...(dump ? { loadDataDir: dump } : {}),
       // PGlite's default int8 parser gives a number, or a bigint past 2^53: make it a string like pg.
       parsers: { [OID_INT8]: (value: string) => value, [OID_NUMERIC]: (value: string) => value, [OID_DATE]: (value: string) => value },

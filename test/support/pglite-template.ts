@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
+import { migrateToLatest, openDatabase, pgliteStartParams, type Database } from '../../src/db/index.ts';
 
 const MIGRATIONS = path.resolve(import.meta.dirname, '../../src/db/migrations');
 type Kind = 'blank' | 'migrated';
@@ -81,5 +81,5 @@ export async function blankPGlite(dir = 'memory://'): Promise<Database> {
 
 /** A bare PGlite instance (no dialect around it), empty as after initdb, from the same template. */
 export async function blankPGliteInstance(): Promise<PGlite> {
-  return PGlite.create('memory://', { loadDataDir: await template('blank'), startParams: [...PGlite.defaultStartParams, ...TEST_PGLITE_SETTINGS.flatMap((s) => ['-c', s])] });
+  return PGlite.create('memory://', { loadDataDir: await template('blank'), startParams: pgliteStartParams(TEST_PGLITE_SETTINGS) });
 }
