@@ -197,7 +197,7 @@ async function openPGlite(dir: string, { log, pgliteDump: dump, pgliteSettings =
     writes,
     background,
     expectForeground: () => dialect.expect(),
-    dump: () => pglite.dumpDataDir('none'),
+    dump: () => compactDump(pglite),
     close: () =>
       (closing ??= (async () => {
         try {
@@ -208,6 +208,29 @@ async function openPGlite(dir: string, { log, pgliteDump: dump, pgliteSettings =
         }
       })()),
   };
+}
+
+/**
+ * The data folder as a tarball, its write-ahead log cut to what a start reads. A database opened from a dump starts as
+ * after a crash: from the last checkpoint, reading the log after it. PGlite dumps every file as it is, and the log is
+ * 16 MB segments: the one in use holds all the records since the cluster was made (10 MB of a migrated one), the rest
+ * zeros. So: a new segment, a checkpoint at its start, the old segments deleted and the new one cut after the checkpoint's
+ * page. A start reads up to the end of what is there and goes on writing after it. The dump of a migrated database shrinks
+ * from 29 MB to 12 MB, and each copy opened from it writes that much less into its file system.
+ */
+async function compactDump(pglite: PGlite): Promise<Blob> {
+  await pglite.exec('SELECT pg_switch_wal(); CHECKPOINT;');
+  const [at] = (
+    await pglite.query<{ dir: string; file: string; offset: number }>(
+      `SELECT current_setting('data_directory') AS dir, file_name AS file, file_offset AS offset FROM pg_walfile_name_offset(pg_current_wal_insert_lsn())`,
+    )
+  ).rows;
+  const { FS } = pglite.Module;
+  const wal = `${at!.dir}/pg_wal`;
+  for (const name of FS.readdir(wal)) if (/^[0-9A-F]{24}$/.test(name) && name !== at!.file) FS.unlink(`${wal}/${name}`);
+  const page = 8192;
+  FS.truncate(`${wal}/${at!.file}`, Math.ceil((at!.offset + 1) / page) * page);
+  return pglite.dumpDataDir('none');
 }
 
 /** host:port/database of a URL, never its password. */
