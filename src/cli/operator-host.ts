@@ -54,13 +54,13 @@ export function serviceHost(runtime: Runtime): OperatorHost {
  * all afterwards, on success or failure.
  */
 export async function withDirectHost<T>(config: Config, log: Logger, clock: Clock, fn: (host: OperatorHost) => Promise<T>): Promise<T> {
-  const { migrateToLatest, openConfiguredDatabase } = await import('../db/index.ts');
+  const { migrateToLatest, openConfiguredDatabase, PGLITE_COMMAND_SETTINGS } = await import('../db/index.ts');
   // What the command opened, set by the host's methods and closed at the end.
   const opened: { database?: Promise<Database>; runtime?: Promise<Runtime>; events?: EventBus } = {};
   let applied: string[] = [];
   const openDatabase = () =>
     (opened.database ??= (async () => {
-      const database = await openConfiguredDatabase(config.database);
+      const database = await openConfiguredDatabase(config.database, PGLITE_COMMAND_SETTINGS);
       try {
         ({ applied } = await migrateToLatest(database.db));
       } catch (err) {

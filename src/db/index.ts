@@ -80,9 +80,19 @@ export const PGLITE_SETTINGS = ['wal_init_zero=off', 'random_page_cost=1.1'];
 export const pgliteStartParams = (settings: readonly string[]): string[] => [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])];
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. */
-export function openConfiguredDatabase(d: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string }): Promise<Database> {
-  return openDatabase(d.kind === 'postgres' ? { databaseUrl: d.url } : { pgliteDir: d.dir });
+/**
+ * PGlite settings for a process that opens the database for one command and closes it (`svc agents create` while no
+ * service runs, say): 16 MB of shared buffers instead of 128. Setting up 128 MB takes ~0.4 s of every open; a command
+ * reads a few hundred pages.
+ */
+export const PGLITE_COMMAND_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. `pgliteSettings` applies to
+ * PGlite only (OpenDatabaseOptions.pgliteSettings).
+ */
+export function openConfiguredDatabase(d: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string }, pgliteSettings?: readonly string[]): Promise<Database> {
+  return openDatabase(d.kind === 'postgres' ? { databaseUrl: d.url } : { pgliteDir: d.dir, ...(pgliteSettings ? { pgliteSettings } : {}) });
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {

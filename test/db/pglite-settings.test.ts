@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/index.ts';
+import { withDirectHost } from '../../src/cli/operator-host.ts';
+import { loadConfig } from '../../src/config.ts';
+import { systemClock } from '../../src/core/clock.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { openConfiguredDatabase, openDatabase, type Database } from '../../src/db/index.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 
 const setting = async (database: Database, name: string) => (await sql<{ v: string }>`SELECT current_setting(${name}) AS v`.execute(database.db)).rows[0]!.v;
@@ -61,6 +65,21 @@ describe('embedded database settings', () => {
       expect(await prepare()).toMatch(/Seq Scan on balances/);
     } finally {
       await database.close();
+    }
+  });
+
+  it('a command that opens the database itself does so with 16 MB of shared buffers; the service with 128', async () => {
+    const data = path.join(dir, 'command', 'pg');
+    await (await blankPGlite(data)).close();
+    const config = loadConfig({ DATA_DIR: path.join(dir, 'command') });
+    expect(config.database).toEqual({ kind: 'pglite', dir: data });
+    const inCommand = await withDirectHost(config, createLogger('silent'), systemClock, async (host) => setting({ db: await host.db() } as Database, 'shared_buffers'));
+    expect(inCommand).toBe('16MB');
+    const service = await openConfiguredDatabase(config.database);
+    try {
+      expect(await setting(service, 'shared_buffers')).toBe('128MB');
+    } finally {
+      await service.close();
     }
   });
 });
