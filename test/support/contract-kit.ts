@@ -25,8 +25,26 @@ export function contractKit(rpcUrl: string, deployer: PrivateKeyAccount) {
   async function send(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]): Promise<TransactionReceipt> {
     const hash = await wallet(from).writeContract({ address, abi: abiWithAllErrors(name), functionName, args });
     const receipt = await pub.waitForTransactionReceipt({ hash });
-    expect(receipt.status).toBe('success');
+    if (receipt.status !== 'success') expect.fail(await whyReverted(name, address, from, functionName, args, receipt).catch((err: Error) => `${functionName} reverted (no diagnosis: ${err.message})`));
     return receipt;
+  }
+
+  /**
+   * What a reverted transaction's assertion says: its gas used against its limit (all of it: out of gas) and the error
+   * the same call decodes to when run again on the state before its block. A rare failure in a long run can then be
+   * told apart after the fact (session 17 saw one openVote revert once in a whole suite, and never alone).
+   */
+  async function whyReverted(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[], receipt: TransactionReceipt): Promise<string> {
+    const tx = await pub.getTransaction({ hash: receipt.transactionHash });
+    let replay: string;
+    try {
+      await pub.simulateContract({ address, abi: abiWithAllErrors(name), functionName, args, account: from, blockNumber: receipt.blockNumber - 1n });
+      replay = 'succeeds when replayed on the block before';
+    } catch (err) {
+      const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
+      replay = reverted instanceof ContractFunctionRevertedError ? `replayed on the block before: ${reverted.data?.errorName ?? reverted.shortMessage}` : `replay failed: ${(err as Error).message.split('\n')[0]}`;
+    }
+    return `${functionName} reverted in block ${receipt.blockNumber}: gas used ${receipt.gasUsed} of ${tx.gas}; ${replay}`;
   }
 
   /** Runs the call as `from` via eth_call and returns the decoded custom error it reverts with. */
