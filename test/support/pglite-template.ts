@@ -3,7 +3,7 @@
 // the migrations), so a change to any migration makes a new key and a stale copy is never used. Opening a copy
 // takes about 0.3 s; initdb takes 2-3 s and the migrations about 0.3 s more.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -63,11 +63,30 @@ async function makeTemplate(kind: Kind): Promise<Blob> {
       const partial = `${file}.${process.pid}.partial`;
       writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
       renameSync(partial, file);
+      removeStaleTemplates(kind, file);
     } finally {
       await database.close();
     }
   }
   return new BytesBlob(readFileSync(file));
+}
+
+/**
+ * Deletes this kind's templates of other keys written over a day ago. Every change to a migration or to how a template
+ * is made leaves one behind (12 MB); a checkout that still wants a deleted one makes it again (a few seconds).
+ */
+function removeStaleTemplates(kind: Kind, keep: string): void {
+  const dir = path.dirname(keep);
+  const dayAgo = Date.now() - 86_400_000;
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (file === keep || !name.startsWith(`svc-pglite-${kind}-`) || !name.endsWith('.tar')) continue;
+    try {
+      if (statSync(file).mtimeMs < dayAgo) rmSync(file, { force: true });
+    } catch {
+      // Gone already (another worker, another run).
+    }
+  }
 }
 
 function template(kind: Kind): Promise<Blob> {
