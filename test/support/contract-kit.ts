@@ -36,21 +36,17 @@ export function contractKit(rpcUrl: string, deployer: PrivateKeyAccount) {
    */
   async function whyReverted(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[], receipt: TransactionReceipt): Promise<string> {
     const tx = await pub.getTransaction({ hash: receipt.transactionHash });
-    let replay: string;
-    try {
-      await pub.simulateContract({ address, abi: abiWithAllErrors(name), functionName, args, account: from, blockNumber: receipt.blockNumber - 1n });
-      replay = 'succeeds when replayed on the block before';
-    } catch (err) {
-      const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
-      replay = reverted instanceof ContractFunctionRevertedError ? `replayed on the block before: ${reverted.data?.errorName ?? reverted.shortMessage}` : `replay failed: ${(err as Error).message.split('\n')[0]}`;
-    }
+    const replay = await revertOf(name, address, from, functionName, args, receipt.blockNumber - 1n).then(
+      (r) => `replayed on the block before: ${r.errorName}`,
+      (err: Error) => `replayed on the block before: ${err.message.split('\n')[0]}`,
+    );
     return `${functionName} reverted in block ${receipt.blockNumber}: gas used ${receipt.gasUsed} of ${tx.gas}; ${replay}`;
   }
 
-  /** Runs the call as `from` via eth_call and returns the decoded custom error it reverts with. */
-  async function revertOf(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[]) {
+  /** Runs the call as `from` via eth_call (on the latest block, or `blockNumber`) and returns the decoded custom error it reverts with. */
+  async function revertOf(name: ContractName, address: Address, from: PrivateKeyAccount, functionName: string, args: readonly unknown[], blockNumber?: bigint) {
     try {
-      await pub.simulateContract({ address, abi: abiWithAllErrors(name), functionName, args, account: from });
+      await pub.simulateContract({ address, abi: abiWithAllErrors(name), functionName, args, account: from, ...(blockNumber === undefined ? {} : { blockNumber }) });
     } catch (err) {
       const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
       if (reverted instanceof ContractFunctionRevertedError) return { errorName: reverted.data?.errorName, args: reverted.data?.args ?? [] };
