@@ -1,14 +1,14 @@
 // PGlite databases for tests, opened from a dump instead of created: an empty one (as after initdb) and a migrated
-// one. Each is made once and kept in the temp folder under a key of the PGlite version (and, for the migrated one,
-// the migrations), so a change to any migration makes a new key and a stale copy is never used. Opening a copy
-// takes about 0.3 s; initdb takes 2-3 s and the migrations about 0.3 s more.
+// one. Each is made once and kept in the temp folder under a key of the PGlite version, the code that makes it (and,
+// for the migrated one, the migrations), so a change to any of them makes a new key and a stale copy is never used.
+// Opening a copy takes about 0.2 s; initdb takes 2-3 s and the migrations about 0.3 s more.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
-import { migrateToLatest, openDatabase, pgliteStartParams, type Database } from '../../src/db/index.ts';
+import { migrateToLatest, openDatabase, PGLITE_COMMAND_SETTINGS, pgliteStartParams, type Database } from '../../src/db/index.ts';
 
 const MIGRATIONS = path.resolve(import.meta.dirname, '../../src/db/migrations');
 type Kind = 'blank' | 'migrated';
@@ -26,10 +26,11 @@ function templateKey(kind: Kind): string {
 const templates = new Map<Kind, Promise<Blob>>();
 
 /**
- * Settings of every test database: 16 MB of shared buffers instead of 128. A test's database holds a few thousand rows,
- * and PGlite sets its shared buffers up at every start: 128 MB of them took ~0.4 s of each server's start.
+ * Settings of every test database: those of a database opened for one command (16 MB of shared buffers instead of 128).
+ * A test's database holds a few thousand rows, and PGlite sets its shared buffers up at every start: 128 MB of them took
+ * ~0.4 s of each server's start.
  */
-export const TEST_PGLITE_SETTINGS = ['shared_buffers=16MB'];
+export const TEST_PGLITE_SETTINGS = PGLITE_COMMAND_SETTINGS;
 
 /**
  * A Blob of bytes held in memory whose arrayBuffer() answers them as they are. PGlite reads a dump with arrayBuffer(),
