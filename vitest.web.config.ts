@@ -5,8 +5,10 @@ export const WEB_SESSION_SUITES = ['test/web/session-trading.test.ts', 'test/web
 
 // The browser suite (docs/web.md "Tests"): Debian's Chromium driven by playwright-core against a real embedded svc,
 // and the server-side suites of what the app does with a wallet session (WEB_SESSION_SUITES). `npm run test:web`
-// builds the app first (pretest:web); `npm test` leaves them out to stay within its time budget. One file, one worker:
-// a browser is heavy on two cores.
+// builds the app first (pretest:web); `npm test` leaves them out to stay within its time budget. One worker: a browser
+// is heavy on two cores (a second worker took 146 s against 166, each file ~1.6x slower); .ci/run runs its checks beside
+// it instead. One module graph for the worker, as in vitest.config.ts: each file importing the service afresh took
+// ~2.6 s (the suite 166 s isolated, 120 s not).
 export default defineConfig({
   test: {
     include: ['test/web/**/*.e2e.ts', ...WEB_SESSION_SUITES],
@@ -16,6 +18,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    isolate: false,
     maxWorkers: 1,
     reporters: ['default'],
   },
