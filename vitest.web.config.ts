@@ -16,6 +16,9 @@ export default defineConfig({
     // Names the run; on PostgreSQL drops the shared chains' template databases at its end.
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
+    // A page reached over a real server and drawn by a browser can take more than expect.poll's default second when the
+    // machine is busy (.ci/run runs the typecheck beside this suite): a poll that did not name its own waits up to 10 s.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 180_000,
     pool: 'forks',
     isolate: false,
