@@ -44,6 +44,7 @@ import { m0033_idempotency_answers_json } from './0033_idempotency_answers_json.
 import { m0034_order_reservations } from './0034_order_reservations.ts';
 import { m0035_order_events_in_outbox } from './0035_order_events_in_outbox.ts';
 import { m0036_leaderboard_pending } from './0036_leaderboard_pending.ts';
+import { m0037_payloads_json } from './0037_payloads_json.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '0034_order_reservations': m0034_order_reservations,
   '0035_order_events_in_outbox': m0035_order_events_in_outbox,
   '0036_leaderboard_pending': m0036_leaderboard_pending,
+  '0037_payloads_json': m0037_payloads_json,
 };

@@ -66,7 +66,7 @@ export function appendEventsStep(trx: Transaction<DB>, clock: Clock, events: rea
     WITH c AS (UPDATE event_sequence SET last_seq = last_seq + ${n}::bigint WHERE id = 1 RETURNING last_seq),
     i AS (
       INSERT INTO events (seq, type, chain_id, market_address, agent_id, agent_seq, payload, created_at)
-      SELECT c.last_seq - ${n}::bigint + v.ord::bigint, v.type, v.chain_id::int, v.market_address, v.agent_id::uuid, v.agent_seq::bigint, v.payload::jsonb, ${createdAt}::timestamptz
+      SELECT c.last_seq - ${n}::bigint + v.ord::bigint, v.type, v.chain_id::int, v.market_address, v.agent_id::uuid, v.agent_seq::bigint, v.payload::json, ${createdAt}::timestamptz
         FROM c, ${unnestRows('v', ['ord', 'type', 'chain_id', 'market_address', 'agent_id', 'agent_seq', 'payload'], cells)})
     SELECT c.last_seq::text AS last_seq, pg_notify(${EVENTS_CHANNEL}, c.last_seq::text) FROM c`.compile(trx);
   return {

@@ -83,7 +83,7 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
         return [seqs[i]!, row.kind, row.op, source === undefined ? null : `${source}#${i}`, now];
       });
       const query = sql`INSERT INTO ledger_operations (seq, kind, op, source, created_at) OVERRIDING SYSTEM VALUE
-        SELECT u.seq::bigint, u.kind, u.op::jsonb, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['seq', 'kind', 'op', 'source', 'created_at'], cells)}`.compile(trx);
+        SELECT u.seq::bigint, u.kind, u.op::json, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['seq', 'kind', 'op', 'source', 'created_at'], cells)}`.compile(trx);
       return [{ query, read: () => undefined }, ...upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()])];
     },
   });

@@ -1,4 +1,4 @@
-// Ledger rows: operations as jsonb (bigints as decimal strings) and balance tables read and written by key.
+// Ledger rows: operations as json (bigints as decimal strings) and balance tables read and written by key.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { movementsOf } from '../../core/ledger/engine.ts';
 import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/types.ts';
