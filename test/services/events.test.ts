@@ -144,6 +144,9 @@ describe('events a writer hands to the bus as it committed them', () => {
       expect(reads).toBe(before);
       const stored = await readEventsAfter(database.db, written[0]!.seq - 1n, 2);
       expect(JSON.stringify(seen.map(({ seq, ...e }) => ({ seq: String(seq), ...e })))).toBe(JSON.stringify(stored.map(({ seq, ...e }) => ({ seq: String(seq), ...e }))));
+      // Not only the same JSON: the same values (a Date handed on as a Date would print the same).
+      expect(seen.map((e) => e.payload)).toEqual(stored.map((e) => e.payload));
+      expect(typeof seen[0]!.payload.at).toBe('string');
 
       // Their NOTIFY coming back (PostgreSQL: this process LISTENs too) reads nothing: the tail holds them. A NOTIFY
       // of a later event does read (a query starts at once, before the call returns).

@@ -32,7 +32,7 @@ export interface EventBus {
   notify(upTo?: bigint): void;
   /**
    * Events this process has just committed, in sequence: when they follow the tail directly they join it as they are
-   * (as a read of them would answer: asStored) and go to the subscribers without reading them back; otherwise
+   * (appendEvents answers them as a read of them would) and go to the subscribers without reading them back; otherwise
    * this is notify().
    */
   committed(events: readonly StoredEvent[]): void;
@@ -53,12 +53,6 @@ export const FAN_OUT_CHUNK = 100;
 
 /** Resolves on the next turn of the event loop, after pending I/O. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * A payload as a read of its outbox row answers it: the json column keeps the text JSON.stringify wrote (appendEvents)
- * and a read parses it, so no `undefined`, Dates as their ISO text, keys in the order written.
- */
-const asStored = <T>(payload: T): T => JSON.parse(JSON.stringify(payload) ?? 'null') as T;
 
 export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: number }): EventBus {
   const { db, log } = deps;
@@ -231,7 +225,7 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
       if (closed || events.length === 0) return;
       const follows = !tailing && tailEnd !== null && events.every((e, i) => e.seq === tailEnd! + 1n + BigInt(i));
       if (!follows) return pumpAll();
-      ring.push(...events.map((e) => ({ ...e, payload: asStored(e.payload) })));
+      ring.push(...events);
       tailEnd = events.at(-1)!.seq;
       if (ring.length > RING) ring = ring.slice(ring.length - RING);
       for (const s of subs) due.add(s);

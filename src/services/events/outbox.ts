@@ -61,7 +61,8 @@ export function appendEventsStep(trx: Transaction<DB>, clock: Clock, events: rea
   // One statement: the counter moved by the count, the rows numbered from it, and the NOTIFY delivered at commit to
   // every process LISTENing (docs/events.md "Several processes"; a rollback sends nothing).
   const n = events.length;
-  const cells = events.map((e, i) => [i + 1, e.type, e.chainId ?? null, e.marketAddress ?? null, e.agentId ?? null, e.agentSeq ?? null, JSON.stringify(e.payload)]);
+  const texts = events.map((e) => JSON.stringify(e.payload));
+  const cells = events.map((e, i) => [i + 1, e.type, e.chainId ?? null, e.marketAddress ?? null, e.agentId ?? null, e.agentSeq ?? null, texts[i]!]);
   const query = sql`
     WITH c AS (UPDATE event_sequence SET last_seq = last_seq + ${n}::bigint WHERE id = 1 RETURNING last_seq),
     i AS (
@@ -81,7 +82,8 @@ export function appendEventsStep(trx: Transaction<DB>, clock: Clock, events: rea
         chainId: event.chainId ?? null,
         marketAddress: event.marketAddress ?? null,
         agentId: event.agentId ?? null,
-        payload: event.payload,
+        // As a read of the row gives it (the json column keeps the text written): no `undefined`, Dates as their text.
+        payload: JSON.parse(texts[i]!) as StoredEvent['payload'],
         createdAt,
       }));
     },
