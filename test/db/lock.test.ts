@@ -1,5 +1,6 @@
 // The PGlite folder lock: one opener at a time (in this process or another), stale locks taken over,
-// released on close.
+// released on close. Nothing here reads DATABASE_URL, so a PostgreSQL run skips it rather than repeat it (.ci/run runs
+// the process suites on each database).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/db/index.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 import { FolderInUseError, LOCK_FILE_NAME, acquireFolderLock, isAlive } from '../../src/db/lock.ts';
+import { onPostgres } from '../support/postgres.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-db-lock-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -21,7 +23,7 @@ function deadPid(): number {
   return pid;
 }
 
-describe('acquireFolderLock', () => {
+describe.skipIf(onPostgres)('acquireFolderLock', () => {
   it('refuses a second holder in the same process, and frees the folder on release', () => {
     const dir = mkdtempSync(join(root, 'a-'));
     const lock = acquireFolderLock(dir);
@@ -64,7 +66,7 @@ describe('acquireFolderLock', () => {
   });
 });
 
-describe('openDatabase on a PGlite folder', () => {
+describe.skipIf(onPostgres)('openDatabase on a PGlite folder', () => {
   it('creates missing parents, locks the folder, refuses a second open, and unlocks on close', async () => {
     const dir = join(root, 'nested', 'deeper', 'pgdata');
     const first = await openDatabase({ pgliteDir: dir });
