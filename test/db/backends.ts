@@ -1,8 +1,10 @@
 // Test helper: the database back ends every db suite runs against (PGlite in memory, and PostgreSQL
 // when a server answers), each test file getting its own fresh databases that are dropped afterwards.
 import { randomBytes } from 'node:crypto';
+import { Migrator, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/index.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 
 /** DATABASE_URL if set, else the local trust-auth server. */
@@ -102,6 +104,14 @@ export async function backends(): Promise<Array<{ name: string; skip: boolean; m
       make: () => postgresBackend(adminUrl ?? POSTGRES_ADMIN_URL),
     },
   ];
+}
+
+/** A fresh database of `backend` migrated up to and including the migration `name` (a migration's own test starts there). */
+export async function migratedTo(backend: Backend, name: string): Promise<Kysely<unknown>> {
+  const { db } = await backend.fresh();
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateTo(name);
+  if (error) throw error;
+  return db as Kysely<unknown>;
 }
 
 /** A promise with its resolve exposed, for ordering steps across concurrent transactions. */

@@ -3,23 +3,13 @@
 // its body in the wire's units (payloads written before 2026-11-24 carried the engine's: priceBps, whole shares);
 // order_events and the outbox's unused agent index go. An order event without its report stops the migration.
 import { randomUUID } from 'node:crypto';
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wireEventOf } from '../../src/core/orderbook/order-events.ts';
 import { MigrationError, migrateToLatest } from '../../src/db/index.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
-import { backends, type Backend } from './backends.ts';
+import { backends, migratedTo, type Backend } from './backends.ts';
 
 const BEFORE = '0034_order_reservations';
-
-/** A database migrated up to 0034, with foreign keys off for the rows the test writes. */
-async function atBefore(backend: Backend): Promise<Kysely<unknown>> {
-  const { db } = await backend.fresh();
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(BEFORE);
-  if (error) throw error;
-  return db as Kysely<unknown>;
-}
 
 async function writeOrderEvent(db: Kysely<unknown>, agent: string, stored: Record<string, unknown>, report: Record<string, unknown> | null, outboxSeq: number): Promise<void> {
   await sql`SET session_replication_role = replica`.execute(db);
@@ -43,7 +33,7 @@ for (const b of await backends()) {
     afterAll(async () => backend?.cleanup());
 
     it("moves every order event into its execution:report, by its agent's sequence and in the wire's units", async () => {
-      const db = await atBefore(backend);
+      const db = await migratedTo(backend, BEFORE);
       const [alice, bob, order] = [randomUUID(), randomUUID(), randomUUID()];
       // Written before 2026-11-24: the report carried the stored body (engine units).
       const accepted = { seq: '1', type: 'accepted', orderId: order, outcome: 0, action: 'buy', priceBps: 5700, shares: '12', tif: 'GTC', postOnly: false };
@@ -74,7 +64,7 @@ for (const b of await backends()) {
     });
 
     it('refuses to drop an order event that has no execution:report, and applies nothing', async () => {
-      const db = await atBefore(backend);
+      const db = await migratedTo(backend, BEFORE);
       const lonely = { seq: '1', type: 'accepted', orderId: randomUUID(), outcome: 1, action: 'sell', priceBps: 4000, shares: '2', tif: 'IOC', postOnly: false };
       await writeOrderEvent(db, randomUUID(), lonely, null, 1);
       const err = await migrateToLatest(db).catch((e: unknown) => e);

@@ -1,21 +1,12 @@
 // Migration 0037 on both back ends, from a database at 0036 holding outbox events and ledger operations written as
 // jsonb: both columns become json, every value reads back as it did, and the queries inside them still answer
 // (`payload->>'fillId'`, `op->>'account'`). New values keep the text they were written with (keys in their order).
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/index.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
-import { backends, type Backend } from './backends.ts';
+import { backends, migratedTo, type Backend } from './backends.ts';
 
 const BEFORE = '0036_leaderboard_pending';
-
-async function atBefore(backend: Backend): Promise<Kysely<unknown>> {
-  const { db } = await backend.fresh();
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(BEFORE);
-  if (error) throw error;
-  return db as Kysely<unknown>;
-}
 
 const typeOf = async (db: Kysely<unknown>, table: string, column: string) =>
   (await sql<{ t: string }>`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = ${table}::regclass AND attname = ${column}`.execute(db)).rows[0]?.t;
@@ -29,7 +20,7 @@ for (const b of await backends()) {
     afterAll(async () => backend?.cleanup());
 
     it('turns event payloads and ledger operations into json, each value reading back as before', async () => {
-      const db = await atBefore(backend);
+      const db = await migratedTo(backend, BEFORE);
       const trade = { kind: 'orderbook', fillId: '7', outcome: 0, side: 'buy', shares: '3000000', price: '0.57', nested: { b: [1, null, 'x'], a: true } };
       await sql`INSERT INTO events (seq, type, chain_id, market_address, agent_id, payload, created_at) VALUES (1, 'market.trade', 8453, NULL, NULL, ${JSON.stringify(trade)}::jsonb, now())`.execute(db);
       const credit = { account: '0x' + 'ab'.repeat(20), asset: '0', amount: '1000000' };
