@@ -4,12 +4,17 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/index.ts';
+import { readDatabaseSchema } from '../support/schema-truth.ts';
 import { backends, migratedTo, type Backend } from './backends.ts';
 
 const BEFORE = '0036_leaderboard_pending';
 
-const typeOf = async (db: Kysely<unknown>, table: string, column: string) =>
-  (await sql<{ t: string }>`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = ${table}::regclass AND attname = ${column}`.execute(db)).rows[0]?.t;
+/** The two columns' types, as the schema check reads them (test/support/schema-truth.ts). */
+async function payloadTypes(db: Kysely<unknown>): Promise<[string | undefined, string | undefined]> {
+  const relations = await readDatabaseSchema(db);
+  const udt = (table: string, column: string) => relations.find((r) => r.name === table)?.columns.find((c) => c.name === column)?.udt;
+  return [udt('events', 'payload'), udt('ledger_operations', 'op')];
+}
 
 for (const b of await backends()) {
   describe.skipIf(b.skip)(`migration 0037 on ${b.name}`, () => {
@@ -25,11 +30,11 @@ for (const b of await backends()) {
       await sql`INSERT INTO events (seq, type, chain_id, market_address, agent_id, payload, created_at) VALUES (1, 'market.trade', 8453, NULL, NULL, ${JSON.stringify(trade)}::jsonb, now())`.execute(db);
       const credit = { account: '0x' + 'ab'.repeat(20), asset: '0', amount: '1000000' };
       await sql`INSERT INTO ledger_operations (seq, kind, op, source, created_at) OVERRIDING SYSTEM VALUE VALUES (1, 'credit', ${JSON.stringify(credit)}::jsonb, 'payout:8453:0xm#0', now())`.execute(db);
-      expect([await typeOf(db, 'events', 'payload'), await typeOf(db, 'ledger_operations', 'op')]).toEqual(['jsonb', 'jsonb']);
+      expect(await payloadTypes(db)).toEqual(['jsonb', 'jsonb']);
 
       await migrateToLatest(db);
 
-      expect([await typeOf(db, 'events', 'payload'), await typeOf(db, 'ledger_operations', 'op')]).toEqual(['json', 'json']);
+      expect(await payloadTypes(db)).toEqual(['json', 'json']);
       const event = await sql<{ payload: unknown; fill: string }>`SELECT payload, payload->>'fillId' AS fill FROM events WHERE seq = 1`.execute(db);
       expect(event.rows).toEqual([{ payload: trade, fill: '7' }]);
       const op = await sql<{ op: unknown }>`SELECT op FROM ledger_operations WHERE op->>'account' = ${credit.account}`.execute(db);
