@@ -1,6 +1,16 @@
 #!/usr/bin/env node
-// The `svc` command. Runs the TypeScript sources through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// The `svc` command. Runs src/cli/main.ts from a bundle of the sources (bin/bundle.mjs), built on the first run after
+// any change under src/; through tsx's loader instead with SVC_FROM_SOURCE=1, or when no bundle can be built.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundledEntry } from './bundle.mjs';
 
-register();
-await import('../src/cli/main.ts');
+const root = path.resolve(import.meta.dirname, '..');
+const entry = process.env.SVC_FROM_SOURCE === '1' ? null : await bundledEntry(root, (line) => process.stderr.write(`${line}\n`));
+if (entry) {
+  process.setSourceMapsEnabled(true);
+  await import(pathToFileURL(entry).href);
+} else {
+  (await import('tsx/esm/api')).register();
+  await import('../src/cli/main.ts');
+}

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Hex } from 'viem';
+import { INSTALL_ROOT } from '../core/install-root.ts';
 import { forgetAnvil, recordAnvil, stopOrphanedAnvil } from './anvil-pidfile.ts';
 
 export interface StartAnvilOptions {
@@ -67,7 +68,7 @@ const PORT_RACE_RETRIES = 3;
 const SETPRIV = '/usr/bin/setpriv';
 
 function anvilBinary(): string {
-  const require = createRequire(import.meta.url);
+  const require = createRequire(join(INSTALL_ROOT, 'package.json'));
   return join(dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin', 'anvil');
 }
 

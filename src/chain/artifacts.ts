@@ -1,9 +1,9 @@
 // Typed access to the committed contract artifacts (artifacts/*.json, built by scripts/build-contracts.ts).
 // The service only reads these; it never compiles Solidity at run time.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { keccak256, type Abi, type Hex } from 'viem';
+import { INSTALL_ROOT } from '../core/install-root.ts';
 
 /** Every contract the service deploys or talks to; extend when a contract is added under contracts/. */
 export const CONTRACT_NAMES = [
@@ -41,8 +41,7 @@ export interface Artifact {
   runtimeCodeHash: Hex;
 }
 
-// src/chain/ → repo root; works both from src (tsx) and any build that keeps the layout.
-const ARTIFACTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'artifacts');
+const ARTIFACTS_DIR = join(INSTALL_ROOT, 'artifacts');
 
 const cache = new Map<ContractName, Artifact>();
 let parityHash: Hex | undefined;

@@ -9,12 +9,13 @@ import path from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../../core/error-codes.ts';
+import { INSTALL_ROOT } from '../../core/install-root.ts';
 import type { ProblemError } from '../../core/errors.ts';
 import type { VisitorService } from '../../services/visitors/visitors.ts';
 import { visitorOf } from './request.ts';
 
 /** Where `npm run build:web` writes the app. */
-export const WEB_DIST_DIR = path.join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
+export const WEB_DIST_DIR = path.join(INSTALL_ROOT, 'web', 'dist');
 
 /**
  * The app's own paths (web/src/routes.ts): each answers index.html and the app routes on the client. A path not listed

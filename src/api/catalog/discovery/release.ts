@@ -5,10 +5,10 @@
  * while the process runs, so the check is made once per chain service, on the first call that succeeds.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { concat, keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import { z } from 'zod';
+import { INSTALL_ROOT } from '../../../core/install-root.ts';
 import { artifactParityHash, CONTRACT_NAMES, loadArtifact, runtimeCodeHashOf, type ContractName } from '../../../chain/artifacts.ts';
 import type { DeploymentRecord } from '../../../chain/deployer.ts';
 import type { ChainService } from '../../../services/chain/chain-service.ts';
@@ -40,7 +40,6 @@ export const ReleaseManifestSchema = z.object({
 });
 export type ReleaseManifest = z.output<typeof ReleaseManifestSchema>['release'];
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 interface ReleaseIndex {
   version: string;
   contracts: string[];
@@ -51,8 +50,8 @@ let releaseIndex: ReleaseIndex | undefined;
 
 function readIndex(): ReleaseIndex {
   if (releaseIndex) return releaseIndex;
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version?: unknown };
-  const index = JSON.parse(readFileSync(join(ROOT, 'artifacts', 'index.json'), 'utf8')) as Record<string, unknown>;
+  const pkg = JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version?: unknown };
+  const index = JSON.parse(readFileSync(join(INSTALL_ROOT, 'artifacts', 'index.json'), 'utf8')) as Record<string, unknown>;
   const compiler = index.compiler as { version?: unknown; evmVersion?: unknown; optimizer?: { enabled?: unknown; runs?: unknown } } | undefined;
   releaseIndex = {
     version: typeof pkg.version === 'string' ? pkg.version : '0.0.0',
