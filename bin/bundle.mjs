@@ -4,7 +4,7 @@
 // content of the sources, so any change under src/ builds a new one on the next run (a fraction of a second), and
 // processes that start together share one build.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -12,8 +12,13 @@ import path from 'node:path';
 export const BUNDLE_CACHE = path.join('node_modules', '.cache', 'svc');
 /** Raise when a change to how bundles are built must replace the existing ones. */
 const BUILD_FORMAT = 1;
-/** A bundle no run has used for this long is removed after the next build (a long-running process keeps its own). */
+/**
+ * A bundle no run has started from for this long, and that no live process runs from, is removed after the next build.
+ * Each run leaves its pid in the bundle's runs/ while it lives: a long-running `svc start` may still load a chunk of it
+ * (a command sent to its operator channel).
+ */
 const UNUSED_FOR_MS = 24 * 60 * 60 * 1000;
+const RUNS = 'runs';
 
 /** The sources a bundle is built from: every .ts file under src/ except tests, as paths relative to `root`, sorted. */
 export function sourceFiles(root) {
@@ -47,12 +52,11 @@ export async function bundledEntry(root, warn) {
   try {
     dir = path.join(root, BUNDLE_CACHE, sourceKey(root, esbuildVersion()));
     const entry = path.join(dir, 'main.js');
-    if (existsSync(entry)) {
-      markUsed(dir);
-      return entry;
+    if (!existsSync(entry)) {
+      await build(root, dir);
+      removeUnused(path.dirname(dir), dir);
     }
-    await build(root, dir);
-    removeUnused(path.dirname(dir), dir);
+    markUsed(dir);
     return entry;
   } catch (error) {
     warn(`svc: running the sources through tsx: no bundle could be built in ${dir ?? path.join(root, BUNDLE_CACHE)} (${error instanceof Error ? error.message : String(error)})`);
@@ -91,23 +95,45 @@ async function build(root, dir) {
   }
 }
 
+/** This process's entries in bundles' runs/, removed when it exits. */
+const runs = new Set();
+
+/** Marks the bundle used now, by this process while it lives. */
 function markUsed(dir) {
   const now = new Date();
+  const run = path.join(dir, RUNS, String(process.pid));
   try {
+    mkdirSync(path.dirname(run), { recursive: true });
+    writeFileSync(run, '');
+    if (runs.size === 0) process.once('exit', () => runs.forEach((file) => rmSync(file, { force: true })));
+    runs.add(run);
     utimesSync(dir, now, now);
   } catch {
-    // A read-only installation: its bundle is never removed as unused anyway.
+    // A read-only installation: its bundle is never removed anyway.
   }
 }
 
-/** Removes the bundles (and abandoned builds) no run has used for a day, keeping `current`. */
+/** Whether a process with this pid is alive (a pid used again by another process counts: the bundle is kept longer). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/** Removes the bundles (and abandoned builds) no run has started from for a day and no live process runs from. */
 function removeUnused(cache, current) {
   const cutoff = Date.now() - UNUSED_FOR_MS;
   for (const name of readdirSync(cache)) {
     const dir = path.join(cache, name);
     if (dir === current) continue;
     try {
-      if (statSync(dir).mtimeMs < cutoff) rmSync(dir, { recursive: true, force: true });
+      if (statSync(dir).mtimeMs >= cutoff) continue;
+      const pids = existsSync(path.join(dir, RUNS)) ? readdirSync(path.join(dir, RUNS)) : [];
+      if (pids.some((pid) => /^\d+$/.test(pid) && alive(Number(pid)))) continue;
+      rmSync(dir, { recursive: true, force: true });
     } catch {
       // Removed by another process meanwhile.
     }

@@ -29,6 +29,21 @@ const run = (entry: string) => execFileSync(process.execPath, [entry], { encodin
 /** The folders in the bundle cache (none yet: empty). */
 const bundles = (root: string) => (existsSync(path.join(root, BUNDLE_CACHE)) ? readdirSync(path.join(root, BUNDLE_CACHE)).sort() : []);
 
+/** bundledEntry in a process of its own, which then exits. */
+function entryInChild(root: string): Promise<string> {
+  const script = `import { bundledEntry } from ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'bundle.mjs'))};\nconsole.log(await bundledEntry(${JSON.stringify(root)}, (l) => console.log(l)));`;
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
+  });
+}
+
+/** The pid of a process that has exited. */
+const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+
 async function entryOf(root: string): Promise<{ entry: string | null; warnings: string[] }> {
   const warnings: string[] = [];
   const entry = await bundledEntry(root, (line) => warnings.push(line));
@@ -68,19 +83,24 @@ describe('the svc bundle', () => {
     expect((await entryOf(root)).entry).not.toBe(first);
   });
 
-  it('removes bundles no run has used for a day when it builds another', async () => {
+  it('removes bundles no run has started from for a day and no live process runs from, when it builds another', async () => {
     const root = tree('one');
-    const old = (await entryOf(root)).entry!;
+    // a run that ended: nothing left in its runs/
+    const ended = await entryInChild(root);
+    expect(readdirSync(path.join(path.dirname(ended), 'runs'))).toEqual([]);
     setGreeting(root, 'two');
-    const recent = (await entryOf(root)).entry!;
-    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
-    utimesSync(path.dirname(old), twoDaysAgo, twoDaysAgo);
-    // using a bundle marks it used: `recent` stays although it is not the one being built
-    utimesSync(path.dirname(recent), twoDaysAgo, twoDaysAgo);
-    expect((await entryOf(root)).entry).toBe(recent);
+    // this process runs from it
+    const running = (await entryOf(root)).entry!;
+    expect(readdirSync(path.join(path.dirname(running), 'runs'))).toEqual([String(process.pid)]);
     setGreeting(root, 'three');
+    // a run SIGKILLed: its pid left behind
+    const killed = await entryInChild(root);
+    writeFileSync(path.join(path.dirname(killed), 'runs', String(deadPid())), '');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    for (const entry of [ended, running, killed]) utimesSync(path.dirname(entry), twoDaysAgo, twoDaysAgo);
+    setGreeting(root, 'four');
     const latest = (await entryOf(root)).entry!;
-    expect(bundles(root)).toEqual([path.basename(path.dirname(recent)), path.basename(path.dirname(latest))].sort());
+    expect(bundles(root)).toEqual([running, latest].map((entry) => path.basename(path.dirname(entry))).sort());
   });
 
   it('says why and answers null when the sources do not build, for bin/svc.mjs to run them through tsx', async () => {
@@ -95,16 +115,7 @@ describe('the svc bundle', () => {
 
   it('is built by one of several processes that start at once, and used by all of them', async () => {
     const root = tree('together');
-    const script = `import { bundledEntry } from ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'bundle.mjs'))};\nconsole.log(await bundledEntry(${JSON.stringify(root)}, (l) => console.log(l)));`;
-    const starts = Array.from({ length: 4 }, () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-        child.once('error', reject);
-        child.once('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
-      }),
-    );
+    const starts = Array.from({ length: 4 }, () => entryInChild(root));
     const entries = await Promise.all(starts);
     expect(new Set(entries).size).toBe(1);
     expect(run(entries[0]!)).toBe('together');
