@@ -20,10 +20,10 @@ const BUILD_FORMAT = 1;
 const UNUSED_FOR_MS = 24 * 60 * 60 * 1000;
 const RUNS = 'runs';
 
-/** The sources a bundle is built from: every .ts file under src/ except tests, as paths relative to `root`, sorted. */
+/** The sources a bundle is built from: every file under src/ except tests, as paths relative to `root`, sorted. */
 export function sourceFiles(root) {
   return readdirSync(path.join(root, 'src'), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .filter((entry) => entry.isFile() && !entry.name.endsWith('.test.ts'))
     .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
     .sort();
 }
@@ -69,7 +69,7 @@ async function build(root, dir) {
   const { build: esbuild } = await import('esbuild');
   const staging = `${dir}.building-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await esbuild({
+    const result = await esbuild({
       absWorkingDir: root,
       entryPoints: { main: path.join(root, 'src', 'cli', 'main.ts') },
       outdir: staging,
@@ -83,7 +83,11 @@ async function build(root, dir) {
       sourcemap: 'linked',
       sourcesContent: false,
       logLevel: 'silent',
+      metafile: true,
     });
+    // The key covers src/ only: a module from anywhere else would leave the bundle stale when it changes.
+    const outside = Object.keys(result.metafile.inputs).filter((input) => !path.resolve(root, input).startsWith(path.join(root, 'src') + path.sep));
+    if (outside.length > 0) throw new Error(`the sources import ${outside.join(', ')}, outside src/ (a package belongs in node_modules)`);
     try {
       renameSync(staging, dir);
     } catch (error) {

@@ -73,14 +73,17 @@ describe('the svc bundle', () => {
     expect(bundles(root)).toHaveLength(2);
   });
 
-  it('leaves tests out of the key, and tsconfig.json in', async () => {
+  it('leaves tests out of the key, and tsconfig.json and any other file under src/ in', async () => {
     const root = tree('hello');
     const first = (await entryOf(root)).entry;
     writeFileSync(path.join(root, 'src', 'cli', 'greet.test.ts'), 'export {};\n');
     expect(sourceFiles(root)).toEqual([path.join('src', 'cli', 'greet.ts'), path.join('src', 'cli', 'main.ts')]);
     expect((await entryOf(root)).entry).toBe(first);
     writeFileSync(path.join(root, 'tsconfig.json'), '{ "compilerOptions": {} }');
-    expect((await entryOf(root)).entry).not.toBe(first);
+    const second = (await entryOf(root)).entry;
+    expect(second).not.toBe(first);
+    writeFileSync(path.join(root, 'src', 'cli', 'words.json'), '["hello"]');
+    expect((await entryOf(root)).entry).not.toBe(second);
   });
 
   it('removes bundles no run has started from for a day and no live process runs from, when it builds another', async () => {
@@ -101,6 +104,16 @@ describe('the svc bundle', () => {
     setGreeting(root, 'four');
     const latest = (await entryOf(root)).entry!;
     expect(bundles(root)).toEqual([running, latest].map((entry) => path.basename(path.dirname(entry))).sort());
+  });
+
+  it('refuses sources that import a module from outside src/, which its key does not cover', async () => {
+    const root = tree('hello');
+    writeFileSync(path.join(root, 'shared.ts'), 'export const greeting = "from outside";\n');
+    writeFileSync(path.join(root, 'src', 'cli', 'greet.ts'), "import { greeting } from '../../shared.ts';\nexport const greet = (): string => greeting;\n");
+    const { entry, warnings } = await entryOf(root);
+    expect(entry).toBeNull();
+    expect(warnings[0]).toMatch(/the sources import shared\.ts, outside src\//);
+    expect(bundles(root)).toEqual([]);
   });
 
   it('says why and answers null when the sources do not build, for bin/svc.mjs to run them through tsx', async () => {
