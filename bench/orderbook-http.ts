@@ -260,13 +260,17 @@ async function countsOf(runtime: Runtime, markets: readonly string[], since: Dat
   };
 }
 
-/** How far the background writers are behind: ledger operations not in a batch, fill legs the leaderboard has not folded. */
-async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendingOps: number; pendingLegs: number }> {
+/** How far the background writers are behind: ledger operations not in a batch, fills the leaderboard has not folded. */
+async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendingOps: number; pendingFills: number }> {
   const { db } = runtime.database;
   const batches = await db.selectFrom('ledger_batches').select(sql<string>`count(*)`.as('n')).where('status', '=', 'confirmed').executeTakeFirstOrThrow();
   const pending = await db.selectFrom('ledger_operations').select(sql<string>`count(*)`.as('n')).where('batch_nonce', 'is', null).executeTakeFirstOrThrow();
-  const legs = await db.selectFrom('leaderboard_legs').select(sql<string>`count(*)`.as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
-  return { confirmed: toCount(batches.n), pendingOps: toCount(pending.n), pendingLegs: toCount(legs.n) };
+  const fills = await db
+    .selectFrom('order_fills')
+    .select(sql<string>`count(*)`.as('n'))
+    .where('id', '>', (eb) => eb.selectFrom('leaderboard_fill_cursor').select('fill_id').where('id', '=', 1))
+    .executeTakeFirstOrThrow();
+  return { confirmed: toCount(batches.n), pendingOps: toCount(pending.n), pendingFills: toCount(fills.n) };
 }
 
 /**
@@ -419,7 +423,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const debt = await catchUp(runtime);
     const notes = [
       `ledger: ${after.confirmed - before.confirmed} batch(es) committed on chain during the scenarios; ${after.pendingOps} operation(s) waiting for the next batch at the end`,
-      `leaderboard: ${after.pendingLegs} fill leg(s) waiting to be folded at the end`,
+      `leaderboard: ${after.pendingFills} fill(s) waiting to be folded at the end`,
       `background left behind: catching up took ${debt.cpuMs.toFixed(0)} ms of the service's CPU time (${debt.wallMs.toFixed(0)} ms): the ledger's batches, the leaderboard's and the reputation's folds`,
       `load average ${loadavg()[0]!.toFixed(1)} at the end`,
       ...commits,

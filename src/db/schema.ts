@@ -223,6 +223,7 @@ export interface DB {
   market_trade_events: MarketTradeEventsTable;
   // Leaderboards (migration 0024; docs/leaderboard.md).
   leaderboard_legs: LeaderboardLegsTable;
+  leaderboard_fill_cursor: LeaderboardFillCursorTable;
   leaderboard_positions: LeaderboardPositionsTable;
   leaderboard_markets: LeaderboardMarketsTable;
   leaderboard_days: LeaderboardDaysTable;
@@ -1074,6 +1075,12 @@ export interface LeaderboardDaysTable {
   realized: NumericDefault;
   volume: NumericDefault;
   trades: ColumnType<number, number | undefined, number>;
+}
+
+/** The last order_fills id the leaderboards folded (migration 0038): one row, id 1. */
+export interface LeaderboardFillCursorTable {
+  id: number;
+  fill_id: Int8;
 }
 
 /** What folds changed of a wallet's totals, waiting for the updater's totals step (migration 0036); day -1: unrealized only. */

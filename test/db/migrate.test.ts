@@ -36,6 +36,7 @@ const TABLES = [
   'kv_settings',
   'leaderboard_creator_days',
   'leaderboard_days',
+  'leaderboard_fill_cursor',
   'leaderboard_legs',
   'leaderboard_markets',
   'leaderboard_pending',

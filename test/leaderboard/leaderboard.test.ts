@@ -9,6 +9,7 @@ import { encodeFunctionData, erc20Abi, maxUint256 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -197,6 +198,8 @@ describe('a small scenario computed by hand', () => {
     clock.advance(DAY);
     expect((await place(alice, { outcome: 0, action: 'sell', price: '0.55' })).status).toBe(201);
     expect((await place(bob, { outcome: 0, action: 'buy', price: '0.55', tif: 'IOC' })).body.fills).toMatchObject([{ kind: 'TRANSFER', fee: '27500' }]);
+    // The order loop writes no leaderboard rows: the fold reads the fills after its cursor (migration 0038).
+    expect(await db().selectFrom('leaderboard_legs').select('id').where('source', '=', 'fill').execute()).toEqual([]);
 
     // The vote on the disputed market: binding 2 (quorum 2), the creator slashed.
     const sessionId = `${server.config.chain.id}:${m2Address}:1`;
@@ -214,6 +217,8 @@ describe('a small scenario computed by hand', () => {
     // The automated market resolves Yes, undisputed.
     await resolveUndisputed(server, creator, m1.address, 1);
     expect(await update()).toMatchObject({ folded: 7, settled: 1 });
+    const newest = await db().selectFrom('order_fills').select(sql<string>`max(id)::text`.as('id')).executeTakeFirstOrThrow();
+    expect((await db().selectFrom('leaderboard_fill_cursor').select('fill_id').executeTakeFirstOrThrow()).fill_id).toBe(newest.id);
 
     // By hand, from the trades' own numbers (cost fees excluded; fees on top of a buy, out of a sell).
     const [t1, t2, t3] = await db().selectFrom('market_trades').selectAll().where('market', '=', m1.address.toLowerCase()).orderBy('block_number').orderBy('log_index').execute();

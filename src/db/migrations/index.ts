@@ -45,6 +45,7 @@ import { m0034_order_reservations } from './0034_order_reservations.ts';
 import { m0035_order_events_in_outbox } from './0035_order_events_in_outbox.ts';
 import { m0036_leaderboard_pending } from './0036_leaderboard_pending.ts';
 import { m0037_payloads_json } from './0037_payloads_json.ts';
+import { m0038_leaderboard_fill_cursor } from './0038_leaderboard_fill_cursor.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   '0035_order_events_in_outbox': m0035_order_events_in_outbox,
   '0036_leaderboard_pending': m0036_leaderboard_pending,
   '0037_payloads_json': m0037_payloads_json,
+  '0038_leaderboard_fill_cursor': m0038_leaderboard_fill_cursor,
 };

@@ -1,8 +1,10 @@
 /**
  * The updater's main step (docs/leaderboard.md "Maintenance"): the oldest pending legs, in the order they were
- * appended, folded in one transaction into positions (average cost), day rows and creator days, with what that changed
- * of the wallets' totals left for the totals step; each leg keeps what it counted, so a reorg takes back exactly that. Legs of markets the leaderboards leave
- * out (PM collateral) are marked skipped. The cost is a fixed number of statements per batch, whatever the history.
+ * appended, and the order-book fills after the fill cursor (a maker's and a taker's leg each), folded in one
+ * transaction into positions (average cost), day rows and creator days, with what that changed of the wallets' totals
+ * left for the totals step; each trade's leg keeps what it counted, so a reorg takes back exactly that. Legs of markets
+ * the leaderboards leave out (PM collateral) are marked skipped. The cost is a fixed number of statements per batch,
+ * whatever the history.
  */
 import { sql, type Transaction } from 'kysely';
 import { epochDay } from '../../core/leaderboard/boards.ts';
@@ -18,10 +20,14 @@ import { preferIndexes } from './plan.ts';
 import { addMove, addPending, type DayDelta } from './totals.ts';
 
 interface PendingRow {
+  /** The leg's id in leaderboard_legs; a fill read after the cursor: `fill:<fill id>:<role>`, in no table. */
   id: string;
+  /** A fill read after the cursor (migration 0038), not a leg row. */
+  fillId?: string;
   source: 'trade' | 'fill';
   role: 'trader' | 'maker' | 'taker';
-  chain_id: number;
+  /** Null: a fill after the cursor whose market is not in the markets table (left out). */
+  chain_id: number | null;
   t_market: string | null;
   trader: string | null;
   t_outcome: number | null;
@@ -58,29 +64,93 @@ export interface FoldedLeg {
   position: Position;
 }
 
-/** Folds up to `limit` pending legs; answers how many it took (folded or skipped). */
+/**
+ * Folds up to `limit` pending legs and up to `limit / 2` fills after the fill cursor; answers `limit` if either was a
+ * full batch (more may wait), else how many legs it took (folded or skipped).
+ */
 export async function foldPending(deps: LeaderboardDeps, limit: number): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     await preferIndexes(trx);
-    const rows = await readPending(trx, limit);
+    // Folds take turns on the cursor: two at once would both count the fills after it.
+    const cursor = await lockFillCursor(trx);
+    const legRows = await readPending(trx, limit);
+    const fillLimit = Math.max(1, Math.floor(limit / 2));
+    // A fill's legs from before migration 0038 are folded first: a position takes its fills in the order they were made.
+    const fills = (await fillLegsWaiting(trx)) ? [] : await readFillsAfter(trx, cursor, fillLimit);
+    const rows = [...legRows, ...fills.flatMap(fillLegRows)];
     if (rows.length === 0) return 0;
-    const markets = await loadMarketFacts(trx, deps, rows.map((r) => ({ chainId: r.chain_id, market: (r.t_market ?? r.f_market ?? '').toLowerCase() })));
+    if (fills.length > 0) await sql`UPDATE leaderboard_fill_cursor SET fill_id = ${fills[fills.length - 1]!.fillId}::bigint WHERE id = 1`.execute(trx);
+    const taken = legRows.length === limit || fills.length === fillLimit ? limit : rows.length;
+    const markets = await loadMarketFacts(trx, deps, rows.flatMap((r) => (r.chain_id === null ? [] : [{ chainId: r.chain_id, market: (r.t_market ?? r.f_market ?? '').toLowerCase() }])));
     const legs = rows.map((r) => legOfRow(r, markets));
     const positions = await loadPositions(trx, legs.flatMap((l) => (l ? [{ chainId: l.market.chainId, market: l.market.address, wallet: l.leg.wallet, outcome: l.leg.outcome }] : [])));
     const { folded, skipped } = applyLegs(rows, legs, positions);
 
-    if (skipped.length > 0) await sql`UPDATE leaderboard_legs SET state = 'skipped' WHERE id = ANY(${skipped}::bigint[])`.execute(trx);
-    if (folded.length === 0) return rows.length;
+    await markSkipped(trx, deps, rows, new Set(skipped));
+    if (folded.length === 0) return taken;
     const moves = await writePositions(trx, positions, markets);
-    await writeFoldedLegs(trx, folded, new Set(rows.filter((r) => r.source === 'fill').map((r) => r.id)));
+    const kinds = new Map(rows.map((r) => [r.id, r.fillId !== undefined ? ('cursor' as const) : r.source]));
+    await writeFoldedLegs(trx, folded, kinds);
     const deltas = dayDeltasOf(folded, 1);
     await addDays(trx, deltas);
     await addCreatorDays(trx, folded, 1);
     await markDirty(trx, folded);
     // The totals follow in the totals step (totals.ts refreshPendingTotals): a fold holds its transaction short.
     await addPending(trx, deltas, moves);
-    return rows.length;
+    return taken;
   });
+}
+
+/** The last fill folded, the cursor's row locked to this transaction's end. */
+async function lockFillCursor(trx: Transaction<DB>): Promise<string> {
+  const row = await trx.selectFrom('leaderboard_fill_cursor').select('fill_id').where('id', '=', 1).forUpdate().executeTakeFirstOrThrow();
+  return row.fill_id;
+}
+
+/** Whether a fill's leg from before migration 0038 is still pending. */
+async function fillLegsWaiting(trx: Transaction<DB>): Promise<boolean> {
+  const { rows } = await sql`SELECT 1 FROM leaderboard_legs WHERE state = 'pending' AND source = 'fill' LIMIT 1`.execute(trx);
+  return rows.length > 0;
+}
+
+type FillRow = Pick<PendingRow, 'chain_id' | 'f_market' | 'maker' | 'taker' | 'side' | 'kind' | 'price_bps' | 'f_shares' | 'taker_fee' | 'created_at'> & { fillId: string };
+
+/**
+ * The fills after `cursor`, in id order (`limit` at most). Each fill's id is taken under the ledger lock, which its
+ * transaction holds to its commit, so fills commit in id order: none commits later behind the cursor (migration 0038).
+ */
+async function readFillsAfter(trx: Transaction<DB>, cursor: string, limit: number): Promise<FillRow[]> {
+  const { rows } = await sql<FillRow>`
+    SELECT f.id::text AS "fillId", m.chain_id, f.market AS f_market, f.maker, f.taker, f.side, f.kind, f.price_bps, f.shares AS f_shares, f.taker_fee, f.created_at
+    FROM order_fills f
+    LEFT JOIN markets m ON m.address = f.market AND m.ledger_market_id = f.market_id
+    WHERE f.id > ${cursor}::bigint
+    ORDER BY f.id
+    LIMIT ${limit}`.execute(trx);
+  return rows;
+}
+
+/** A fill's two legs as rows of the fold, the maker's first (the order the order loop appended them in). */
+function fillLegRows(f: FillRow): PendingRow[] {
+  const none = { t_market: null, trader: null, t_outcome: null, is_buy: null, t_shares: null, cost: null, protocol_fee: null, creator_fee: null, block_time: null };
+  const { fillId, ...fill } = f;
+  return (['maker', 'taker'] as const).map((role) => ({ id: `fill:${fillId}:${role}`, fillId, source: 'fill', role, ...none, ...fill }));
+}
+
+/**
+ * Legs the leaderboards leave out: a leg row is marked skipped; a fill read after the cursor gets its legs as skipped
+ * rows, to be folded again if its market's collateral is ever priced (docs/leaderboard.md "Values").
+ */
+async function markSkipped(trx: Transaction<DB>, deps: LeaderboardDeps, rows: readonly PendingRow[], skipped: ReadonlySet<string>): Promise<void> {
+  const ofLegs = rows.filter((r) => skipped.has(r.id) && r.fillId === undefined).map((r) => r.id);
+  if (ofLegs.length > 0) await sql`UPDATE leaderboard_legs SET state = 'skipped' WHERE id = ANY(${ofLegs}::bigint[])`.execute(trx);
+  const ofFills = rows.filter((r) => skipped.has(r.id) && r.fillId !== undefined);
+  const unknown = ofFills.filter((r) => r.chain_id === null);
+  if (unknown.length > 0) deps.log.warn({ fills: [...new Set(unknown.map((r) => r.fillId))] }, 'leaderboard: fills of markets not in the markets table left out');
+  const known = ofFills.filter((r) => r.chain_id !== null);
+  if (known.length === 0) return;
+  await sql`INSERT INTO leaderboard_legs (source, role, chain_id, fill_id, state)
+    SELECT 'fill', u.role, u.chain_id::int, u.fill_id::bigint, 'skipped' FROM ${unnestRows('u', ['role', 'chain_id', 'fill_id'], known.map((r) => [r.role, r.chain_id, r.fillId!]))}`.execute(trx);
 }
 
 /** The oldest pending legs (the pending index, in order, `limit` rows) with their trades and fills: never all pending legs. */
@@ -145,6 +215,7 @@ interface LegOfRow {
 }
 
 function legOfRow(r: PendingRow, markets: ReadonlyMap<string, MarketFacts>): LegOfRow | null {
+  if (r.chain_id === null) return null;
   if (r.source === 'trade') {
     const market = r.t_market === null ? undefined : markets.get(marketKey(r.chain_id, r.t_market.toLowerCase()));
     if (!market || r.trader === null) return null;
@@ -210,12 +281,13 @@ export async function writePositions(trx: Transaction<DB>, positions: Map<string
 }
 
 /**
- * A trade's leg keeps what it counted, for a reorg to take back; a fill's leg is deleted: fills are final in the ledger
- * and never taken back, so nothing would read it again.
+ * A trade's leg keeps what it counted, for a reorg to take back; a fill's leg row (from before migration 0038) is
+ * deleted: fills are final in the ledger and never taken back, so nothing would read it again. A fill read after the
+ * cursor has no row: the cursor is its record.
  */
-async function writeFoldedLegs(trx: Transaction<DB>, legs: readonly FoldedLeg[], fills: ReadonlySet<string>): Promise<void> {
-  const ofFills = legs.filter((l) => fills.has(l.id)).map((l) => l.id);
-  const ofTrades = legs.filter((l) => !fills.has(l.id));
+async function writeFoldedLegs(trx: Transaction<DB>, legs: readonly FoldedLeg[], kinds: ReadonlyMap<string, 'trade' | 'fill' | 'cursor'>): Promise<void> {
+  const ofFills = legs.filter((l) => kinds.get(l.id) === 'fill').map((l) => l.id);
+  const ofTrades = legs.filter((l) => kinds.get(l.id) === 'trade');
   if (ofFills.length > 0) await sql`DELETE FROM leaderboard_legs WHERE id = ANY(${ofFills}::bigint[])`.execute(trx);
   if (ofTrades.length === 0) return;
   const columns = ['id', 'wallet', 'market', 'outcome', 'day', 'category', 'realized', 'volume', 'creator', 'creator_volume', 'shares_after', 'basis_after'];

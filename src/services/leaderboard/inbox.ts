@@ -1,12 +1,10 @@
 /**
- * Where trades enter the leaderboards (docs/leaderboard.md "Maintenance"): the indexer and the order loop append one
- * pending leg per wallet side, in the transaction that projects the trade or settles the fill, and nothing else. So a
- * trade is counted exactly when it is projected, and the hot paths never touch the shared aggregate rows. A reorg
- * drops the pending legs of the trades it removes and flags the folded ones for the updater to take back.
+ * Where trades enter the leaderboards (docs/leaderboard.md "The inbox"): the indexer appends one pending leg per Trade,
+ * in the transaction that projects it, and nothing else; a reorg drops the pending legs of the trades it removes and
+ * flags the folded ones for the updater to take back. Order-book fills need no inbox: the fold reads them after its
+ * cursor (fold.ts, migration 0038), so the order loop never touches the leaderboards' rows.
  */
 import { sql, type Transaction } from 'kysely';
-import type { Step } from '../../db/pipeline.ts';
-import { unnestRows } from '../../db/unnest.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** A Trade log just projected (once: the projection inserted its row). */
@@ -23,14 +21,6 @@ export async function enqueueTradeLegs(trx: Transaction<DB>, trades: readonly Tr
     .insertInto('leaderboard_legs')
     .values(trades.map((t) => ({ source: 'trade' as const, role: 'trader' as const, chain_id: t.chainId, tx_hash: t.txHash, log_index: t.logIndex, block_number: t.blockNumber.toString() })))
     .execute();
-}
-
-/** Fills just recorded (order_fills ids, in fill order): a maker and a taker leg each (the statement; null: no fill). */
-export function enqueueFillLegs(trx: Transaction<DB>, chainId: number, fillIds: readonly string[]): Step<void> | null {
-  if (fillIds.length === 0) return null;
-  const query = sql`INSERT INTO leaderboard_legs (source, role, chain_id, fill_id)
-    SELECT 'fill', u.role, ${chainId}::int, u.fill_id::bigint FROM ${unnestRows('u', ['fill_id', 'role'], fillIds.flatMap((id) => [[id, 'maker'], [id, 'taker']]))}`.compile(trx);
-  return { query, read: () => undefined };
 }
 
 /** A reorg back to `ancestor`: legs of the trades above it are dropped (pending) or flagged for the updater (folded). */

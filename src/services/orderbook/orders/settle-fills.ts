@@ -16,7 +16,6 @@ import { unnestRows, type Cell } from '../../../db/unnest.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
 // Leaderboards: each fill appends its maker's and taker's legs in this transaction (docs/leaderboard.md).
-import { enqueueFillLegs } from '../../leaderboard/inbox.ts';
 import { consumeFills, countFreeFills, type Allowances } from './allowance.ts';
 import { emit, eventCursors, eventWrites, type PendingEvent } from './order-events.ts';
 import type { ViewFill } from './order-view.ts';
@@ -203,7 +202,6 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
     ...ledgerWrites,
     insertFills(deps, trx, fills, fillRows),
     ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published),
-    enqueueFillLegs(trx, deps.chainId, fillIds ?? []),
   ]);
 }
 
