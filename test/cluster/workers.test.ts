@@ -11,10 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { deployDevTokens, devChainEnv } from '../../src/chain/dev-tokens.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
-import { preferredOwner, shardOf, SHARDS } from '../../src/services/cluster/shards.ts';
+import { shardOf } from '../../src/services/cluster/shards.ts';
 import { freePort, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { AGENT_API, call, createOrderBook, registerAgent, type Agent } from '../crash/client.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
+import { liveMembers, settledShards } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
 
 const CHAIN_ID = 8453;
@@ -82,31 +83,12 @@ describe.skipIf(!onPostgres)('svc start --workers 2 on one PostgreSQL (skipped w
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** The live members (their process still running) and the shards each owns. */
-  const members = async () => {
-    const rows = await database.db.selectFrom('cluster_members').select(['id', 'pid']).execute();
-    const alive = rows.filter((m) => {
-      try {
-        process.kill(m.pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    const shards = await database.db.selectFrom('order_shards').select(['owner']).execute();
-    return alive.map((m) => ({ ...m, shards: shards.filter((s) => s.owner === m.id).length }));
-  };
+  const members = () => liveMembers(database.db);
 
   it('serves one port from two workers that share the books, replaces a killed worker, and stops cleanly', async () => {
     // The first worker starts alone and owns every shard; it hands the second its preferred ones over a few ticks.
     // Markets are made once the split is done, so that they land on both.
-    const workers = await waitFor(async () => {
-      const m = await members();
-      if (m.length !== 2) return null;
-      const ids = m.map((w) => w.id);
-      const shards = await database.db.selectFrom('order_shards').select(['shard', 'owner']).execute();
-      return shards.length === SHARDS && shards.every((s) => s.owner === preferredOwner(s.shard, ids)) ? m : null;
-    }, { what: 'two workers owning their preferred shards', timeoutMs: 30_000 });
+    const workers = await settledShards(database.db, 2);
     expect(workers.map((w) => w.pid)).not.toContain(supervisor.pid);
 
     const agents: Agent[] = [];

@@ -17,6 +17,7 @@ import { openDatabase, type Database } from '../../src/db/index.ts';
 import { freePort, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { AGENT_API, call, createOrderBook, registerAgent, type Agent } from '../crash/client.ts';
 import { onPostgres } from '../support/harness.ts';
+import { settledShards } from '../support/cluster.ts';
 import { processFolder, type ProcessFolder } from '../support/process-folder.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -186,6 +187,9 @@ describe.skipIf(!onPostgres)("two API processes on one PostgreSQL and one chain 
     });
     expect(b.stdout()).toContain('role: api');
     expect(b.stdout()).not.toContain('ledger: loading committed balances');
+    // B takes its share of the order-book shards from A over a few ticks; a book moving meanwhile answers 503 (retried by
+    // a client with its Idempotency-Key: test/cluster/). This suite is about events: it places once the split is done.
+    await settledShards(database.db, 2);
 
     const head = (await database.db.selectFrom('event_sequence').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow()).last_seq;
     const onA = wsSubscriber(folder.base, alice.key, String(head));
