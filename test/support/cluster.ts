@@ -1,6 +1,7 @@
 // The cluster of svc processes on one PostgreSQL as its tables show it (docs/operations.md "Order books"): the live
 // members, and the wait for the split of the order-book shards a join settles into over a few ticks.
 import type { Kysely } from 'kysely';
+import { isAlive } from '../../src/db/lock.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { preferredOwner, SHARDS } from '../../src/services/cluster/shards.ts';
 import { waitFor } from './wait.ts';
@@ -12,20 +13,11 @@ export interface LiveMember {
   shards: number;
 }
 
-const running = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** The members whose process still runs, and the shards each owns. */
 export async function liveMembers(db: Kysely<DB>): Promise<LiveMember[]> {
   const rows = await db.selectFrom('cluster_members').select(['id', 'pid']).execute();
   const shards = await db.selectFrom('order_shards').select(['owner']).execute();
-  return rows.filter((m) => running(m.pid)).map((m) => ({ ...m, shards: shards.filter((s) => s.owner === m.id).length }));
+  return rows.filter((m) => isAlive(m.pid)).map((m) => ({ ...m, shards: shards.filter((s) => s.owner === m.id).length }));
 }
 
 /**
