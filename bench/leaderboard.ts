@@ -188,7 +188,7 @@ export async function benchLeaderboard(opts: LeaderboardBenchOptions): Promise<L
     // The updater's "today" while the store is built: just after its last trade, so new trades always fall in the
     // 7d and 30d windows, as live trades do.
     const today = new ManualClock();
-    const deps: LeaderboardDeps = { db, clock: today, log: createLogger('silent'), collateral: chain.collateral() };
+    const deps: LeaderboardDeps = { db, clock: today, log: createLogger('silent'), chainId: runtime.config.chain.id, collateral: chain.collateral() };
     const setup: string[] = [];
 
     // Markets: the listings bench's rows, every one in USDC (PM markets are left out of the boards).

@@ -517,7 +517,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       marketData: createMarketDataService({ db: database.db, clock, rateLimits, limits: DATA_PLANE_LIMITS }),
       reputation,
       theses: createThesisService({ db: database.db, chain: chainService }),
-      leaderboard: createLeaderboardService({ db: database.db, background: database.background, clock, log, collateral, intervalMs: config.markets.indexerPollMs }),
+      leaderboard: createLeaderboardService({ db: database.db, background: database.background, clock, log, chainId: config.chain.id, collateral, intervalMs: config.markets.indexerPollMs }),
     };
     const documents = createDocuments(catalog, { publicBaseUrl: config.publicBaseUrl, mcpUrl: config.mcpUrl, chainId: config.chain.id, environment: config.environment });
 

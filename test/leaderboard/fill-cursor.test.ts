@@ -71,7 +71,7 @@ for (const b of await backends()) {
       await migrateToLatest(db);
       expect(await cursorOf(db)).toBe('2');
       await insertFills(db, [3, 4]);
-      const deps: LeaderboardDeps = { db, clock: new ManualClock(NOW), log: createLogger('silent'), collateral: [] };
+      const deps: LeaderboardDeps = { db, clock: new ManualClock(NOW), log: createLogger('silent'), chainId: CHAIN, collateral: [] };
 
       // The old legs alone: a position takes its fills in order.
       expect(await foldPending(deps, 250)).toBe(3);
@@ -108,7 +108,7 @@ for (const b of await backends()) {
       await migrateToLatest(db);
       await db.insertInto('markets').values(bookRow(PM_BOOK, '2', 'PM')).execute();
       await insertFills(db, [11], PM_BOOK, '2');
-      const deps: LeaderboardDeps = { db, clock: new ManualClock(NOW), log: createLogger('silent'), collateral: [] };
+      const deps: LeaderboardDeps = { db, clock: new ManualClock(NOW), log: createLogger('silent'), chainId: CHAIN, collateral: [] };
       expect(await foldPending(deps, 250)).toBe(2);
       expect(await cursorOf(db)).toBe('11');
       expect(await tradesCounted(db)).toBe(0);

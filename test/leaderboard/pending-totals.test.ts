@@ -49,7 +49,7 @@ describe('pending totals', () => {
 
   beforeAll(async () => {
     database = await migratedPGlite();
-    deps = { db: database.db, clock, log: createLogger('silent'), collateral: [] };
+    deps = { db: database.db, clock, log: createLogger('silent'), chainId: 8453, collateral: [] };
   });
   afterAll(async () => database?.close());
 

@@ -21,7 +21,7 @@ describe('an updater pass', () => {
 
   beforeAll(async () => {
     database = await migratedPGlite();
-    deps = { db: database.db, clock: new ManualClock(new Date('2026-12-01T12:00:00Z')), log: createLogger('silent'), collateral: [] };
+    deps = { db: database.db, clock: new ManualClock(new Date('2026-12-01T12:00:00Z')), log: createLogger('silent'), chainId: 8453, collateral: [] };
     await sql`CREATE SEQUENCE test_arrivals`.execute(database.db);
     // A leg of an unknown trade: the fold skips it (it takes it all the same).
     await sql`CREATE FUNCTION test_leg_arrives() RETURNS trigger LANGUAGE plpgsql AS $$

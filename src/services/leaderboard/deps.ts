@@ -9,6 +9,8 @@ export interface LeaderboardDeps {
   db: Kysely<DB>;
   clock: Clock;
   log: Logger;
+  /** The chain the order books' fills are on (the deployment's). */
+  chainId: number;
   /** The served collateral tokens (symbol, address, decimals); order books' play money is 6 decimals. */
   collateral: readonly { symbol: string; token: string; decimals: number }[];
 }

@@ -26,8 +26,7 @@ interface PendingRow {
   fillId?: string;
   source: 'trade' | 'fill';
   role: 'trader' | 'maker' | 'taker';
-  /** Null: a fill after the cursor whose market is not in the markets table (left out). */
-  chain_id: number | null;
+  chain_id: number;
   t_market: string | null;
   trader: string | null;
   t_outcome: number | null;
@@ -77,16 +76,16 @@ export async function foldPending(deps: LeaderboardDeps, limit: number): Promise
     const fillLimit = Math.max(1, Math.floor(limit / 2));
     // A fill's legs from before migration 0038 are folded first: a position takes its fills in the order they were made.
     const fills = (await fillLegsWaiting(trx)) ? [] : await readFillsAfter(trx, cursor, fillLimit);
-    const rows = [...legRows, ...fills.flatMap(fillLegRows)];
+    const rows = [...legRows, ...fills.flatMap((f) => fillLegRows(deps.chainId, f))];
     if (rows.length === 0) return 0;
     if (fills.length > 0) await sql`UPDATE leaderboard_fill_cursor SET fill_id = ${fills[fills.length - 1]!.fillId}::bigint WHERE id = 1`.execute(trx);
     const taken = legRows.length === limit || fills.length === fillLimit ? limit : rows.length;
-    const markets = await loadMarketFacts(trx, deps, rows.flatMap((r) => (r.chain_id === null ? [] : [{ chainId: r.chain_id, market: (r.t_market ?? r.f_market ?? '').toLowerCase() }])));
+    const markets = await loadMarketFacts(trx, deps, rows.map((r) => ({ chainId: r.chain_id, market: (r.t_market ?? r.f_market ?? '').toLowerCase() })));
     const legs = rows.map((r) => legOfRow(r, markets));
     const positions = await loadPositions(trx, legs.flatMap((l) => (l ? [{ chainId: l.market.chainId, market: l.market.address, wallet: l.leg.wallet, outcome: l.leg.outcome }] : [])));
     const { folded, skipped } = applyLegs(rows, legs, positions);
 
-    await markSkipped(trx, deps, rows, new Set(skipped));
+    await markSkipped(trx, rows, new Set(skipped));
     if (folded.length === 0) return taken;
     const moves = await writePositions(trx, positions, markets);
     const kinds = new Map(rows.map((r) => [r.id, r.fillId !== undefined ? ('cursor' as const) : r.source]));
@@ -113,7 +112,7 @@ async function fillLegsWaiting(trx: Transaction<DB>): Promise<boolean> {
   return rows.length > 0;
 }
 
-type FillRow = Pick<PendingRow, 'chain_id' | 'f_market' | 'maker' | 'taker' | 'side' | 'kind' | 'price_bps' | 'f_shares' | 'taker_fee' | 'created_at'> & { fillId: string };
+type FillRow = Pick<PendingRow, 'f_market' | 'maker' | 'taker' | 'side' | 'kind' | 'price_bps' | 'f_shares' | 'taker_fee' | 'created_at'> & { fillId: string };
 
 /**
  * The fills after `cursor`, in id order (`limit` at most). Each fill's id is taken under the ledger lock, which its
@@ -121,9 +120,8 @@ type FillRow = Pick<PendingRow, 'chain_id' | 'f_market' | 'maker' | 'taker' | 's
  */
 async function readFillsAfter(trx: Transaction<DB>, cursor: string, limit: number): Promise<FillRow[]> {
   const { rows } = await sql<FillRow>`
-    SELECT f.id::text AS "fillId", m.chain_id, f.market AS f_market, f.maker, f.taker, f.side, f.kind, f.price_bps, f.shares AS f_shares, f.taker_fee, f.created_at
+    SELECT f.id::text AS "fillId", f.market AS f_market, f.maker, f.taker, f.side, f.kind, f.price_bps, f.shares AS f_shares, f.taker_fee, f.created_at
     FROM order_fills f
-    LEFT JOIN markets m ON m.address = f.market AND m.ledger_market_id = f.market_id
     WHERE f.id > ${cursor}::bigint
     ORDER BY f.id
     LIMIT ${limit}`.execute(trx);
@@ -131,26 +129,23 @@ async function readFillsAfter(trx: Transaction<DB>, cursor: string, limit: numbe
 }
 
 /** A fill's two legs as rows of the fold, the maker's first (the order the order loop appended them in). */
-function fillLegRows(f: FillRow): PendingRow[] {
+function fillLegRows(chainId: number, f: FillRow): PendingRow[] {
   const none = { t_market: null, trader: null, t_outcome: null, is_buy: null, t_shares: null, cost: null, protocol_fee: null, creator_fee: null, block_time: null };
   const { fillId, ...fill } = f;
-  return (['maker', 'taker'] as const).map((role) => ({ id: `fill:${fillId}:${role}`, fillId, source: 'fill', role, ...none, ...fill }));
+  return (['maker', 'taker'] as const).map((role) => ({ id: `fill:${fillId}:${role}`, fillId, source: 'fill', role, chain_id: chainId, ...none, ...fill }));
 }
 
 /**
  * Legs the leaderboards leave out: a leg row is marked skipped; a fill read after the cursor gets its legs as skipped
  * rows, to be folded again if its market's collateral is ever priced (docs/leaderboard.md "Values").
  */
-async function markSkipped(trx: Transaction<DB>, deps: LeaderboardDeps, rows: readonly PendingRow[], skipped: ReadonlySet<string>): Promise<void> {
+async function markSkipped(trx: Transaction<DB>, rows: readonly PendingRow[], skipped: ReadonlySet<string>): Promise<void> {
   const ofLegs = rows.filter((r) => skipped.has(r.id) && r.fillId === undefined).map((r) => r.id);
   if (ofLegs.length > 0) await sql`UPDATE leaderboard_legs SET state = 'skipped' WHERE id = ANY(${ofLegs}::bigint[])`.execute(trx);
   const ofFills = rows.filter((r) => skipped.has(r.id) && r.fillId !== undefined);
-  const unknown = ofFills.filter((r) => r.chain_id === null);
-  if (unknown.length > 0) deps.log.warn({ fills: [...new Set(unknown.map((r) => r.fillId))] }, 'leaderboard: fills of markets not in the markets table left out');
-  const known = ofFills.filter((r) => r.chain_id !== null);
-  if (known.length === 0) return;
+  if (ofFills.length === 0) return;
   await sql`INSERT INTO leaderboard_legs (source, role, chain_id, fill_id, state)
-    SELECT 'fill', u.role, u.chain_id::int, u.fill_id::bigint, 'skipped' FROM ${unnestRows('u', ['role', 'chain_id', 'fill_id'], known.map((r) => [r.role, r.chain_id, r.fillId!]))}`.execute(trx);
+    SELECT 'fill', u.role, u.chain_id::int, u.fill_id::bigint, 'skipped' FROM ${unnestRows('u', ['role', 'chain_id', 'fill_id'], ofFills.map((r) => [r.role, r.chain_id, r.fillId!]))}`.execute(trx);
 }
 
 /** The oldest pending legs (the pending index, in order, `limit` rows) with their trades and fills: never all pending legs. */
@@ -215,7 +210,6 @@ interface LegOfRow {
 }
 
 function legOfRow(r: PendingRow, markets: ReadonlyMap<string, MarketFacts>): LegOfRow | null {
-  if (r.chain_id === null) return null;
   if (r.source === 'trade') {
     const market = r.t_market === null ? undefined : markets.get(marketKey(r.chain_id, r.t_market.toLowerCase()));
     if (!market || r.trader === null) return null;

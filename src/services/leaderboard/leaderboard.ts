@@ -57,7 +57,7 @@ export interface LeaderboardOptions extends LeaderboardDeps {
 }
 
 export function createLeaderboardService(o: LeaderboardOptions): LeaderboardService {
-  const deps: LeaderboardDeps = { db: o.db, clock: o.clock, log: o.log, collateral: o.collateral };
+  const deps: LeaderboardDeps = { db: o.db, clock: o.clock, log: o.log, chainId: o.chainId, collateral: o.collateral };
   const cache = createBoardCache({ clock: o.clock, ttlMs: o.cacheTtlMs ?? 5_000 });
   const updaterDeps: LeaderboardDeps = { ...deps, db: o.background ?? o.db };
   const memory: UpdaterMemory = { rolesFingerprint: null, rolesBuiltAt: 0 };
