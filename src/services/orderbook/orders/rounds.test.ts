@@ -1,7 +1,9 @@
 // The rounds of placements (rounds.ts) on their own: the markets whose batches fall due in one turn go into one round,
 // at most MAX_ROUND_MARKETS of them; what joins while a round runs goes into the next; each entry is answered what its
-// round answered it, or the round's failure; a round waits its turns for the markets due just after the first.
+// round answered it, or the round's failure; a round waits its turns for the markets due just after the first, and for
+// the markets the last round answered.
 import { describe, expect, it } from 'vitest';
+import { TURNS_BEFORE_BATCH } from './books.ts';
 import { MAX_ROUND_MARKETS, PlacementRounds, type RoundEntry } from './rounds.ts';
 
 describe('placement rounds', () => {
@@ -56,5 +58,23 @@ describe('placement rounds', () => {
     };
     expect(await roundsWith(3)).toEqual([[1n, 2n, 3n]]);
     expect(await roundsWith(1)).toEqual([[1n], [2n], [3n]]);
+  });
+
+  it('takes the markets the last round answered, which queue again after their own turns, into the next round with the others', async () => {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const rounds: bigint[][] = [];
+    const again: Promise<unknown>[] = [];
+    const placement = new PlacementRounds<string, string>(async (round) => {
+      rounds.push(round.map((e) => e.marketId));
+      // Another market falls due while the first round runs.
+      if (rounds.length === 1) again.push(placement.join(2n, () => []));
+      for (const e of round) e.resolve([]);
+    }, TURNS_BEFORE_BATCH + 1);
+    // Market 1 places again once answered, after its queue's turns (books.ts), as under a steady load.
+    await placement.join(1n, () => []);
+    for (let t = 0; t < TURNS_BEFORE_BATCH; t++) await turn();
+    again.push(placement.join(1n, () => []));
+    await Promise.all(again);
+    expect(rounds).toEqual([[1n], [2n, 1n]]);
   });
 });
