@@ -18,6 +18,12 @@
  * join of 16 idempotency keys read all 1,664 records (3.2 ms), the makers' update all 5,231 orders (3.0 ms). So a growth
  * check runs in between (growthOnly): it ANALYZEs the tables that at least doubled since their last analyze and does
  * nothing else, a read of the counters (~2 ms) where nothing grew.
+ *
+ * The growth check runs on PostgreSQL too (`shared`): autovacuum looks at a database once a minute (autovacuum_naptime),
+ * and a new database under load grows many times over before its first look, with the same kept plans (the pool's
+ * prepared statements, pg-client.ts): in the order bench's first seconds the makers' update took 512 µs a batch and the
+ * read of a batch's Idempotency-Keys 600 µs, 125 µs and a few once the tables were analyzed. There a table is analyzed
+ * at PostgreSQL's own statistics target, by one process at a time (the others skip it while one holds its lock).
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
@@ -29,6 +35,8 @@ export const GROWTH_CHECK_INTERVAL_MS = 2_000;
 /** The growth check's rule: a table analyzed at n rows (never: 0) is analyzed again past GROWTH_FACTOR × n + GROWTH_THRESHOLD. */
 const GROWTH_FACTOR = 2;
 const GROWTH_THRESHOLD = 500;
+/** Namespace of the lock a process holds while it analyzes a table of a shared database (pg_try_advisory_xact_lock(ns, hashtext(table))). */
+export const GROWTH_ANALYZE_LOCK = 0x5e0b;
 
 /** autovacuum's defaults (PostgreSQL 17 documentation, "The Autovacuum Daemon"). */
 const ANALYZE_THRESHOLD = 50;
@@ -72,9 +80,12 @@ const qualified = (schema: string, name: string): string => `"${schema.replaceAl
 
 /**
  * Runs one pass; each table's command runs on its own (VACUUM cannot run inside a transaction). `growthOnly`: the growth
- * check, which only analyzes the tables that at least doubled since their last analyze.
+ * check, which only analyzes the tables that at least doubled since their last analyze. `shared`: the database is a
+ * PostgreSQL server that other processes and autovacuum work on too; only the growth check runs there (a full pass is
+ * refused), each table's ANALYZE at the server's statistics target and skipped while another process analyzes it.
  */
-export async function upkeepPass(db: Kysely<DB>, opts: { freezeAge?: number; growthOnly?: boolean } = {}): Promise<UpkeepPass> {
+export async function upkeepPass(db: Kysely<DB>, opts: { freezeAge?: number; growthOnly?: boolean; shared?: boolean } = {}): Promise<UpkeepPass> {
+  if (opts.shared && !opts.growthOnly) throw new Error('upkeep: on a shared database only the growth check runs (autovacuum does the rest)');
   const done: UpkeepPass = { analyzed: [], vacuumed: [], frozen: [] };
   const freezeAge = opts.freezeAge ?? FREEZE_AGE;
   const { rows: old } = opts.growthOnly
@@ -89,8 +100,9 @@ export async function upkeepPass(db: Kysely<DB>, opts: { freezeAge?: number; gro
   }
   const frozen = new Set(done.frozen);
   // A backend publishes its table counters at most once a second unless asked; PGlite's one backend is this process's,
-  // so without this the pass would read counters up to a second old (or none at all on a new database).
-  await sql`SELECT pg_stat_force_next_flush()`.execute(db);
+  // so without this the pass would read counters up to a second old (or none at all on a new database). On a shared
+  // database the writes are other backends': they publish theirs within a second.
+  if (!opts.shared) await sql`SELECT pg_stat_force_next_flush()`.execute(db);
   const { rows } = await sql<TableCounters>`
     SELECT s.schemaname AS schema, s.relname AS name, c.reltuples::text AS "analyzedRows", s.n_live_tup::text AS live, s.n_dead_tup::text AS dead,
            s.n_mod_since_analyze::text AS modified, s.n_ins_since_vacuum::text AS inserted
@@ -104,14 +116,20 @@ export async function upkeepPass(db: Kysely<DB>, opts: { freezeAge?: number; gro
     if (!analyze && !vacuum) continue;
     const name = qualified(t.schema, t.name);
     if (vacuum) await sql.raw(`VACUUM ${name}`).execute(db);
-    if (analyze) {
-      await db.transaction().execute(async (trx) => {
-        await sql.raw(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}`).execute(trx);
+    const analyzed =
+      analyze &&
+      (await db.transaction().execute(async (trx) => {
+        if (opts.shared) {
+          const { rows: lock } = await sql<{ mine: boolean }>`SELECT pg_try_advisory_xact_lock(${GROWTH_ANALYZE_LOCK}, hashtext(${name})) AS mine`.execute(trx);
+          if (!lock[0]!.mine) return false;
+        } else {
+          await sql.raw(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}`).execute(trx);
+        }
         await sql.raw(`ANALYZE ${name}`).execute(trx);
-      });
-    }
+        return true;
+      }));
     if (vacuum) done.vacuumed.push(`${t.schema}.${t.name}`);
-    if (analyze) done.analyzed.push(`${t.schema}.${t.name}`);
+    if (analyzed) done.analyzed.push(`${t.schema}.${t.name}`);
   }
   return done;
 }

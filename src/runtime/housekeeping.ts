@@ -1,8 +1,8 @@
 /**
  * What every process does beside its requests: at start on the embedded database, the release of the Idempotency-Key
  * claims a stopped run left; then the timers: the hourly purges of expired records, the mail outbox drain, and on the
- * embedded database the upkeep autovacuum would do on PostgreSQL (src/db/upkeep.ts; docs/operations.md "Embedded
- * database upkeep"). Answers how to stop the timers.
+ * embedded database the upkeep autovacuum would do on PostgreSQL, where only its growth check runs (src/db/upkeep.ts;
+ * docs/operations.md "Embedded database upkeep"). Answers how to stop the timers.
  */
 import type { Logger } from '../core/logger.ts';
 import type { Database } from '../db/index.ts';
@@ -39,27 +39,26 @@ export async function startHousekeeping(deps: {
   const mailDrain = setInterval(() => deps.mailer.kick(), MAIL_DRAIN_INTERVAL_MS);
   mailDrain.unref();
   deps.mailer.kick();
-  // PostgreSQL's autovacuum keeps its own tables; PGlite has no background workers, so this process does: the whole pass
-  // every UPKEEP_INTERVAL_MS, the growth check at the ticks in between.
+  // PGlite has no background workers, so this process does what autovacuum would: the whole pass every
+  // UPKEEP_INTERVAL_MS, the growth check at the ticks in between. On PostgreSQL autovacuum keeps the tables, and only the
+  // growth check runs, for the tables that grow many times over between two of its looks (a new database under load).
+  const shared = deps.database.kind !== 'pglite';
   let lastFullPass = Date.now();
-  const upkeep =
-    deps.database.kind === 'pglite'
-      ? keeperLoop({
-          name: 'database upkeep',
-          pass: async () => {
-            const full = Date.now() - lastFullPass >= UPKEEP_INTERVAL_MS;
-            const done = await upkeepPass(deps.database.background, { growthOnly: !full });
-            if (full) lastFullPass = Date.now();
-            if (done.analyzed.length + done.vacuumed.length + done.frozen.length > 0) log.debug(done, 'database upkeep: tables analyzed, vacuumed or frozen');
-          },
-          log,
-          intervalMs: GROWTH_CHECK_INTERVAL_MS,
-        })
-      : null;
-  upkeep?.start();
+  const upkeep = keeperLoop({
+    name: 'database upkeep',
+    pass: async () => {
+      const full = !shared && Date.now() - lastFullPass >= UPKEEP_INTERVAL_MS;
+      const done = await upkeepPass(deps.database.background, { growthOnly: !full, shared });
+      if (full) lastFullPass = Date.now();
+      if (done.analyzed.length + done.vacuumed.length + done.frozen.length > 0) log.debug(done, 'database upkeep: tables analyzed, vacuumed or frozen');
+    },
+    log,
+    intervalMs: GROWTH_CHECK_INTERVAL_MS,
+  });
+  upkeep.start();
   return async () => {
     clearInterval(purge);
     clearInterval(mailDrain);
-    await upkeep?.stop();
+    await upkeep.stop();
   };
 }

@@ -1,12 +1,14 @@
 // The embedded database's upkeep (src/db/upkeep.ts): a pass analyzes the tables that changed enough since their last
 // analyze, which makes a kept statement planned on a small table plan again (a seq scan becomes an index scan), vacuums
-// the tables with enough dead rows, freezes the tables past the freeze age, and leaves the others alone. PGlite only:
-// PostgreSQL's autovacuum does this there.
-import { Kysely, sql } from 'kysely';
+// the tables with enough dead rows, freezes the tables past the freeze age, and leaves the others alone. PostgreSQL's
+// autovacuum does this there, and only the growth check runs (shared): a table that doubled before autovacuum's next look
+// is analyzed by one process at a time.
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/index.ts';
-import { STATISTICS_TARGET, upkeepPass } from '../../src/db/upkeep.ts';
-import { pgliteBackend, type Backend } from './backends.ts';
+import pg from 'pg';
+import { GROWTH_ANALYZE_LOCK, STATISTICS_TARGET, upkeepPass } from '../../src/db/upkeep.ts';
+import { findPostgres, pgliteBackend, postgresBackend, type Backend } from './backends.ts';
 
 const planOf = async (db: Kysely<DB>, text: string): Promise<string> =>
   (await sql<{ 'QUERY PLAN': string }>`${sql.raw(`EXPLAIN ${text}`)}`.execute(db)).rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -115,5 +117,70 @@ describe('embedded database upkeep', () => {
     expect(pass.frozen).toContain('pg_catalog.pg_class');
     expect(await ageOf()).toBeLessThan(before);
     expect(pass.vacuumed).not.toContain('public.balances');
+  });
+});
+
+const adminUrl = await findPostgres();
+
+describe.skipIf(!adminUrl)('the growth check on PostgreSQL (shared)', () => {
+  let backend: Backend;
+  let db: Kysely<DB>;
+  let url: string;
+  const clients: pg.Client[] = [];
+  const client = async () => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    clients.push(c);
+    return c;
+  };
+  beforeAll(async () => {
+    backend = postgresBackend(adminUrl!);
+    url = await backend.freshUrl();
+    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.end()));
+    await db?.destroy();
+    await backend?.cleanup();
+  });
+
+  it('analyzes a table that doubled before autovacuum looked, and a statement another connection kept plans again', async () => {
+    const writer = await client();
+    // Out of autovacuum's reach, so that only the check analyzes it (autovacuum could look in between).
+    await writer.query('CREATE TABLE grown (id int PRIMARY KEY, v int) WITH (autovacuum_enabled = false)');
+    await writer.query('INSERT INTO grown SELECT i, 0 FROM generate_series(1, 20) i');
+    await writer.query('ANALYZE grown');
+    // The pool's shape (pg-client.ts keeps hot statements prepared): a generic plan kept since the table held twenty rows.
+    await writer.query('PREPARE probe(int[]) AS UPDATE grown SET v = v + 1 FROM unnest($1::int[]) AS u(id) WHERE grown.id = u.id');
+    for (let i = 0; i < 8; i++) await writer.query('EXECUTE probe(ARRAY[1, 2])');
+    await writer.query('INSERT INTO grown SELECT i, 0 FROM generate_series(21, 30000) i');
+    await writer.query('SELECT pg_stat_force_next_flush()'); // its counters published as it goes idle (else within a second)
+    const plan = async () => (await writer.query('EXPLAIN EXECUTE probe(ARRAY[1])')).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    expect(await plan()).toMatch(/Seq Scan on grown/);
+
+    const check = await upkeepPass(db, { growthOnly: true, shared: true });
+    expect(check).toEqual({ analyzed: ['public.grown'], vacuumed: [], frozen: [] });
+    expect(await plan()).toMatch(/Index Scan using grown_pkey/);
+    // At the server's statistics target (100: a histogram of up to 101 bounds), not the embedded database's 10.
+    const { rows } = await sql<{ bounds: number }>`SELECT array_length(histogram_bounds, 1) AS bounds FROM pg_stats WHERE tablename = 'grown' AND attname = 'id'`.execute(db);
+    expect(rows[0]!.bounds).toBe(101);
+    expect(await upkeepPass(db, { growthOnly: true, shared: true })).toEqual({ analyzed: [], vacuumed: [], frozen: [] });
+  });
+
+  it('leaves a table to the process that is analyzing it, and analyzes it once that one is done', async () => {
+    const writer = await client();
+    await writer.query('CREATE TABLE busy (id int PRIMARY KEY) WITH (autovacuum_enabled = false)');
+    await writer.query('INSERT INTO busy SELECT i FROM generate_series(1, 5000) i');
+    await writer.query('SELECT pg_stat_force_next_flush()');
+    const other = await client();
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [GROWTH_ANALYZE_LOCK, '"public"."busy"']);
+    expect((await upkeepPass(db, { growthOnly: true, shared: true })).analyzed).not.toContain('public.busy');
+    await other.query('COMMIT');
+    expect((await upkeepPass(db, { growthOnly: true, shared: true })).analyzed).toEqual(['public.busy']);
+  });
+
+  it('runs only the growth check: a full pass on a shared database is refused', async () => {
+    await expect(upkeepPass(db, { shared: true })).rejects.toThrow(/only the growth check/);
   });
 });
