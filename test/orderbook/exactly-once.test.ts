@@ -166,6 +166,35 @@ describe('place-order under an Idempotency-Key, with a crash between the commit 
   });
 });
 
+describe('a key another request recorded while the batch ran', () => {
+  it('its record is not made, so the batch does not commit; alone, that order is refused and the others are placed', async () => {
+    const agent = await registerWallet(server, undefined, 'record-race');
+    await gas(server, agent.account.address);
+    const market = await createOrderBookMarket(server, agent, 'Will a raced record stop its batch?', new Date(clock.now().getTime() + 7 * 86_400_000));
+    const body = (price: string) => ({ market: market.address, outcome: 0 as const, action: 'buy' as const, price, shares: '10000000' });
+    const { idempotency, orderbook, keys } = server.runtime.services;
+    const principal = await keys.authenticate(agent.key);
+    const keyedOf = (key: string) => ({ principal: `key:${principal.keyId}`, key, requestHash: `hash-${key}`, route: { method: 'POST', path: `${A}/orderbook/place-order` } });
+    // Another request's answered record of the first key, written after this batch looked for one: as the race between
+    // the batch's first statements and its last (the placements here do not look, so the batch meets it there).
+    await server.runtime.database.db.transaction().execute((trx) => idempotency.recordAnswer(trx, keyedOf('raced-1'), 'someone-else', { status: 201, body: { id: 'someone-else' }, headers: {} }));
+    const placeKeyed = (key: string, price: string) =>
+      orderbook.place(principal, { ...body(price), tif: 'GTC', postOnly: false, shares: 10_000_000n }, (trx, ref, output) =>
+        idempotency.recordAnswer(trx, keyedOf(key), ref, { status: 201, body: output, headers: {} }),
+      );
+    const before = orderbook.stats().transactions;
+    const [raced, second, third] = await Promise.allSettled([placeKeyed('raced-1', '0.11'), placeKeyed('raced-2', '0.12'), placeKeyed('raced-3', '0.13')]);
+    expect(raced.status === 'rejected' && (raced.reason as { code?: string }).code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect([second.status, third.status]).toEqual(['fulfilled', 'fulfilled']);
+    // The batch rolled back, then each alone: two of those commit.
+    expect(orderbook.stats().transactions - before).toBe(2);
+    const orders = await server.runtime.database.db.selectFrom('orders').select('price_bps').where('agent_id', '=', agent.agentId).orderBy('price_bps').execute();
+    expect(orders.map((o) => o.price_bps)).toEqual([1200, 1300]);
+    expect(await idempotency.find(keyedOf('raced-1'))).toEqual({ kind: 'replay', response: { status: 201, body: { id: 'someone-else' }, headers: {} } });
+    expect(await idempotency.find(keyedOf('raced-2'))).toMatchObject({ kind: 'replay', response: { status: 201, body: { id: (second as PromiseFulfilledResult<{ id: string }>).value.id } } });
+  });
+});
+
 describe('reservations kept per owner', () => {
   it('hold exactly what the resting orders reserve, after everything above', async () => {
     await expectReservationsAgree(server);
