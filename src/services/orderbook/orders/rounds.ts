@@ -53,8 +53,8 @@ export class PlacementRounds<I, R> {
         // Turns of the event loop before every round, so the other markets whose batches fall due meanwhile join it.
         // After a round that is the markets it answered: each one's queue takes its own turns before its next batch
         // (books.ts). A round taken straight away held only the markets that joined while the last one ran, and the
-        // markets fell into two sets taking alternate rounds (4 markets on PostgreSQL: a round of 1-3 markets in
-        // three of four, 8-9 orders a transaction instead of 15-16).
+        // markets fell into two sets taking alternate rounds (4 markets on PostgreSQL: most rounds of 1-3 markets,
+        // 7-10 orders a transaction instead of 13-15).
         for (let turn = 0; turn < this.#turns; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.#waiting.length === 0) break;
         const round = this.#waiting.splice(0, MAX_ROUND_MARKETS);
