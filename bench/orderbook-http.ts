@@ -405,7 +405,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const holds = runtime.database.kind === 'pglite' ? watchHolds() : null;
       const timeline = stalls > 0 ? startTimeline() : null;
       const cpu = process.cpuUsage();
+      const wallStart = performance.now();
       const result = await run(address.port, PATH, script);
+      const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
       const long = holds?.stop() ?? [];
       if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
@@ -413,9 +415,12 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       if (timeline) holdLines.push(`"${name}": its ${stalls} longest stalls (placements over ${STALL_MS} ms sent within 5 ms of each other):`, ...stallLines.map((l) => `  ${l}`));
       delete result.slow;
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
-      const { transactions, orders } = runtime.services.orderbook.stats();
-      const [t, o] = [transactions - stats.transactions, orders - stats.orders];
-      commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction), warm-up included`);
+      const { transactions, orders, transactionMs } = runtime.services.orderbook.stats();
+      const [t, o, ms] = [transactions - stats.transactions, orders - stats.orders, transactionMs - stats.transactionMs];
+      // Rounds run one after another: the share of the scenario a placement transaction was running says whether a
+      // round's latency is the limit (near 100 %) or something else is (docs/orderbook.md, session 20).
+      const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
+      commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
       const counts = await countsOf(runtime, scenarioMarkets, since);
       scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length, cpuUsPerOrder: o > 0 ? (used.user + used.system) / o : Number.NaN });
     }

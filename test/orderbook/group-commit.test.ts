@@ -6,6 +6,7 @@
 // pieces, plus a fence that counts the transactions): with the traders and the market already looked up, they join
 // the queue in the order they were placed, before its batch is taken.
 import type { KyselyPlugin } from 'kysely';
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { problem } from '../../src/core/error-codes.ts';
@@ -195,11 +196,13 @@ describe('group commit of placements', () => {
       return { trader, input };
     });
     const before = await snapshot();
-    const { transactions } = service.stats();
+    const { transactions, transactionMs } = service.stats();
     fenced.length = 0;
     roundTrips = 0;
 
+    const startedAt = performance.now();
     const outcomes = await placeTogether(orders);
+    const tookMs = performance.now() - startedAt;
     // Three round trips for the whole batch (docs/orderbook.md "Round trips"): the locks and reads, then two pipelines
     // of writes, everything the second writes known from the first's answers.
     expect(roundTrips).toBe(3);
@@ -207,6 +210,10 @@ describe('group commit of placements', () => {
     expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
     const views = outcomes.map((o) => (o as PromiseFulfilledResult<OrderView>).value);
     expect(service.stats().transactions - transactions).toBe(1);
+    // Its time from start to commit, within the placements' own (the bench's share of time a transaction ran).
+    const spent = service.stats().transactionMs - transactionMs;
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(tookMs);
     expect(fenced).toEqual([market.marketId]);
     expect(views.filter((v) => v.fills.length > 0).length).toBeGreaterThan(3);
     await expectOneByOne(

@@ -58,7 +58,7 @@ export interface OrderBookService {
 }
 
 export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
-  const base = { ...deps, books: new MarketBooks(deps.db, deps.expect), lookups: new Lookups(), stats: { transactions: 0, orders: 0 } };
+  const base = { ...deps, books: new MarketBooks(deps.db, deps.expect), lookups: new Lookups(), stats: { transactions: 0, orders: 0, transactionMs: 0 } };
   const ctx = { ...base, rounds: placementRounds(base) };
   return {
     place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),

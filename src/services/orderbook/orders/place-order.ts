@@ -6,6 +6,7 @@
  * refusal of the whole batch, each of its orders is tried again alone, so only an order that fails by itself fails.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { problem } from '../../../core/error-codes.ts';
 import type { Principal } from '../../../core/principal.ts';
 import { baseUnitsOfShares, bpsOfPrice, priceOfBps, sharesOfBaseUnits } from '../../../core/orderbook/units.ts';
@@ -121,6 +122,7 @@ async function placeQueued(deps: RoundDeps, marketId: bigint, take: () => Placem
  * Answers each market's placements' outcomes, in the order of `markets`.
  */
 async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; take: () => Placement[] }[]): Promise<PromiseSettledResult<OrderView>[][]> {
+  const started = performance.now();
   let published: StoredEvent[] = [];
   const outcomes = await retryingDeadlocks(() =>
     changingAll(
@@ -144,6 +146,7 @@ async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; tak
   );
   deps.stats.transactions += 1;
   deps.stats.orders += outcomes.flat().filter((o) => o.status === 'fulfilled').length;
+  deps.stats.transactionMs += performance.now() - started;
   if (published.length > 0) deps.events.committed(published);
   else deps.events.notify();
   return outcomes;

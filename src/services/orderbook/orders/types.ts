@@ -79,6 +79,11 @@ export interface PlacementStats {
   transactions: number;
   /** Orders those transactions placed (refused ones not counted). */
   orders: number;
+  /**
+   * Milliseconds those transactions took, each from its start to its commit (deadlock retries included). Rounds run one
+   * after another (rounds.ts), so over a stretch of time this says how much of it a placement transaction was running.
+   */
+  transactionMs: number;
 }
 
 /** The problem an operation throws with one of `C` as its code (the edge maps the code to a status). */
