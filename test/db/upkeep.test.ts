@@ -3,9 +3,9 @@
 // the tables with enough dead rows, freezes the tables past the freeze age, and leaves the others alone. PostgreSQL's
 // autovacuum does this there, and only the growth check runs (shared): a table that doubled before autovacuum's next look
 // is analyzed by one process at a time.
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DB } from '../../src/db/index.ts';
+import { openDatabase, type Database, type DB } from '../../src/db/index.ts';
 import pg from 'pg';
 import { GROWTH_ANALYZE_LOCK, STATISTICS_TARGET, upkeepPass } from '../../src/db/upkeep.ts';
 import { findPostgres, pgliteBackend, postgresBackend, type Backend } from './backends.ts';
@@ -126,6 +126,7 @@ describe.skipIf(!adminUrl)('the growth check on PostgreSQL (shared)', () => {
   let backend: Backend;
   let db: Kysely<DB>;
   let url: string;
+  let database: Database;
   const clients: pg.Client[] = [];
   const client = async () => {
     const c = new pg.Client({ connectionString: url });
@@ -136,11 +137,13 @@ describe.skipIf(!adminUrl)('the growth check on PostgreSQL (shared)', () => {
   beforeAll(async () => {
     backend = postgresBackend(adminUrl!);
     url = await backend.freshUrl();
-    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
+    // The service's own pool (its client keeps hot statements prepared), on the database the clients below write to.
+    database = await openDatabase({ databaseUrl: url });
+    db = database.db;
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.end()));
-    await db?.destroy();
+    await database?.close();
     await backend?.cleanup();
   });
 
