@@ -28,6 +28,7 @@ import { prng } from './prng.ts';
 import { LONG_HOLD_MS, watchHolds } from './holds.ts';
 import { startProfile } from './profile.ts';
 import { startTimeline } from './timeline.ts';
+import { watchServerCpu } from './server-cpu.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
@@ -42,6 +43,11 @@ export interface PlaceBenchOptions {
   markets: number;
   /** A folder to write a CPU profile of the service's process per scenario into (BENCH_PLACE_PROFILE), or none. */
   profileDir?: string;
+  /**
+   * List the long turns on the embedded database's connection by who took them (BENCH_PLACE_HOLDS=1; holds.ts). Off by
+   * default: each is a stack trace written out, a few per cent of the service's thread when batches are slow.
+   */
+  holds?: boolean;
   /** Print this many of each scenario's longest stalls with what happened during them (BENCH_PLACE_STALLS; timeline.ts). */
   stalls?: number;
   log: (line: string) => void;
@@ -60,6 +66,8 @@ export interface PlaceScenario extends LoadResult {
    * a steadier measure than orders/s on a machine whose speed moves from run to run.
    */
   cpuUsPerOrder?: number;
+  /** The database server's CPU time per order placed (a local PostgreSQL only: server-cpu.ts), warm-up included. */
+  dbCpuUsPerOrder?: number;
 }
 
 export interface PlaceBenchReport {
@@ -352,6 +360,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
       `load: ${opts.connections} keep-alive connections, closed loop, ${WARMUP_MS / 1000} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
+      `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc)`,
     ];
 
     const streamLength = Math.ceil(((WARMUP_MS / 1000 + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
@@ -402,13 +411,15 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const since = runtime.clock.now();
       const stats = runtime.services.orderbook.stats();
       const profile = opts.profileDir ? await startProfile() : null;
-      const holds = runtime.database.kind === 'pglite' ? watchHolds() : null;
+      const holds = opts.holds && runtime.database.kind === 'pglite' ? watchHolds() : null;
+      const server = runtime.database.kind === 'postgres' ? await watchServerCpu(runtime.database.db) : null;
       const timeline = stalls > 0 ? startTimeline() : null;
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const result = await run(address.port, PATH, script);
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
+      const serverUs = server?.stop();
       const long = holds?.stop() ?? [];
       if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
       const stallLines = timeline?.stop(result.slow ?? [], stalls) ?? [];
@@ -422,7 +433,10 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
       const counts = await countsOf(runtime, scenarioMarkets, since);
-      scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length, cpuUsPerOrder: o > 0 ? (used.user + used.system) / o : Number.NaN });
+      scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length,
+        cpuUsPerOrder: o > 0 ? (used.user + used.system) / o : Number.NaN,
+        ...(serverUs !== undefined ? { dbCpuUsPerOrder: o > 0 ? serverUs / o : Number.NaN } : {}),
+      });
     }
     const after = await ledgerState(runtime);
     const debt = await catchUp(runtime);
@@ -450,7 +464,7 @@ const ratio = (rps: number, anchorRps: number): string => {
 
 /** The report as an aligned text table, with the setup and notes as comment lines and the first failure of each run. */
 export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
-  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
+  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'DB CPU µs/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
   const line = (r: PlaceScenario, isAnchor: boolean): string[] => {
     const failed = Object.entries(r.statuses)
       .filter(([status]) => status !== '201')
@@ -458,11 +472,11 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
     if (r.errors > 0) failed.push(`${r.errors}×net`);
     const f = (k: string) => String(r.fills[k] ?? 0);
     const fills = isAnchor ? '–' : `${f('TRANSFER')}/${f('TAKER_SELLS')}/${f('MINT')}/${f('MERGE')}`;
-    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
+    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.dbCpuUsPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
   };
   const cells = [header, line(report.anchor, true), ...report.scenarios.map((s) => line(s, false))];
   const widths = header.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
-  const left = new Set([0, 6, 7, 9]);
+  const left = new Set([0, 7, 8, 10]);
   const render = (row: string[]) => row.map((cell, c) => (left.has(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [...report.setup.map((l) => `# ${l}`), ...report.notes.map((l) => `# ${l}`), '', render(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(render)];
   for (const s of report.scenarios) {
@@ -488,6 +502,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     markets: intFromEnv('BENCH_PLACE_MARKETS', 4, 1, 19),
     profileDir: process.env.BENCH_PLACE_PROFILE || undefined,
     stalls: intFromEnv('BENCH_PLACE_STALLS', 0, 0, 100),
+    holds: process.env.BENCH_PLACE_HOLDS === '1',
     log,
   };
 }
