@@ -11,7 +11,8 @@
  * (bench/orderbook-http.ts): one market, then BENCH_PLACE_MARKETS markets (default 4); BENCH_PLACE_SECONDS
  * (default BENCH_SECONDS), BENCH_PLACE_AGENTS (wallet agents, even, default 64), BENCH_PLACE_PROFILE (a folder for a
  * CPU profile of each scenario), BENCH_PLACE_STALLS (print that many of each scenario's longest stalls with what held the
- * embedded database, blocked the event loop or collected garbage meanwhile: bench/timeline.ts); BENCH_CONNECTIONS and
+ * embedded database, blocked the event loop or collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list
+ * the long turns on the embedded database by who took them: bench/holds.ts); BENCH_CONNECTIONS and
  * BENCH_KEYS as above. Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
  * Then a claim sweep on its own anvil: one wallet's winning positions redeemed one redeem(holder) transaction per
