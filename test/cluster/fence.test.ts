@@ -25,7 +25,9 @@ describe.skipIf(!onPostgres)('the order loop behind the shard fence (skipped wit
     const post = (path: string, body: unknown) => server.call('POST', `${A}${path}`, { key: alice.key, body, idempotencyKey: idemKey('fence') });
     const bid = { market: market.address, outcome: 0, action: 'buy', price: '0.4', shares: '1000000' };
     const resting = await post('/orderbook/place-order', bid);
-    // The cluster's state in the message: once in CI (session 17) this first placement met a process that owned no shard.
+    // The cluster's state in the message: in session 17's CI and again in session 21 this first placement met a process
+    // that owned no shard. The cause: test/cluster/cluster.test.ts, running meanwhile, ended every database's leader
+    // connection, this one's too; it now ends only its own.
     expect(resting.status, `${resting.text}; cluster: ${JSON.stringify(server.runtime.services.cluster.status())}`).toBe(201);
 
     const db = server.runtime.database.db;
