@@ -433,9 +433,14 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
       const counts = await countsOf(runtime, scenarioMarkets, since);
-      scenarios.push({ name, ...result, ...counts, wrapped: result.sent > script.length,
-        cpuUsPerOrder: o > 0 ? (used.user + used.system) / o : Number.NaN,
-        ...(serverUs !== undefined ? { dbCpuUsPerOrder: o > 0 ? serverUs / o : Number.NaN } : {}),
+      const perOrder = (us: number) => (o > 0 ? us / o : Number.NaN);
+      scenarios.push({
+        name,
+        ...result,
+        ...counts,
+        wrapped: result.sent > script.length,
+        cpuUsPerOrder: perOrder(used.user + used.system),
+        ...(serverUs !== undefined ? { dbCpuUsPerOrder: perOrder(serverUs) } : {}),
       });
     }
     const after = await ledgerState(runtime);

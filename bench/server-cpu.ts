@@ -4,27 +4,13 @@
  * database's out; on a machine whose cores the two share, both are what an order costs. Only where the server runs on
  * this machine and /proc is readable (Linux); elsewhere there is nothing to read and the bench prints a dash.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
+import { procStat } from '../src/chain/anvil-pidfile.ts';
 import type { DB } from '../src/db/schema.ts';
 
-/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux the bench runs on). */
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux the bench runs on). */
 const TICKS_PER_SECOND = 100;
-
-/** A process's name, parent and CPU time so far (user + system, µs), from /proc/<pid>/stat; null once it is gone. */
-function statOf(pid: number): { name: string; ppid: number; cpuUs: number } | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces: the fields after its last ')' are counted from 3.
-  const close = text.lastIndexOf(')');
-  const fields = text.slice(close + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return { name: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), cpuUs: (ticks * 1_000_000) / TICKS_PER_SECOND };
-}
 
 /** CPU time (µs) of the server's processes now: the postmaster's children, gone ones not counted. */
 function serverCpuUs(postmaster: number): number {
@@ -32,10 +18,10 @@ function serverCpuUs(postmaster: number): number {
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
-    const stat = statOf(pid);
-    if (stat && stat.ppid === postmaster) total += stat.cpuUs;
+    const stat = procStat(pid);
+    if (stat && stat.ppid === postmaster) total += stat.cpuTicks;
   }
-  return total;
+  return (total * 1_000_000) / TICKS_PER_SECOND;
 }
 
 /**
@@ -44,7 +30,7 @@ function serverCpuUs(postmaster: number): number {
  */
 export async function watchServerCpu(db: Kysely<DB>): Promise<{ stop(): number } | null> {
   const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
-  const backend = rows[0] ? statOf(rows[0].pid) : null;
+  const backend = rows[0] ? procStat(rows[0].pid) : undefined;
   // A remote server's backend pid may name some other process here.
   if (!backend || backend.name !== 'postgres') return null;
   const postmaster = backend.ppid;

@@ -17,11 +17,19 @@ function processRunning(pid: number): boolean {
   return stat === undefined || (stat.state !== 'Z' && stat.state !== 'X'); // no /proc: trust kill(0)
 }
 
-function procStat(pid: number): { state: string; ppid: number } | undefined {
+/**
+ * A process as /proc/<pid>/stat shows it (Linux): its name, state, parent and CPU time so far (user + system, in clock
+ * ticks: USER_HZ, 100 on Linux); undefined once it is gone or where there is no /proc. Also read by the order bench for a
+ * local PostgreSQL server's CPU time (bench/server-cpu.ts).
+ */
+export function procStat(pid: number): { name: string; state: string; ppid: number; cpuTicks: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state = '', ppid = ''] = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state, ppid: Number(ppid) };
+    // The name (field 2) is in parentheses and may hold spaces: the fields after its last ')' are counted from 3.
+    const close = text.lastIndexOf(')');
+    const fields = text.slice(close + 2).split(' ');
+    const [state = '', ppid = ''] = fields;
+    return { name: text.slice(text.indexOf('(') + 1, close), state, ppid: Number(ppid), cpuTicks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return undefined;
   }

@@ -1,8 +1,8 @@
 /**
  * The writes of a batch of placements (docs/orderbook.md "The order loop"), once its orders have met the book in
  * memory: the order rows, every fill as one ledger match (one submit for the batch, in order), the fill rows, the
- * makers' order rows, the owners' fill allowances, the market record, the leaderboard legs and every owner's order
- * events — a statement or a few for the whole batch each, in the lock order of docs/orderbook.md "Concurrency".
+ * makers' order rows, the owners' fill allowances, the market record and every owner's order events — a statement or a
+ * few for the whole batch each, in the lock order of docs/orderbook.md "Concurrency".
  */
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { MATCH_KIND_NAMES, type Account, type LedgerOperation } from '../../../core/ledger/types.ts';
@@ -15,7 +15,6 @@ import { takeNumbers } from '../../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../../db/unnest.ts';
 import type { DB, OrdersTable } from '../../../db/schema.ts';
 import { applyFillsToMarket } from '../market-stats.ts';
-// Leaderboards: each fill appends its maker's and taker's legs in this transaction (docs/leaderboard.md).
 import { consumeFills, countFreeFills, type Allowances } from './allowance.ts';
 import { emit, eventCursors, eventWrites, type PendingEvent } from './order-events.ts';
 import type { ViewFill } from './order-view.ts';
@@ -98,7 +97,8 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
  * "Concurrency": (1) the order rows, the market record, the ledger lock and the balances the fills touch, the seqs of
  * their ledger operations, the makers' rows, what the orders reserve more or less on their owners' rows, the fill ids
  * (reserved), the fill counts and the agents' event cursors; (2) the ledger's operations and balances, the fills, the
- * order events, the outbox and the leaderboard legs. Everything (2) writes is known once (1) is answered: each order's answer goes to `answered` between the two (the
+ * order events and the outbox (the leaderboards read the fills after a cursor: docs/leaderboard.md "The inbox").
+ * Everything (2) writes is known once (1) is answered: each order's answer goes to `answered` between the two (the
  * Idempotency-Key records go first in (2)). A batch whose agents are past the smallest tier's free fills (rare) counts
  * them between the two as well, one by one.
  */
