@@ -2,7 +2,7 @@
  * Claim sweep for one wallet holding N winning positions (issue 17), on a fresh anvil from the committed artifacts:
  * one LmsrMarket.redeem(holder) transaction per market (the anchor) next to PayoutRouter.redeemMany in batches.
  * Reports transactions, gas per claim and wall time; prints, asserts no timing, but throws when the holder was not
- * paid exactly the shares redeemed. Run alone with `npx tsx bench/claims.ts`; BENCH_CLAIM_POSITIONS sets N (default
+ * paid exactly the shares redeemed. Run alone with `node --import ./bench/compile.mjs bench/claims.ts`; BENCH_CLAIM_POSITIONS sets N (default
  * 200), BENCH_CLAIM_BATCH the claims per redeemMany transaction (default 100).
  */
 import { cpus, loadavg } from 'node:os';

@@ -2,7 +2,7 @@
  * Ledger Merkle root build cost (src/core/ledger/merkle.ts) next to two anchors on the same random balances:
  * OpenZeppelin's StandardMerkleTree.of over as many leaves, and the bare cost of 2n keccak_256 calls on
  * 64-byte inputs. Also times an incremental apply against a full rebuild. Prints, asserts nothing.
- * Run alone with `npx tsx bench/merkle.ts`; BENCH_MERKLE_MAX caps n (default 1,000,000).
+ * Run alone with `node --import ./bench/compile.mjs bench/merkle.ts`; BENCH_MERKLE_MAX caps n (default 1,000,000).
  */
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';

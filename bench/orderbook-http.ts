@@ -3,7 +3,7 @@
  * anvil; PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is set), each order persisted with
  * its fills, ledger matches, order events and outbox rows, next to an anchor: a bare Fastify POST route on the
  * same process that parses the same JSON body and answers one real place-order body verbatim. Prints, asserts
- * nothing. Run alone with `npx tsx bench/orderbook-http.ts`; knobs in bench/run.ts.
+ * nothing. Run alone with `node --import ./bench/compile.mjs bench/orderbook-http.ts`; knobs in bench/run.ts.
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';

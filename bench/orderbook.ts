@@ -1,7 +1,7 @@
 /**
  * Order-book matching throughput (src/core/orderbook/engine.ts) next to the hft-limit-order-book anchor on the
  * same seeded stream: GTC limit orders around a drifting mid plus ~10 % cancels. Prints, asserts nothing.
- * Run alone with `npx tsx bench/orderbook.ts`; BENCH_ORDERBOOK_OPS sets the stream length (default 100,000).
+ * Run alone with `node --import ./bench/compile.mjs bench/orderbook.ts`; BENCH_ORDERBOOK_OPS sets the stream length (default 100,000).
  */
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';

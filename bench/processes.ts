@@ -5,7 +5,7 @@
  * process i mod n), as a round-robin balancer would; place-orders for a book another process owns are forwarded there.
  * PostgreSQL only (DATABASE_URL): PGlite is one process's database. Prints, asserts nothing. Knobs: BENCH_PROCESSES
  * (default "1,2,4"), BENCH_PROCESS_SECONDS (default BENCH_SECONDS or 5), BENCH_CONNECTIONS (16), BENCH_MARKETS (listing
- * rows, default 10000), BENCH_PLACE_AGENTS (64), BENCH_PLACE_MARKETS (4). Run alone with `npx tsx bench/processes.ts`.
+ * rows, default 10000), BENCH_PLACE_AGENTS (64), BENCH_PLACE_MARKETS (4). Run alone with `node --import ./bench/compile.mjs bench/processes.ts`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

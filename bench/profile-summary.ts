@@ -1,7 +1,7 @@
 /**
  * A text summary of a `.cpuprofile` (bench/profile.ts): the share of the samples spent in each place, by area (a
  * package of node_modules, a folder of ours, node's own, the garbage collector, idle) and by function, self time and
- * time including callees. `npx tsx bench/profile-summary.ts <file> [top N, default 40] [filter: a substring of the URL]`.
+ * time including callees. `node --import ./bench/compile.mjs bench/profile-summary.ts <file> [top N, default 40] [filter: a substring of the URL]`.
  */
 import { readFileSync } from 'node:fs';
 import { runIfMain } from './scope.ts';
@@ -80,6 +80,6 @@ export function summarize(profile: CpuProfile, top: number, filter = ''): string
 
 runIfMain(import.meta.url, async (log) => {
   const [file, top, filter] = process.argv.slice(2);
-  if (!file) throw new Error('usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top N] [URL filter]');
+  if (!file) throw new Error('usage: node --import ./bench/compile.mjs bench/profile-summary.ts <file.cpuprofile> [top N] [URL filter]');
   log(summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(top ?? 40), filter ?? ''));
 });

@@ -1,6 +1,6 @@
 /**
  * A CPU profile of this process while a scenario runs (node:inspector's sampling profiler), written as a
- * `.cpuprofile` (Chrome DevTools, speedscope, or `npx tsx bench/profile-summary.ts <file>` for a text summary).
+ * `.cpuprofile` (Chrome DevTools, speedscope, or `node --import ./bench/compile.mjs bench/profile-summary.ts <file>` for a text summary).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';

@@ -48,12 +48,18 @@ export async function listenAnchor(route: { method: 'GET' | 'POST'; path: string
   return address.port;
 }
 
+/** Whether this process compiles its TypeScript as `svc start` does (bench/compile.mjs), not through tsx. */
+export const compiledAsService = (globalThis as Record<symbol, unknown>)[Symbol.for('svc.bench.compiled')] === true;
+
 /**
- * Runs `main` when `moduleUrl` is the script node was started with (`npx tsx bench/<name>.ts`), not when the
- * module is imported by bench/run.ts. Exit code 0, or 1 with the error on stderr.
+ * Runs `main` when `moduleUrl` is the script node was started with (`node --import ./bench/compile.mjs
+ * bench/<name>.ts`), not when the module is imported by bench/run.ts. Exit code 0, or 1 with the error on stderr.
  */
 export function runIfMain(moduleUrl: string, main: (log: (line: string) => void) => Promise<void>): void {
   if (process.argv[1] === undefined || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  if (!compiledAsService) {
+    console.log('bench: not started with --import ./bench/compile.mjs: the code runs compiled unlike `svc start` (tsx keeps function names), slower by about a tenth on the order path');
+  }
   main((line) => console.log(line)).then(
     () => {
       process.exitCode = 0;

@@ -37,10 +37,15 @@ export function startTimeline(): Timeline {
   };
   diagnostics.subscribe(PGLITE_HOLDS_CHANNEL, onHold);
   let last = now();
+  let lastCpu = process.cpuUsage();
   const ticks = setInterval(() => {
     const t = now();
-    if (t - last >= LOOP_BLOCK_MS) seen.push([last, t - last, 'event loop blocked']);
+    const cpu = process.cpuUsage();
+    // The process's CPU time over the gap (all its threads): near the gap, its own work blocked the loop; well under it,
+    // the machine ran something else meanwhile (another process had the core).
+    if (t - last >= LOOP_BLOCK_MS) seen.push([last, t - last, `event loop blocked (${((cpu.user + cpu.system - lastCpu.user - lastCpu.system) / 1000).toFixed(1)} ms on CPU)`]);
     last = t;
+    lastCpu = cpu;
   }, 1);
   const collections = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) if (e.duration >= SHORT_MS) seen.push([now() - (performance.now() - e.startTime), e.duration, `garbage collection (${e.name}, kind ${(e as { detail?: { kind?: number } }).detail?.kind ?? '?'})`]);
