@@ -1,18 +1,33 @@
 // The HTTP edge: every failure path answers problem+json with the documented code; request ids,
 // versions, keys, tiers, scopes, rate limits and idempotency behave as the spec and docs/http.md say.
+import { Writable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { DB } from '../../src/db/schema.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
 import { fixtureCatalog } from '../support/fixture-capabilities.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 
 let server: TestServer;
 const clock = new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
 const dbRef: { db?: Kysely<DB> } = {};
+/** The server's log lines at info level, as written. */
+const logLines: string[] = [];
+const logSink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    done();
+  },
+});
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, catalog: fixtureCatalog(dbRef), env: { BODY_LIMIT_BYTES: '2048', TRUST_PROXY: 'true' } });
+  server = await startTestServer({
+    clock,
+    catalog: fixtureCatalog(dbRef),
+    env: { BODY_LIMIT_BYTES: '2048', TRUST_PROXY: 'true' },
+    log: createLogger('info', logSink),
+  });
   dbRef.db = server.runtime.database.db;
 });
 afterAll(async () => server?.close());
@@ -106,6 +121,20 @@ describe('request ids and versions', () => {
     expect(given.headers['x-request-id']).toBe('trace-123');
     const bad = await server.call('GET', '/api/agent/v1/time', { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs one access line per request, at its end, under its request id, without the key', async () => {
+    const key = await server.key('read-only');
+    const res = await server.call('GET', '/api/agent/v1/time', { headers: { 'x-request-id': 'access-log-1', authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const refused = await server.call('GET', '/api/agent/v1/no/such/route', { headers: { 'x-request-id': 'access-log-2' } });
+    expect(refused.status).toBe(404);
+    const linesOf = (reqId: string) => logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.reqId === reqId);
+    const [ok, ...moreOk] = linesOf('access-log-1');
+    expect(moreOk).toEqual([]);
+    expect(ok).toMatchObject({ level: 30, msg: 'request completed', req: { method: 'GET', url: '/api/agent/v1/time' }, res: { statusCode: 200 }, responseTime: expect.any(Number) });
+    expect(linesOf('access-log-2').filter((line) => line.msg === 'request completed')).toEqual([expect.objectContaining({ res: { statusCode: 404 } })]);
+    expect(logLines.filter((line) => line.includes(key))).toEqual([]);
   });
 
   it('uses the current Svc-Version when absent, honours a supported one, refuses others', async () => {
