@@ -67,7 +67,7 @@ export interface LoadClient {
   close(): Promise<void>;
 }
 
-/** Forks the load process; it inherits this process's flags, so the tsx loader that runs the bench runs it too. */
+/** Forks the load process; it inherits this process's flags, so it runs compiled as the bench does (bench/compile.mjs). */
 export function startLoadClient(): LoadClient {
   const child: ChildProcess = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
