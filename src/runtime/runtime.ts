@@ -14,6 +14,7 @@ import { createDocuments } from '../api/docs/documents-bag.ts';
 import { settleLinks } from '../api/catalog/negotiate/settle.ts';
 import { confirmLink } from '../api/http/confirm-page.ts';
 import { buildHttpServer } from '../api/http/server.ts';
+import { trackUnusedConnections } from '../api/http/unused-connections.ts';
 import { ANVIL_DEV_PRIVATE_KEY, type AnvilHandle } from '../chain/anvil.ts';
 import { createChainLiveness } from '../chain/liveness.ts';
 import { chainDefinition, createChainClient } from '../chain/clients.ts';
@@ -151,13 +152,21 @@ export interface Runtime {
  */
 async function listenInternally(http: FastifyInstance): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => http.server.emit('request', req, res));
+  const endUnused = trackUnusedConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => resolve());
   });
   const bound = server.address();
   const port = typeof bound === 'object' && bound ? bound.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        endUnused();
+      }),
+  };
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {

@@ -1,7 +1,9 @@
 // Input no request can turn into a 500 (found by a fuzz probe of main): text PostgreSQL cannot store, query
 // parameters a capability does not take, and requests Fastify or Node's parser refuse before any route runs. Each
 // answers problem+json with a documented code (docs/http.md "Text input", "Unknown query parameters").
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type CallResult, type TestServer } from '../support/harness.ts';
@@ -109,5 +111,20 @@ describe('requests refused before any route runs', () => {
     expect(res.status).toBe(431);
     expect(res.contentType).toContain('application/problem+json');
     expect(res.body).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+  });
+});
+
+// Last: it closes the server (afterAll's close then does nothing more).
+describe('shutdown', () => {
+  it('ends a connection that never sent a request instead of waiting for its client to drop it', async () => {
+    const { hostname, port } = new URL(origin);
+    const unused = connect(Number(port), hostname);
+    await once(unused, 'connect');
+    const ended = once(unused, 'close');
+    const closing = server.close();
+    // Node counts such a connection as busy: without svc ending it, close() would wait for this client, which waits.
+    await ended;
+    await closing;
+    expect(unused.destroyed).toBe(true);
   });
 });

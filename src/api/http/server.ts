@@ -23,6 +23,7 @@ import { registerMcpEndpoint, type McpEndpointDeps } from '../mcp/endpoint.ts';
 import { originPolicy } from '../mcp/policy.ts';
 import { registerEventTransports } from '../events/transports.ts';
 import { PROVIDER_WEBHOOK_PATH, registerProviderWebhook } from './provider-webhook.ts';
+import { trackUnusedConnections } from './unused-connections.ts';
 import { registerWebApp } from './web-app.ts';
 
 /** What the MCP endpoint needs (it shares the catalog and the pipeline), plus the HTTP server's own settings. */
@@ -160,6 +161,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   app.addHook('preClose', () => mcp.close());
   const events = registerEventTransports(app, { services: deps.services, log: deps.log, publicBaseUrl: deps.publicBaseUrl, trustProxy: deps.trustProxy, clock: deps.clock });
   app.addHook('preClose', () => events.close());
+  // Last before the listener stops: a connection that never sent a request would hold close() until its client drops it.
+  const endUnused = trackUnusedConnections(app.server);
+  app.addHook('preClose', async () => endUnused());
 
   // The human-facing page mailed links open (not a capability: HTML, no input, no state).
   app.get(CONFIRM_PAGE_PATH, async (_req, reply) => reply.headers(CONFIRM_PAGE_HEADERS).send(CONFIRM_PAGE_HTML));
