@@ -91,7 +91,8 @@ export async function startBenchRuntime(opts: { env?: Record<string, string>; lo
     ...opts.env,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
-  if (config.database.kind === 'pglite') config.database = { kind: 'pglite', dir: 'memory://' };
+  // PGlite in memory unless BENCH_PGLITE_DISK=1: then in the data folder, as `svc start` opens it.
+  if (config.database.kind === 'pglite' && process.env.BENCH_PGLITE_DISK !== '1') config.database = { kind: 'pglite', dir: 'memory://' };
 
   const t0 = performance.now();
   const runtime = await createRuntime(config, { log: opts.logger ?? createLogger('silent'), progress: (line) => log(`bench: ${line}`) });

@@ -2,7 +2,8 @@
  * `npm run bench`: throughput of the market listings next to a bare-Fastify anchor (bench/markets-listing.ts).
  * Prints a table and exits 0; it never asserts a timing. Tuning: BENCH_SECONDS (measured seconds per
  * scenario, default 5), BENCH_CONNECTIONS (default 16), BENCH_MARKETS (default 10000), BENCH_KEYS (default
- * 256); DATABASE_URL runs it on a fresh PostgreSQL database instead of PGlite in memory.
+ * 256); DATABASE_URL runs it on a fresh PostgreSQL database instead of PGlite in memory; BENCH_PGLITE_DISK=1 puts
+ * PGlite in a data folder, as `svc start` opens it (every bench that starts the service).
  * Then the ledger Merkle root build next to OpenZeppelin's StandardMerkleTree and bare keccak (bench/merkle.ts);
  * BENCH_MERKLE_MAX caps its leaf count (default 1000000; OpenZeppelin takes minutes at 10^6).
  * Then order-book matching throughput next to hft-limit-order-book on one seeded stream (bench/orderbook.ts);
