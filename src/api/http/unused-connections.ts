@@ -1,23 +1,22 @@
 /**
- * Connections that never sent a request, ended when a server closes. Node's `server.close()` ends idle keep-alive
+ * Connections that never sent a byte, ended when a server closes. Node's `server.close()` ends idle keep-alive
  * connections at once and lets requests in flight finish, but it counts a connection that has not sent a request yet
  * as busy (its headers timeout runs from the moment it opened), so close waits until the client drops it: a load
  * balancer's warm connection, or one a client opened and never used (undici keeps such a connection after an aborted
- * request, for 4 s). Such a connection has nothing to finish.
+ * request, for 4 s). Such a connection has nothing to finish. One that sent anything (a request, a part of one, an
+ * upgrade to a WebSocket) is left to Node and to whoever took it over.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Tracks `server`'s connections until each sends its first request; answers a function that ends the rest. */
+/** Tracks `server`'s open connections; answers a function that ends those that have not sent a byte. */
 export function trackUnusedConnections(server: Server): () => void {
-  const unused = new Set<Socket>();
+  const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
-    unused.add(socket);
-    socket.once('close', () => unused.delete(socket));
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
   });
-  server.on('request', (req: { socket: Socket }) => unused.delete(req.socket));
   return () => {
-    for (const socket of unused) socket.destroy();
-    unused.clear();
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
   };
 }
