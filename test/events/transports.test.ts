@@ -146,3 +146,15 @@ describe('event transports', () => {
     c.ws.close();
   });
 });
+
+// Last: it closes the server (afterAll's close then does nothing more).
+describe('shutdown', () => {
+  it('tells a WebSocket subscriber the server is closing, with where to resume, and closes it with 1001', async () => {
+    const c = await connect();
+    await subscribe(c, {});
+    const closed = new Promise<number>((resolve) => c.ws.once('close', (code) => resolve(code)));
+    await server.close();
+    expect(await closed).toBe(1001);
+    expect(c.messages.find((m) => m.op === 'closing')).toMatchObject({ op: 'closing', reason: 'server_closing', resumeFrom: expect.stringMatching(/^[0-9]+$/) });
+  });
+});
