@@ -10,6 +10,8 @@ import path from 'node:path';
 
 /** Where bundles live under the installation's root. src/core/install-root.ts finds the root from a chunk in here. */
 export const BUNDLE_CACHE = path.join('node_modules', '.cache', 'svc');
+/** How the sources are compiled, here and by the benches (bench/compile-hooks.mjs), which measure what svc runs. */
+export const COMPILE_OPTIONS = { format: 'esm', platform: 'node', target: 'node20' };
 /** Raise when a change to how bundles are built must replace the existing ones. */
 const BUILD_FORMAT = 1;
 /**
@@ -75,9 +77,7 @@ async function build(root, dir) {
       outdir: staging,
       bundle: true,
       splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
+      ...COMPILE_OPTIONS,
       packages: 'external',
       // Stack traces name src/ files and lines (bin/svc.mjs turns source maps on); the sources themselves stay in src/.
       sourcemap: 'linked',
