@@ -9,15 +9,14 @@ import { createConnection } from 'node:net';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { serveOperatorChannel } from '../../src/cli/svc.ts';
 import { callOperatorChannel, type OperatorChannel } from '../../src/cli/operator-channel.ts';
 import { ALL_SCOPES, TIER_DEFAULT_SCOPES } from '../../src/core/scopes.ts';
 import type { Account } from '../../src/core/ledger/types.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
+import { capturedLog } from '../support/log-lines.ts';
 import { linesOf, runCli, runSvc } from './svc-process.ts';
 
 const V1 = '/api/agent/v1';
@@ -26,7 +25,7 @@ let databaseUrl: string | undefined;
 let server: TestServer;
 let channel: OperatorChannel | undefined;
 /** The service's log lines (JSON), to see which commands ran inside it. */
-const logLines: string[] = [];
+const { log: serviceLog, lines: logLines } = capturedLog();
 let cliEnv: Record<string, string>;
 
 const start = () =>
@@ -34,7 +33,7 @@ const start = () =>
     persistent: true,
     dataDir,
     databaseUrl,
-    log: createLogger('info', new Writable({ write: (chunk: Buffer, _enc, done) => (logLines.push(chunk.toString('utf8')), done()) })),
+    log: serviceLog,
   });
 
 async function openChannel(): Promise<OperatorChannel> {

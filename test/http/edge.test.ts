@@ -1,32 +1,25 @@
 // The HTTP edge: every failure path answers problem+json with the documented code; request ids,
 // versions, keys, tiers, scopes, rate limits and idempotency behave as the spec and docs/http.md say.
-import { Writable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { DB } from '../../src/db/schema.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
 import { fixtureCatalog } from '../support/fixture-capabilities.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
+import { capturedLog } from '../support/log-lines.ts';
 
 let server: TestServer;
 const clock = new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
 const dbRef: { db?: Kysely<DB> } = {};
 /** The server's log lines at info level, as written. */
-const logLines: string[] = [];
-const logSink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
-    done();
-  },
-});
+const { log: serverLog, lines: logLines } = capturedLog();
 
 beforeAll(async () => {
   server = await startTestServer({
     clock,
     catalog: fixtureCatalog(dbRef),
     env: { BODY_LIMIT_BYTES: '2048', TRUST_PROXY: 'true' },
-    log: createLogger('info', logSink),
+    log: serverLog,
   });
   dbRef.db = server.runtime.database.db;
 });

@@ -2,15 +2,14 @@
 // through a real SMTP server (smtp-server), a real proof-of-work challenge, and a Turnstile-style
 // siteverify server on 127.0.0.1. Time-bound rules run on a ManualClock at their boundaries.
 import { createServer, type Server } from 'node:http';
-import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { ALL_SCOPES } from '../../src/core/scopes.ts';
 import { CLAIM_PENDING_SCOPES, EMAIL_SCOPES } from '../../src/core/entitlement.ts';
 import { powToken } from '../../src/core/pow.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
+import { capturedLog } from '../support/log-lines.ts';
 import { startMailServer, tokenIn, type MailServer } from '../support/mail-server.ts';
 import { confirmLink, humanCheckToken, keyless, newAccount, newClient, walletProof } from '../support/agents.ts';
 
@@ -300,8 +299,7 @@ describe('anonymous path with a Turnstile-compatible verifier', () => {
 
 describe('without SMTP (the embedded default)', () => {
   it('prints the mail with its link to the log, and keeps the sent mail in the outbox without the token', async () => {
-    const lines: string[] = [];
-    const log = createLogger('info', new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const { log, lines } = capturedLog();
     const plain = await startTestServer({ log, env: { REGISTRATION_PATHS: 'email', TRUST_PROXY: 'true' } });
     try {
       const res = await keyless(plain, REGISTER, { kind: 'email', name: 'local', email: 'local@example.com' });
