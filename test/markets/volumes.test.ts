@@ -10,7 +10,7 @@ import { volume24hOf } from '../../src/services/markets/listing.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import { advanceVolumeWindow } from '../../src/services/markets/volume-window.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
-import { seedMarket, seedTrade, USDC, WAD } from '../support/market-rows.ts';
+import { bareMarketRow, seedMarket, seedTrade, USDC, WAD } from '../support/market-rows.ts';
 import { prng } from '../crash/prng.ts';
 import { nextFullHour } from '../support/time.ts';
 
@@ -82,5 +82,28 @@ describe('24-hour volume', () => {
     expect(new Date(window.since).getTime()).toBe(clock.now().getTime() - DAY);
     const stored = await db.selectFrom('market_volumes').select(['market', 'volume']).where('market', 'in', markets.map((m) => m.address)).execute();
     expect(Object.fromEntries(stored.filter((s) => BigInt(s.volume) !== 0n).map((s) => [s.market, s.volume]))).toEqual(Object.fromEntries(await truth(markets)));
+  });
+});
+
+describe("a fill's market among thousands", () => {
+  it('is found by its address and ledger id with a probe, not a read of every market (the fills\' volume trigger, migration 0039)', async () => {
+    const db = server.runtime.database.db;
+    const chainId = server.runtime.config.chain.id;
+    // Never listed (no question), so nothing above sees them.
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ ...bareMarketRow({ chainId, question: 'unlisted' }), question: null, ledger_market_id: String(1_000_000 + i) }));
+    for (let at = 0; at < rows.length; at += 500) await db.insertInto('markets').values(rows.slice(at, at + 500)).execute();
+    await sql`ANALYZE markets`.execute(db);
+    const target = rows[3_210]!;
+    // The lookup the trigger makes for each fill it adds up: a fill names its market by address and ledger id, not chain.
+    const { rows: explained } = await sql<{ 'QUERY PLAN': unknown }>`
+      EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
+      SELECT m.chain_id FROM markets m WHERE m.address = ${target.address} AND m.ledger_market_id = ${target.ledger_market_id}::bigint`.execute(db);
+    const raw = explained[0]!['QUERY PLAN'];
+    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Actual Rows': number; 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[];
+    const { Plan } = plan[0]!;
+    expect(Plan['Actual Rows']).toBe(1);
+    // A probe reads an index's root and leaf and one heap page. Without an index on the address, PostgreSQL before 18
+    // reads the whole (chain_id, ledger_market_id) index (dozens of pages); 18 (PGlite) skips through it by chain (7).
+    expect(Plan['Shared Hit Blocks'] + Plan['Shared Read Blocks']).toBeLessThanOrEqual(4);
   });
 });

@@ -46,6 +46,8 @@ import { m0035_order_events_in_outbox } from './0035_order_events_in_outbox.ts';
 import { m0036_leaderboard_pending } from './0036_leaderboard_pending.ts';
 import { m0037_payloads_json } from './0037_payloads_json.ts';
 import { m0038_leaderboard_fill_cursor } from './0038_leaderboard_fill_cursor.ts';
+// Markets by address alone (issue 22): the fills' volume trigger.
+import { m0039_markets_address_index } from './0039_markets_address_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -86,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   '0036_leaderboard_pending': m0036_leaderboard_pending,
   '0037_payloads_json': m0037_payloads_json,
   '0038_leaderboard_fill_cursor': m0038_leaderboard_fill_cursor,
+  '0039_markets_address_index': m0039_markets_address_index,
 };
