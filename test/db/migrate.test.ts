@@ -119,6 +119,22 @@ for (const b of await backends()) {
       });
     });
 
+    it('checks an up-to-date database in two statements, and leaves one it does not know to the Migrator, which refuses it', async () => {
+      const { db } = await backend.fresh();
+      await migrateToLatest(db);
+      let statements = 0;
+      const counted = db.withPlugin({ transformQuery: (args) => (statements++, args.node), transformResult: async (args) => args.result });
+      expect((await migrateToLatest(counted)).applied).toEqual([]);
+      // Its table's presence and the names in it: not the Migrator's reads of the whole catalog, its lock and its table.
+      expect(statements).toBe(2);
+
+      // A migration this code does not have (a newer release ran on the database): the Migrator's refusal, as before.
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_release', ${new Date().toISOString()})`.execute(db);
+      const err = await migrateToLatest(db).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MigrationError);
+      expect((err as Error).message).toMatch(/corrupted migrations: previously executed migration 9999_from_a_newer_release is missing/);
+    });
+
     it('a failing migration throws a clear error and applies nothing', async () => {
       const { db } = await backend.fresh();
       await sql`CREATE TABLE api_keys (id int)`.execute(db);
