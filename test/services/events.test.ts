@@ -168,6 +168,38 @@ describe('events a writer hands to the bus as it committed them', () => {
   });
 });
 
+describe('a bus with no subscriber', () => {
+  it('reads nothing at commits and nudges, and a later subscriber still gets every event after its sequence, in order', async () => {
+    let reads = 0;
+    const counting = database.db.withPlugin({ transformQuery: (args) => (reads++, args.node), transformResult: async (args) => args.result });
+    const own = createEventBus({ db: counting, log: createLogger('silent'), pollMs: 60_000 });
+    const append = (type: string) => database.db.transaction().execute(async (trx) => appendEvent(trx, systemClock, { type, payload: {} }));
+    try {
+      const from = await own.head();
+      const before = reads;
+      // Commits handed on (one after another's: a gap) and NOTIFYs of other processes' commits.
+      await append('unseen-1');
+      own.committed([await append('unseen-2')]);
+      own.notify();
+      own.notify(from + 10n);
+      own.committed([await append('unseen-3')]);
+      expect(reads).toBe(before);
+
+      const seen: bigint[] = [];
+      own.subscribe({ afterSeq: from }, (e) => {
+        seen.push(e.seq);
+      });
+      const last = await append('after-subscribing');
+      own.committed([last]);
+      await waitFor(() => seen.at(-1) === last.seq, { what: 'the events from the subscriber’s sequence on' });
+      expect(seen).toEqual((await readEventsAfter(database.db, from, 100)).map((e) => e.seq));
+      expect(seen).toHaveLength(4);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe.skipIf(!onPostgres)('several processes on one PostgreSQL', () => {
   it("wakes a bus at another connection's commit through LISTEN/NOTIFY, not its poll", async () => {
     // A second "process": its own connection pool and a bus that would poll only once a minute.

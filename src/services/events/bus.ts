@@ -205,7 +205,19 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
         if (!closed) log.error({ err }, 'event bus: reading the outbox failed; retrying on the next poll');
       });
   };
-  const pumpAll = (): void => readThen('all');
+  const pumpAll = (): void => {
+    if (subs.size === 0) {
+      // No subscriber in this process (an API process whose clients listen on another): nothing to read the outbox
+      // for. The tail is forgotten, unless a read of it is under way, so that the next subscriber starts it at the head
+      // instead of paging through everything committed meanwhile (and reads what it missed from the outbox itself).
+      if (!tailing) {
+        ring = [];
+        tailEnd = null;
+      }
+      return;
+    }
+    readThen('all');
+  };
   const timer = setInterval(() => !closed && subs.size > 0 && pumpAll(), deps.pollMs ?? 500);
   timer.unref();
 
