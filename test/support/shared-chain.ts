@@ -14,6 +14,7 @@ import { startAnvil, type AnvilHandle } from '../../src/chain/anvil.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { createRuntime } from '../../src/runtime/runtime.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
+import { rpc } from './anvil-rpc.ts';
 import { BytesBlob, migratedPGlite, TEST_PGLITE_SETTINGS } from './pglite-template.ts';
 import { freshPostgresUrl, newTemplate, onPostgres } from './postgres.ts';
 
@@ -30,13 +31,6 @@ interface SharedChain {
 
 /** Settings every test server has, that the deployment depends on. */
 export const BASE_ENV = { PORT: '0', ANVIL_PORT: '0', LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://svc.test', SEED_DEMO_MARKETS: 'false' };
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 /** The chains this process built; a server takes a free one, and only when all are in use is another built. */
 const pool: Promise<SharedChain>[] = [];
