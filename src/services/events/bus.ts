@@ -218,7 +218,7 @@ export function createEventBus(deps: { db: Kysely<DB>; log: Logger; pollMs?: num
     }
     readThen('all');
   };
-  const timer = setInterval(() => !closed && subs.size > 0 && pumpAll(), deps.pollMs ?? 500);
+  const timer = setInterval(() => !closed && pumpAll(), deps.pollMs ?? 500);
   timer.unref();
 
   return {
