@@ -150,6 +150,47 @@ describe('the webhook dispatcher', () => {
     await service.update(agentId, registered.endpoint.id, { status: 'disabled' });
   });
 
+  it('follows the event bus only while an endpoint is active, and a pass follows every event while one is', async () => {
+    // The real bus, watched: how many subscriptions the dispatcher holds on it.
+    let following = 0;
+    const watched: EventBus = {
+      ...bus,
+      subscribe: (options, onEvent) => {
+        const subscription = bus.subscribe(options, onEvent);
+        following++;
+        return {
+          get position() {
+            return subscription.position;
+          },
+          close: () => {
+            following--;
+            subscription.close();
+          },
+        };
+      },
+    };
+    const d = dispatcher({ bus: watched });
+    d.start();
+    await d.runOnce(); // after start's own pass: no endpoint is active
+    await publish('test.unfollowed');
+    expect(following).toBe(0);
+
+    // Registered here: it follows the bus again, and the bus alone wakes it for the event (its timer is a minute away).
+    const r = await receiver();
+    const service = createWebhookService({ ...deps, nudge: () => d.endpointsChanged() });
+    const registered = await service.register(agentId, { url: r.url, filter: { kinds: ['test.followed'] } });
+    r.secrets.push(registered.secret!);
+    await waitFor(() => following === 1, { what: 'the dispatcher to follow the bus' });
+    const [event] = await publish('test.followed');
+    await waitFor(() => r.received.length > 0, { what: 'the delivery woken by the bus' });
+    expect(r.received).toEqual([{ id: `evt_${event!.seq}`, type: 'test.followed', verified: true }]);
+
+    // Disabled: no endpoint is active again, and it lets go of the bus.
+    await service.update(agentId, registered.endpoint.id, { status: 'disabled' });
+    await waitFor(() => following === 0, { what: 'the dispatcher to let go of the bus' });
+    await d.stop();
+  });
+
   it('finds an endpoint another process registered at its slow recheck', async () => {
     const d = dispatcher({ activeRecheckMs: 100 });
     await d.runOnce(); // nothing active: it stops looking

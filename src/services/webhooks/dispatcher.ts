@@ -8,7 +8,9 @@
  * Two things keep it off the hot path of the events (docs/events.md "Webhooks"):
  * - While no endpoint is active a pass does nothing: the last pass saw none, and only a change made in this process
  *   (endpointsChanged(), which the webhook operations call) or the slow recheck (ACTIVE_RECHECK_MS, for endpoints
- *   another process registers or enables) makes it look again.
+ *   another process registers or enables) makes it look again. Meanwhile it does not follow the event bus either, so
+ *   a process with no other subscriber reads nothing of the outbox at commits (bus.ts); a pass that finds an endpoint
+ *   active follows it again, and passes once more once it does, for the events of the moments in between.
  * - An attempt runs on its own, up to PER_ENDPOINT_IN_FLIGHT per endpoint and MAX_IN_FLIGHT in all: a receiver that
  *   takes its full timeout to answer holds up only its own deliveries; each attempt that ends claims again.
  */
@@ -50,6 +52,10 @@ export function createWebhookDispatcher(deps: WebhookDeps & { bus: EventBus; int
   let timer: NodeJS.Timeout | null = null;
   let recheck: NodeJS.Timeout | null = null;
   let subscription: Subscription | null = null;
+  /** start() was called and stop() not since: only then does the dispatcher follow the bus. */
+  let started = false;
+  /** A subscription is being made (its head read). */
+  let subscribing = false;
   /** Whether an endpoint was active at the last look; null: look at the next pass. */
   let active: boolean | null = null;
   /** Bumped by every ask to look again: a pass whose look began before it does not settle `active`. */
@@ -84,12 +90,36 @@ export function createWebhookDispatcher(deps: WebhookDeps & { bus: EventBus; int
     }
   };
 
+  /**
+   * While an endpoint may be active, a pass at every new event on the bus: subscribed at the head, then one pass for
+   * whatever was committed before it (the passes before found no endpoint, or ran before the subscription).
+   */
+  const follow = () => {
+    if (!started || active === false || subscription || subscribing) return;
+    subscribing = true;
+    deps.bus
+      .head()
+      .then((head) => {
+        if (!started || active === false) return;
+        subscription = deps.bus.subscribe({ afterSeq: head }, kick);
+        kick();
+      })
+      .catch((err: unknown) => deps.log.error({ err }, 'webhooks: could not follow the event bus; the timer still dispatches'))
+      .finally(() => void (subscribing = false));
+  };
+  const letGo = () => {
+    subscription?.close();
+    subscription = null;
+  };
+
   const pass = async (): Promise<{ scheduled: number; attempted: number }> => {
     if (active === false) return { scheduled: 0, attempted: 0 };
     const ask = asks;
     const { created, activeEndpoints } = await scheduleDeliveries(deps);
     // An endpoint registered while this pass read them may be missing from what it read: the next pass looks again.
     if (ask === asks) active = activeEndpoints > 0;
+    if (active === false) letGo();
+    else follow();
     // Due attempts belong to active endpoints only: with none there is nothing to claim either.
     return { scheduled: created, attempted: activeEndpoints > 0 ? await claimAndLaunch() : 0 };
   };
@@ -142,25 +172,21 @@ export function createWebhookDispatcher(deps: WebhookDeps & { bus: EventBus; int
     endpointsChanged: lookAgain,
     start() {
       stopped = false;
+      started = true;
       timer = setInterval(kick, deps.intervalMs);
       timer.unref();
       recheck = setInterval(() => active === false && lookAgain(), deps.activeRecheckMs ?? ACTIVE_RECHECK_MS);
       recheck.unref();
-      void deps.bus
-        .head()
-        .then((head) => {
-          if (!stopped) subscription = deps.bus.subscribe({ afterSeq: head }, kick);
-        })
-        .catch((err: unknown) => deps.log.error({ err }, 'webhooks: could not follow the event bus; the timer still dispatches'));
+      // The first pass looks at the endpoints and follows the bus if one is active.
       kick();
     },
     async stop() {
       stopped = true;
+      started = false;
       if (timer) clearInterval(timer);
       if (recheck) clearInterval(recheck);
       timer = recheck = null;
-      subscription?.close();
-      subscription = null;
+      letGo();
       await tail;
       await Promise.all([...attempts]);
     },
