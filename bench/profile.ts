@@ -1,6 +1,8 @@
 /**
  * A CPU profile of this process while a scenario runs (node:inspector's sampling profiler), written as a
  * `.cpuprofile` (Chrome DevTools, speedscope, or `node --import ./bench/compile.mjs bench/profile-summary.ts <file>` for a text summary).
+ * With BENCH_HEAP_PROFILE=1 it also samples allocations (every 16 KB, objects the garbage collector took included) into
+ * a `.heapprofile` beside it, for Chrome DevTools' memory panel: what a scenario allocates, by function.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -18,9 +20,16 @@ export async function startProfile(): Promise<RunningProfile> {
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
+  const heap = process.env.BENCH_HEAP_PROFILE === '1';
+  if (heap) await session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   return {
     async stop(dir, name) {
       const { profile } = await session.post('Profiler.stop');
+      if (heap) {
+        const { profile: sampled } = await session.post('HeapProfiler.stopSampling');
+        await mkdir(dir, { recursive: true });
+        await writeFile(join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.heapprofile`), JSON.stringify(sampled));
+      }
       session.disconnect();
       await mkdir(dir, { recursive: true });
       const path = join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
