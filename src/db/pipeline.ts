@@ -6,7 +6,7 @@
  * leave in one write and their answers come back in one; PGlite runs them in turn (it has no network to save).
  * If one fails, the ones after it fail too inside a transaction (it is aborted); the first failure is thrown.
  */
-import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult, type Transaction, type TransactionSettings } from 'kysely';
 import type { DB } from './schema.ts';
 import { wrapDialect } from './wrap-dialect.ts';
 
@@ -124,10 +124,23 @@ export const pipelinedStatements = (q: CompiledQuery): readonly CompiledQuery[] 
 export function pipeliningDialect(dialect: Dialect, opts: { concurrent: boolean }): Dialect {
   return wrapDialect(dialect, (inner) => {
     const patched = new WeakSet<DatabaseConnection>();
+    // A transaction's BEGIN not sent yet, per connection (concurrent only): it is sent with the transaction's first
+    // statement, in the same write (SvcPgClient corks a tick's writes), so the server wakes once for both, not once for
+    // the BEGIN alone while the statement is being built. A transaction that sends nothing sends no BEGIN either.
+    const owed = new WeakMap<DatabaseConnection, TransactionSettings>();
     // A BEGIN sent and not yet answered, per connection (concurrent only): the transaction's first statement goes out
     // right behind it, and its answer is awaited with that statement's (or before COMMIT or ROLLBACK). A BEGIN fails
     // only when the connection does, and then the statement behind it fails too.
     const begun = new WeakMap<DatabaseConnection, Promise<void>>();
+    const sendBegin = (conn: DatabaseConnection): void => {
+      const settings = owed.get(conn);
+      if (settings === undefined) return;
+      owed.delete(conn);
+      // The BEGIN's own statement comes back through conn.executeQuery: nothing is owed by then.
+      const pending = inner.beginTransaction(conn, settings);
+      pending.catch(() => undefined); // awaited by the statement behind it, or the transaction's end
+      begun.set(conn, pending);
+    };
     const settleBegin = async (conn: DatabaseConnection): Promise<void> => {
       const pending = begun.get(conn);
       if (!pending) return;
@@ -149,6 +162,7 @@ export function pipeliningDialect(dialect: Dialect, opts: { concurrent: boolean 
             return { rows: outcomes as unknown as R[] };
           };
           conn.executeQuery = async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+            sendBegin(conn);
             if (!begun.has(conn)) return run<R>(q);
             const running = run<R>(q);
             running.catch(() => undefined); // awaited below, after the BEGIN's own failure (which comes first)
@@ -160,15 +174,16 @@ export function pipeliningDialect(dialect: Dialect, opts: { concurrent: boolean 
       },
       beginTransaction: async (conn, settings) => {
         if (!opts.concurrent) return inner.beginTransaction(conn, settings);
-        const pending = inner.beginTransaction(conn, settings);
-        pending.catch(() => undefined); // awaited by the transaction's first statement, or its end
-        begun.set(conn, pending);
+        owed.set(conn, settings);
       },
       commitTransaction: async (conn) => {
+        // Nothing was sent: there is no transaction on the server to end.
+        if (owed.delete(conn)) return;
         await settleBegin(conn);
         await inner.commitTransaction(conn);
       },
       rollbackTransaction: async (conn) => {
+        if (owed.delete(conn)) return;
         await settleBegin(conn).catch(() => undefined);
         await inner.rollbackTransaction(conn);
       },

@@ -2,8 +2,9 @@
 // statements run in order, each seeing what the ones before it did, and are answered in order; a failure fails the call
 // and the transaction; a transaction whose BEGIN went out unanswered (PostgreSQL) still rolls back and commits as one.
 // PGlite runs a pipeline of kept statements in one exchange; on PostgreSQL the statements of one tick leave in one
-// write, and a hot statement is prepared once per connection, and again after a schema change refused it.
-import { Kysely, sql } from 'kysely';
+// write, a transaction's BEGIN leaves in the write of its first statement (none for a transaction that sends nothing),
+// and a hot statement is prepared once per connection, and again after a schema change refused it.
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/index.ts';
@@ -178,6 +179,44 @@ describe.skipIf(!postgres)('the PostgreSQL client (SvcPgClient)', () => {
       } finally {
         await client.end();
       }
+    }
+  });
+
+  it("sends a transaction's BEGIN in the write of its first statement, and nothing for a transaction that sends none", async () => {
+    // The service's stack over one connection: pipelining in front of Kysely's PostgreSQL dialect, SvcPgClient under it.
+    const pool = new pg.Pool({ connectionString: url, max: 1, pipeline: true, Client: SvcPgClient } as pg.PoolConfig);
+    let writes = 0;
+    pool.on('connect', (client) => {
+      const stream = (client as unknown as { connection: { stream: { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void } } }).connection.stream;
+      const [write, writev] = [stream._write.bind(stream), stream._writev?.bind(stream)];
+      stream._write = (...a: unknown[]) => (writes++, write(...a));
+      if (writev) stream._writev = (...a: unknown[]) => (writes++, writev(...a));
+    });
+    const db = new Kysely<DB>({ dialect: pipeliningDialect(new PostgresDialect({ pool }), { concurrent: true }) });
+    try {
+      await sql`SELECT 1`.execute(db); // connected
+      const inTransaction = async (statements: number) => {
+        const before = writes;
+        const seen = await db.transaction().execute(async (trx) => {
+          // A batch's first statements are built a turn after its BEGIN; they leave with it all the same.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          const ids: string[] = [];
+          for (let i = 0; i < statements; i++) ids.push((await sql<{ x: string }>`SELECT pg_current_xact_id()::text AS x`.execute(trx)).rows[0]!.x);
+          return ids;
+        });
+        // Every statement ran in the one transaction.
+        return { writes: writes - before, transactions: new Set(seen).size };
+      };
+      // BEGIN with the first statement, the second alone, then the COMMIT.
+      expect(await inTransaction(2)).toEqual({ writes: 3, transactions: 1 });
+      expect(await inTransaction(0)).toEqual({ writes: 0, transactions: 0 });
+      // A callback that throws before any statement rolls back nothing on the server, and the connection serves on.
+      const before = writes;
+      await expect(db.transaction().execute(async () => Promise.reject(new Error('refused before any statement')))).rejects.toThrow('refused before any statement');
+      expect(writes - before).toBe(0);
+      expect(await inTransaction(1)).toEqual({ writes: 2, transactions: 1 });
+    } finally {
+      await db.destroy();
     }
   });
 
