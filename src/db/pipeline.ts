@@ -174,7 +174,7 @@ export function pipeliningDialect(dialect: Dialect, opts: { concurrent: boolean 
       },
       beginTransaction: async (conn, settings) => {
         if (!opts.concurrent) return inner.beginTransaction(conn, settings);
-        owed.set(conn, settings);
+        owed.set(conn, settings ?? {});
       },
       commitTransaction: async (conn) => {
         // Nothing was sent: there is no transaction on the server to end.
