@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, http, parseEther, type Address,
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ANVIL_DEV_PRIVATE_KEY, anvilDevAccounts, startAnvil, type AnvilHandle } from './anvil.ts';
+import { ANVIL_DEV_PRIVATE_KEY, anvilDevAccounts, freePort, listensOn, startAnvil, type AnvilHandle } from './anvil.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 const dirs: string[] = [];
@@ -100,6 +100,18 @@ describe('startAnvil', () => {
     const h = await start({ port });
     expect(h.port).toBe(port);
     expect(await clients(h).pub.getChainId()).toBe(8453);
+  });
+
+  it('does not take another node on the port it picked for its own, and starts on another port (a port race)', async () => {
+    // Another worker's anvil bound the port between freePort() and our spawn: it answers our readiness poll first.
+    const other = await start();
+    let handed = 0;
+    const h = await start({ freePort: async () => (handed++ === 0 ? other.port : freePort()) });
+    expect(handed).toBe(2);
+    expect(h.port).not.toBe(other.port);
+    expect(await listensOn(h.pid, h.port)).toBe(true);
+    expect(await listensOn(h.pid, other.port)).toBe(false);
+    expect(await listensOn(other.pid, other.port)).toBe(true);
   });
 
   it('refuses a fixed port that is already taken', async () => {

@@ -2,6 +2,7 @@
 // We spawn the binary itself so `pid` is anvil's and signals reach it directly (the npm wrapper's PID is not).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -24,6 +25,8 @@ export interface StartAnvilOptions {
   pidFile?: string;
   /** Told when such an orphan is being stopped. */
   onOrphan?: (anvilPid: number, ownerPid: number) => void;
+  /** Where a port comes from when none is fixed (default freePort); tests hand it a taken one to race it. */
+  freePort?: () => Promise<number>;
 }
 
 export interface AnvilHandle {
@@ -111,6 +114,34 @@ export async function freePort(): Promise<number> {
       server.close(() => resolvePort(address.port));
     });
   });
+}
+
+/**
+ * Whether the TCP listener on 127.0.0.1:`port` is a socket of process `pid`: a listening socket of /proc/net/tcp on
+ * that port whose inode is among the process's open files. null where /proc cannot tell (not Linux, no access).
+ */
+export async function listensOn(pid: number, port: number): Promise<boolean | null> {
+  let table: string;
+  let fds: string[];
+  try {
+    table = await readFile('/proc/net/tcp', 'utf8');
+    fds = await readdir(`/proc/${pid}/fd`);
+  } catch {
+    return null;
+  }
+  // Columns: sl local_address rem_address st … inode; addresses in hex, 127.0.0.1 as 0100007F; state 0A is LISTEN.
+  const inodes = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    const [address, hexPort] = (cols[1] ?? '').split(':');
+    if (cols[3] === '0A' && (address === '0100007F' || address === '00000000') && parseInt(hexPort ?? '', 16) === port) inodes.add(cols[9]!);
+  }
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode !== undefined && inodes.has(inode)) return true;
+  }
+  return false;
 }
 
 /** Another node already on a fixed port would answer our readiness poll and be mistaken for ours; refuse early. */
@@ -246,6 +277,12 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
     }
     const answered = await rpcChainId(rpcUrl);
     if (answered !== undefined) {
+      // Another process took the port between freePort() and our spawn (another test worker's anvil, say): its node
+      // answers while ours is still starting, and ours will exit with "address in use". Not ours: a port race.
+      if (child.pid !== undefined && (await listensOn(child.pid, port)) === false) {
+        await stop();
+        throw new AnvilStartError(`the node answering on ${rpcUrl} is not the anvil just started (pid ${child.pid}): another process holds the port`, true);
+      }
       if (answered !== chainId) {
         await stop();
         throw new AnvilStartError(`anvil on ${rpcUrl} reports chain id ${answered}, expected ${chainId}`, false);
@@ -286,7 +323,7 @@ async function startOnFreePort(opts: StartAnvilOptions): Promise<AnvilHandle> {
   const fixedPort = opts.port ?? 0;
   for (let attempt = 0; ; attempt++) {
     if (fixedPort !== 0) await assertPortFree(fixedPort);
-    const port = fixedPort !== 0 ? fixedPort : await freePort();
+    const port = fixedPort !== 0 ? fixedPort : await (opts.freePort ?? freePort)();
     try {
       return await startOnce(opts, chainId, port);
     } catch (err) {
