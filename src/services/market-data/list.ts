@@ -1,7 +1,7 @@
 // A market's frames, newest first, by kind and publisher, in keyset pages (GET /discover/markets/:address/frames).
 import { problem } from '../../core/error-codes.ts';
 import { frameId, frameRowId, FRAME_LIMITS, type FrameKind } from '../../core/markets/frames.ts';
-import { findMarket } from '../markets/market-reads.ts';
+import { findMarket } from '../markets/reads/find-market.ts';
 import { framesQuery, frameView, type FrameView, type MarketDataDeps } from './deps.ts';
 
 export interface ListFramesInput {

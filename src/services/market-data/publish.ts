@@ -10,7 +10,7 @@ import type { Controls } from '../../core/markets/states.ts';
 import type { AgentTier } from '../../core/tiers.ts';
 import { appendEvent } from '../events/outbox.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
-import { findMarket } from '../markets/market-reads.ts';
+import { findMarket } from '../markets/reads/find-market.ts';
 import { chargeBudget } from '../rate-limit/charge.ts';
 import { RATE_WINDOW_MS } from '../rate-limit/limits.ts';
 import { frameView, type FrameView, type MarketDataDeps } from './deps.ts';

@@ -6,7 +6,7 @@ import type { Clock } from '../../core/clock.ts';
 import { problem } from '../../core/error-codes.ts';
 import type { Controls } from '../../core/markets/states.ts';
 import type { DB } from '../../db/schema.ts';
-import { findMarket } from './market-reads.ts';
+import { findMarket } from './reads/find-market.ts';
 
 export const COMMENT_MAX_LENGTH = 2000;
 

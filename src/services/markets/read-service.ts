@@ -1,12 +1,18 @@
 // The market reads bound to their database and chain, as handlers reach them (ctx.services.marketReads);
-// each method is one plain function of listing.ts or market-reads.ts (order-book markets' trades and holders:
+// each method is one plain function of listing.ts or of reads/, one file per read (order-book markets' trades and holders:
 // services/orderbook/reads.ts).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { countLiveMarkets, countMarkets, listMarkets, listSitemap, volume24hOf, type CollateralDecimals, type ListingFilter, type ListingRequest } from './listing.ts';
 import { PLAY_MONEY } from '../orderbook/markets.ts';
-import { findMarket, findMarketByExternalId, marketChart, marketComments, marketDepth, marketHolders, marketTrades, relatedMarkets, type ChartWindow } from './market-reads.ts';
+import { findMarket, findMarketByExternalId } from './reads/find-market.ts';
+import { marketChart, type ChartWindow } from './reads/market-chart.ts';
+import { marketComments } from './reads/market-comments.ts';
+import { marketDepth } from './reads/market-depth.ts';
+import { marketHolders } from './reads/market-holders.ts';
+import { marketTrades } from './reads/market-trades.ts';
+import { relatedMarkets } from './reads/related-markets.ts';
 import type { MarketRow } from './records.ts';
 import { readCreatorFunds, type CreatorFunds } from './creator-funds.ts';
 import { requireAgent } from '../identity/agents.ts';

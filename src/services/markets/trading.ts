@@ -17,7 +17,7 @@ import type { Principal } from '../../core/principal.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { requireAgent } from '../identity/agents.ts';
 import { collateralApproval, outcomeTokenApproval } from './approvals.ts';
-import { findMarket } from './market-reads.ts';
+import { findMarket } from './reads/find-market.ts';
 import type { MarketRow } from './records.ts';
 
 /** How long a quote is good for: after it, re-quote (prices move with every trade). */

@@ -13,7 +13,7 @@ import { baseUnitsOfShares, priceOfBps } from '../../core/orderbook/units.ts';
 import { toCount, type DB } from '../../db/index.ts';
 import type { MarketHoldersT, OrderbookTradeT } from '../../wire/market-reads.ts';
 import { openInterestOf, type MarketRow } from '../markets/records.ts';
-import { TOP_HOLDERS } from '../markets/market-reads.ts';
+import { TOP_HOLDERS } from '../markets/reads/market-holders.ts';
 import { orderBookPrices } from './market-stats.ts';
 
 const marketIdOf = (m: MarketRow): bigint => {

@@ -8,7 +8,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { frameId, PROBABILITY_PATTERN, probabilityToWad } from '../../core/markets/frames.ts';
 import { HOUR_MS, THESIS_RULES, type MarketFacts, type RelatedMarket } from '../../core/theses/choose.ts';
 import { toCount, type DB } from '../../db/index.ts';
-import { initialPrices } from '../markets/market-reads.ts';
+import { initialPrices } from '../markets/reads/prices.ts';
 import type { MarketRow } from '../markets/records.ts';
 
 /** Candidate markets read at most (the newest activity first); docs/theses.md "Facts". */
