@@ -112,6 +112,10 @@ describe('startAnvil', () => {
     expect(await listensOn(h.pid, h.port)).toBe(true);
     expect(await listensOn(h.pid, other.port)).toBe(false);
     expect(await listensOn(other.pid, other.port)).toBe(true);
+    // Ours may exit ("address already in use") and be reaped while the check reads /proc: a process that is gone
+    // listens on nothing.
+    const gone = spawnSync('true').pid;
+    expect(await listensOn(gone, other.port)).toBe(false);
   });
 
   it('refuses a fixed port that is already taken', async () => {

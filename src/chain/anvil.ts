@@ -125,9 +125,14 @@ export async function listensOn(pid: number, port: number): Promise<boolean | nu
   let fds: string[];
   try {
     table = await readFile('/proc/net/tcp', 'utf8');
-    fds = await readdir(`/proc/${pid}/fd`);
   } catch {
     return null;
+  }
+  try {
+    fds = await readdir(`/proc/${pid}/fd`);
+  } catch (err) {
+    // No such process (it exited and was reaped): it listens on nothing.
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? false : null;
   }
   // Columns: sl local_address rem_address st … inode; addresses in hex, 127.0.0.1 as 0100007F; state 0A is LISTEN.
   const inodes = new Set<string>();
@@ -279,7 +284,7 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
     if (answered !== undefined) {
       // Another process took the port between freePort() and our spawn (another test worker's anvil, say): its node
       // answers while ours is still starting, and ours will exit with "address in use". Not ours: a port race.
-      if (child.pid !== undefined && (await listensOn(child.pid, port)) === false) {
+      if (exited !== undefined || (child.pid !== undefined && (await listensOn(child.pid, port)) === false)) {
         await stop();
         throw new AnvilStartError(`the node answering on ${rpcUrl} is not the anvil just started (pid ${child.pid}): another process holds the port`, true);
       }
