@@ -1,6 +1,7 @@
 // Tests the anvil supervisor against the real binary: readiness, chain id, stop, state persistence, exit cleanup.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +117,25 @@ describe('startAnvil', () => {
     // listens on nothing.
     const gone = spawnSync('true').pid;
     expect(await listensOn(gone, other.port)).toBe(false);
+  });
+
+  it('starts on another port when the one it picked is taken by something that is not a node (anvil exits: address in use)', async () => {
+    // Answers every request 404, so the readiness poll learns nothing from it and sees our anvil exit instead.
+    const blocker = createHttpServer((_req, res) => {
+      res.statusCode = 404;
+      res.end();
+    });
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const taken = (blocker.address() as { port: number }).port;
+    try {
+      let handed = 0;
+      const h = await start({ freePort: async () => (handed++ === 0 ? taken : freePort()) });
+      expect(handed).toBe(2);
+      expect(h.port).not.toBe(taken);
+      expect(await clients(h).pub.getChainId()).toBe(8453);
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
   });
 
   it('refuses a fixed port that is already taken', async () => {

@@ -231,6 +231,8 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
       r(exited);
     });
   });
+  // 'close' comes once the process has exited and its pipes are drained: its last words on stderr are read by then.
+  const closed = new Promise<void>((r) => child.once('close', () => r()));
   let spawnError: Error | undefined;
   child.once('error', (err) => {
     spawnError = err;
@@ -274,6 +276,9 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
   for (;;) {
     if (spawnError) throw new AnvilStartError(`anvil failed to spawn: ${spawnError.message}`, false);
     if (exited) {
+      // 'exit' can come before the last of stderr ("Address already in use"), which decides whether to retry; a pipe
+      // held open elsewhere must not hold the start, hence the bound.
+      await Promise.race([closed, sleep(1_000)]);
       const tail = stderrTail.trim();
       throw new AnvilStartError(
         `anvil exited before becoming ready (code ${exited.code ?? 'null'}, signal ${exited.signal ?? 'none'})${tail ? `: ${tail}` : ''}`,
