@@ -10,7 +10,8 @@ import { createPublicClient, createWalletClient, http, parseEther, type Address,
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ANVIL_DEV_PRIVATE_KEY, anvilDevAccounts, freePort, listensOn, startAnvil, type AnvilHandle } from './anvil.ts';
+import { ANVIL_DEV_PRIVATE_KEY, anvilDevAccounts, freePort, startAnvil, type AnvilHandle } from './anvil.ts';
+import { listensOn } from './listeners.ts';
 import { waitFor } from '../../test/support/wait.ts';
 
 const dirs: string[] = [];
@@ -110,13 +111,13 @@ describe('startAnvil', () => {
     const h = await start({ freePort: async () => (handed++ === 0 ? other.port : freePort()) });
     expect(handed).toBe(2);
     expect(h.port).not.toBe(other.port);
-    expect(await listensOn(h.pid, h.port)).toBe(true);
-    expect(await listensOn(h.pid, other.port)).toBe(false);
-    expect(await listensOn(other.pid, other.port)).toBe(true);
+    expect(listensOn(h.pid, h.port)).toBe(true);
+    expect(listensOn(h.pid, other.port)).toBe(false);
+    expect(listensOn(other.pid, other.port)).toBe(true);
     // Ours may exit ("address already in use") and be reaped while the check reads /proc: a process that is gone
     // listens on nothing.
     const gone = spawnSync('true').pid;
-    expect(await listensOn(gone, other.port)).toBe(false);
+    expect(listensOn(gone, other.port)).toBe(false);
   });
 
   it('starts on another port when the one it picked is taken by something that is not a node (anvil exits: address in use)', async () => {

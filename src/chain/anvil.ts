@@ -2,13 +2,13 @@
 // We spawn the binary itself so `pid` is anvil's and signals reach it directly (the npm wrapper's PID is not).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Hex } from 'viem';
 import { INSTALL_ROOT } from '../core/install-root.ts';
 import { forgetAnvil, recordAnvil, stopOrphanedAnvil } from './anvil-pidfile.ts';
+import { listensOn } from './listeners.ts';
 
 export interface StartAnvilOptions {
   /** Default 8453 (Base), so local runs use the production chain id in signatures. */
@@ -114,39 +114,6 @@ export async function freePort(): Promise<number> {
       server.close(() => resolvePort(address.port));
     });
   });
-}
-
-/**
- * Whether the TCP listener on 127.0.0.1:`port` is a socket of process `pid`: a listening socket of /proc/net/tcp on
- * that port whose inode is among the process's open files. null where /proc cannot tell (not Linux, no access).
- */
-export async function listensOn(pid: number, port: number): Promise<boolean | null> {
-  let table: string;
-  let fds: string[];
-  try {
-    table = await readFile('/proc/net/tcp', 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    fds = await readdir(`/proc/${pid}/fd`);
-  } catch (err) {
-    // No such process (it exited and was reaped): it listens on nothing.
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? false : null;
-  }
-  // Columns: sl local_address rem_address st … inode; addresses in hex, 127.0.0.1 as 0100007F; state 0A is LISTEN.
-  const inodes = new Set<string>();
-  for (const line of table.split('\n').slice(1)) {
-    const cols = line.trim().split(/\s+/);
-    const [address, hexPort] = (cols[1] ?? '').split(':');
-    if (cols[3] === '0A' && (address === '0100007F' || address === '00000000') && parseInt(hexPort ?? '', 16) === port) inodes.add(cols[9]!);
-  }
-  for (const fd of fds) {
-    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
-    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-    if (inode !== undefined && inodes.has(inode)) return true;
-  }
-  return false;
 }
 
 /** Another node already on a fixed port would answer our readiness poll and be mistaken for ours; refuse early. */
@@ -289,7 +256,7 @@ async function startOnce(opts: StartAnvilOptions, chainId: number, port: number)
     if (answered !== undefined) {
       // Another process took the port between freePort() and our spawn (another test worker's anvil, say): its node
       // answers while ours is still starting, and ours will exit with "address in use". Not ours: a port race.
-      if (exited !== undefined || (child.pid !== undefined && (await listensOn(child.pid, port)) === false)) {
+      if (exited !== undefined || (child.pid !== undefined && listensOn(child.pid, port) === false)) {
         await stop();
         throw new AnvilStartError(`the node answering on ${rpcUrl} is not the anvil just started (pid ${child.pid}): another process holds the port`, true);
       }

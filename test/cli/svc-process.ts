@@ -1,9 +1,10 @@
 // Drives the real `svc` command (bin/svc.mjs) as a child process: one-shot commands, and a running
 // `svc start` whose output can be awaited line by line. Also finds and ends an orphaned anvil by port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import path from 'node:path';
+import { listeningInodes, socketInodesOf } from '../../src/chain/listeners.ts';
 import { svc } from '../../src/cli/svc.ts';
 import { ENV_VARS } from '../../src/config.ts';
 
@@ -152,45 +153,12 @@ export function accepts(port: number): Promise<boolean> {
 
 /** Pids with a socket listening on `port` (Linux /proc; only processes we may inspect). */
 export function listenersOn(port: number): number[] {
-  const inodes = new Set<string>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const row of text.split('\n').slice(1)) {
-      const cols = row.trim().split(/\s+/);
-      const local = cols[1];
-      if (!local || cols[3] !== '0A') continue; // 0A = LISTEN
-      if (Number.parseInt(local.split(':')[1] ?? '', 16) === port && cols[9]) inodes.add(cols[9]);
-    }
-  }
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${entry}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target: string;
-      try {
-        target = readlinkSync(`/proc/${entry}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      const m = /^socket:\[([0-9]+)\]$/.exec(target);
-      if (m && inodes.has(m[1]!)) {
-        pids.push(Number(entry));
-        break;
-      }
-    }
-  }
-  return pids;
+  const listening = listeningInodes(port);
+  if (!listening || listening.size === 0) return [];
+  return readdirSync('/proc')
+    .filter((entry) => /^[0-9]+$/.test(entry))
+    .map(Number)
+    .filter((pid) => [...(socketInodesOf(pid) ?? [])].some((inode) => listening.has(inode)));
 }
 
 /** The command line of a process, or undefined once it is gone. */
