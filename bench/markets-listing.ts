@@ -154,9 +154,9 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
     // The per-key read budget (RATE_LIMITS, no config knob) would throttle one key within a second: the load rotates
     // through a pool of keys, and each scenario has a pool of its own. One pool for the whole run was spent by its
     // third scenario on a fast machine (~7,000 req/s for 5 s each), and the later scenarios measured 429s.
-    const newPool = async (n: number): Promise<string[]> => {
+    const newPool = async (label: string, size = opts.keys): Promise<string[]> => {
       const pool: string[] = [];
-      for (let i = 0; i < opts.keys; i++) pool.push((await runtime.services.keys.create({ tier: KEY_TIER, scopes: ['markets:read'], label: `bench-${n}-${i}` })).key);
+      for (let i = 0; i < size; i++) pool.push((await runtime.services.keys.create({ tier: KEY_TIER, scopes: ['markets:read'], label: `bench-${label}-${i}` })).key);
       return pool;
     };
     const perKey = RATE_LIMITS[KEY_TIER].read;
@@ -169,7 +169,7 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
     if (address === null || typeof address === 'string') throw new Error('bench: the runtime is not listening on a TCP port');
     const host = '127.0.0.1';
     const base = `http://${host}:${address.port}`;
-    const key = (await newPool(0))[0]!;
+    const [key] = (await newPool('probe', 1)) as [string];
 
     // Sanity and the inputs of the scenarios: the anchor body, a cursor, the search and category hits.
     const page = await probe(base, '/api/v1/markets', key);
@@ -207,7 +207,7 @@ export async function benchMarketsListing(opts: ListingBenchOptions): Promise<Li
       ['agent discover, page 2 (cursor)', `/api/agent/v1/discover/markets?cursor=${encodeURIComponent(nextCursor)}`],
       ['agent discover category=CRYPTO', '/api/agent/v1/discover/markets?category=CRYPTO'],
     ];
-    for (const [i, [name, pathAndQuery]] of cases.entries()) scenarios.push(await run(name, address.port, pathAndQuery, await newPool(i + 1)));
+    for (const [i, [name, pathAndQuery]] of cases.entries()) scenarios.push(await run(name, address.port, pathAndQuery, await newPool(String(i))));
     return { setup, anchor, scenarios };
   });
 }

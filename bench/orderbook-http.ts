@@ -323,13 +323,21 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const { principal, key } = await registerWalletAgent(runtime, account, `bench-trader-${i}`, `10.77.${i >> 8}.${i & 255}`);
       traders.push({ principal, keys: [key] });
     }
-    // Further keys of the same agents with the same entitlement, so the per-key write budget does not throttle.
-    for (let k = opts.agents; k < opts.keys; k++) {
-      const trader = traders[k % opts.agents]!;
-      const issued = await runtime.services.keys.create({ tier: trader.principal.tier, scopes: trader.principal.scopes, agentId: trader.principal.agentId, label: `bench-${k}` });
-      trader.keys.push(issued.key);
-    }
     const keyCount = Math.max(opts.keys, opts.agents);
+    // Keys of the agents with their entitlement, key k to agent k mod agents: the first `from` are taken already (the
+    // registered ones). Spread over enough keys, the per-key write budget does not throttle.
+    const issueKeys = async (sets: string[][], from: number, label: string): Promise<string[][]> => {
+      for (let k = from; k < keyCount; k++) {
+        const { principal } = traders[k % opts.agents]!;
+        sets[k % opts.agents]!.push((await runtime.services.keys.create({ tier: principal.tier, scopes: principal.scopes, agentId: principal.agentId, label: `bench-${label}-${k}` })).key);
+      }
+      return sets;
+    };
+    await issueKeys(
+      traders.map((t) => t.keys),
+      opts.agents,
+      'run',
+    );
     log(`bench: ${opts.agents} wallet agents registered, ${keyCount} execute keys (${Math.round(performance.now() - t0)} ms since the runtime was up)`);
     await mintInventory(runtime, traders, markets, log);
 
@@ -366,15 +374,12 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const streamLength = Math.ceil(((WARMUP_MS / 1000 + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
     // Each scenario rotates through keys of its own: one set for the whole run shares one minute's write budget between
     // both scenarios and their warm-ups, which a fast machine spends (2 x 6 s at 2,000 orders/s is 24,000 of 30,720).
-    const freshKeys = async (scenario: number): Promise<string[][]> => {
-      const sets = traders.map((): string[] => []);
-      for (let k = 0; k < keyCount; k++) {
-        const trader = traders[k % opts.agents]!;
-        const issued = await runtime.services.keys.create({ tier: trader.principal.tier, scopes: trader.principal.scopes, agentId: trader.principal.agentId, label: `bench-s${scenario}-${k}` });
-        sets[k % opts.agents]!.push(issued.key);
-      }
-      return sets;
-    };
+    const freshKeys = (scenario: number): Promise<string[][]> =>
+      issueKeys(
+        traders.map((): string[] => []),
+        0,
+        `s${scenario}`,
+      );
     const scriptOf = (scenarioMarkets: readonly string[], seed: number, keysOf: readonly (readonly string[])[] = traders.map((t) => t.keys)): ScriptedRequest[] => {
       const used = new Array<number>(opts.agents).fill(0);
       return placeOrderStream(streamLength, scenarioMarkets, opts.agents, seed).map(({ agent, body }) => {

@@ -25,16 +25,13 @@ export async function startProfile(): Promise<RunningProfile> {
   return {
     async stop(dir, name) {
       const { profile } = await session.post('Profiler.stop');
-      if (heap) {
-        const { profile: sampled } = await session.post('HeapProfiler.stopSampling');
-        await mkdir(dir, { recursive: true });
-        await writeFile(join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.heapprofile`), JSON.stringify(sampled));
-      }
+      const sampled = heap ? (await session.post('HeapProfiler.stopSampling')).profile : null;
       session.disconnect();
       await mkdir(dir, { recursive: true });
-      const path = join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
-      await writeFile(path, JSON.stringify(profile));
-      return path;
+      const base = join(dir, name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, ''));
+      if (sampled) await writeFile(`${base}.heapprofile`, JSON.stringify(sampled));
+      await writeFile(`${base}.cpuprofile`, JSON.stringify(profile));
+      return `${base}.cpuprofile`;
     },
   };
 }
