@@ -29,11 +29,14 @@ import { LONG_HOLD_MS, watchHolds } from './holds.ts';
 import { startProfile } from './profile.ts';
 import { startTimeline } from './timeline.ts';
 import { watchServerCpu } from './server-cpu.ts';
+import { watchThreadCpu } from './thread-cpu.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
-  /** Measured seconds per scenario (after a 1 s warm-up). */
+  /** Measured seconds per scenario, after its warm-up. */
   seconds: number;
+  /** Seconds of load before each scenario's measured ones (BENCH_WARMUP_SECONDS, default 1). */
+  warmupSeconds: number;
   connections: number;
   /** Trading agents (wallet registrations); bids come from the even ones, asks from the odd ones. */
   agents: number;
@@ -90,7 +93,6 @@ export interface PlaceOrderBody {
 }
 
 const PATH = '/api/agent/v1/orderbook/place-order';
-const WARMUP_MS = 1_000;
 /** With BENCH_PLACE_STALLS: placements slower than this count towards a stall. */
 const STALL_MS = 30;
 const TICKS = 10_000 / ENGINE_CONFIG.tickBps;
@@ -366,12 +368,12 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `     ${keyCount} execute keys in rotation per scenario (${perKey} writes per ${RATE_WINDOW_MS / 1000} s each: throttling starts above ~${ceiling} orders/s sustained, or ${keyCount * perKey} orders in a scenario's minute)`,
       `ORDERBOOK markets created through the negotiate loop on anvil; fill allowance on (1e9 free per month); ledger batches committed on chain as configured`,
       `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
-      `load: ${opts.connections} keep-alive connections, closed loop, ${WARMUP_MS / 1000} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
+      `load: ${opts.connections} keep-alive connections, closed loop, ${opts.warmupSeconds} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
       `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc)`,
     ];
 
-    const streamLength = Math.ceil(((WARMUP_MS / 1000 + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
+    const streamLength = Math.ceil(((opts.warmupSeconds + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
     // Each scenario rotates through keys of its own: one set for the whole run shares one minute's write budget between
     // both scenarios and their warm-ups, which a fast machine spends (2 x 6 s at 2,000 orders/s is 24,000 of 30,720).
     const freshKeys = (scenario: number): Promise<string[][]> =>
@@ -402,7 +404,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         idempotencyPrefix: `bench-${++runs}`,
         okStatus: 201,
         connections: opts.connections,
-        warmupMs: WARMUP_MS,
+        warmupMs: opts.warmupSeconds * 1000,
         durationMs: opts.seconds * 1000,
         ...(stalls > 0 ? { slowMs: STALL_MS } : {}),
       });
@@ -430,11 +432,13 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const holds = opts.holds && runtime.database.kind === 'pglite' ? watchHolds() : null;
       const server = runtime.database.kind === 'postgres' ? await watchServerCpu(runtime.database.db) : null;
       const timeline = stalls > 0 ? startTimeline() : null;
+      const threads = watchThreadCpu();
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const result = await run(address.port, PATH, script);
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
+      const byThread = threads?.stop();
       const serverUs = server?.stop();
       const long = holds?.stop() ?? [];
       if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
@@ -448,6 +452,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       // round's latency is the limit (near 100 %) or something else is (docs/orderbook.md, session 20).
       const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
+      // The helpers' share is what a core of their own would take off the event loop's and the database's.
+      if (byThread && o > 0) commits.push(`"${name}": the service's CPU by thread: its event loop ${(byThread.mainUs / o).toFixed(0)} µs an order, the other threads (V8 compiling in the background and collecting garbage, libuv's pool) ${(byThread.othersUs / o).toFixed(0)} µs, warm-up included`);
       const counts = await countsOf(runtime, scenarioMarkets, since);
       const perOrder = (us: number) => (o > 0 ? us / o : Number.NaN);
       scenarios.push({
@@ -517,6 +523,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
   if (agents % 2 !== 0) throw new Error(`bench: BENCH_PLACE_AGENTS must be even (bids come from even agents, asks from odd ones); got ${agents}`);
   return {
     seconds: intFromEnv('BENCH_PLACE_SECONDS', intFromEnv('BENCH_SECONDS', 5, 1, 600), 1, 600),
+    warmupSeconds: intFromEnv('BENCH_WARMUP_SECONDS', 1, 1, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
     agents,
     keys: intFromEnv('BENCH_KEYS', 256, 1, 100_000),

@@ -6,11 +6,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
-import { procStat } from '../src/chain/anvil-pidfile.ts';
+import { procStat, TICKS_PER_SECOND } from '../src/chain/anvil-pidfile.ts';
 import type { DB } from '../src/db/schema.ts';
-
-/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux the bench runs on). */
-const TICKS_PER_SECOND = 100;
 
 /** CPU time (µs) of the server's processes now: the postmaster's children, gone ones not counted. */
 function serverCpuUs(postmaster: number): number {

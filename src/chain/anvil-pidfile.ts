@@ -22,9 +22,24 @@ function processRunning(pid: number): boolean {
  * ticks: USER_HZ, 100 on Linux); undefined once it is gone or where there is no /proc. Also read by the order bench for a
  * local PostgreSQL server's CPU time (bench/server-cpu.ts).
  */
-export function procStat(pid: number): { name: string; state: string; ppid: number; cpuTicks: number } | undefined {
+export function procStat(pid: number): ProcStat | undefined {
+  return statAt(`/proc/${pid}/stat`);
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux this runs on). */
+export const TICKS_PER_SECOND = 100;
+
+export interface ProcStat {
+  name: string;
+  state: string;
+  ppid: number;
+  cpuTicks: number;
+}
+
+/** A stat file of /proc: a process's (/proc/<pid>/stat) or one of its threads' (/proc/<pid>/task/<tid>/stat), same format. */
+export function statAt(file: string): ProcStat | undefined {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const text = readFileSync(file, 'utf8');
     // The name (field 2) is in parentheses and may hold spaces: the fields after its last ')' are counted from 3.
     const close = text.lastIndexOf(')');
     const fields = text.slice(close + 2).split(' ');
