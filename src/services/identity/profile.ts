@@ -12,7 +12,7 @@ import type { Principal } from '../../core/principal.ts';
 import { DATA_PLANE_LIMITS, RATE_LIMITS, RATE_WINDOW_MS } from '../rate-limit/limits.ts';
 import { requireAgent } from './agents.ts';
 import type { HumanVerificationService } from './human-verification.ts';
-import type { ReputationView } from '../reputation/reads.ts';
+import type { ReputationView } from '../reputation/reads/view.ts';
 
 export interface AgentIdentity {
   id: string;

@@ -9,7 +9,7 @@ import { STANDING_WEIGHTS, type LeaderboardRole } from '../../core/reputation/st
 import { subjectIdOf, type SubjectKey } from '../../core/reputation/subject.ts';
 import type { ReputationTier } from '../../core/reputation/tiers.ts';
 import type { ReputationDeps } from './deps.ts';
-import { representativeWallet } from './reads.ts';
+import { representativeWallet } from './subjects.ts';
 
 export type LeaderboardPeriod = '7d' | '30d' | 'all';
 

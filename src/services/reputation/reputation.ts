@@ -17,12 +17,15 @@ import { reputationEvents, type EventsQuery, type EventsTarget } from './events-
 import { foldUntilCaughtUp } from './fold.ts';
 import { createReputationGates, type WalletGates } from './gates.ts';
 import { reputationLeaderboard, type LeaderboardPeriod } from './leaderboard.ts';
-import { agentReputation, batchReputation, subjectReputation, walletReputation } from './reads.ts';
+import { agentReputation } from './reads/agent-reputation.ts';
+import { batchReputation } from './reads/batch-reputation.ts';
+import { subjectReputation } from './reads/subject-reputation.ts';
+import { walletReputation } from './reads/wallet-reputation.ts';
 import { tiersOfWallets } from './subjects.ts';
 import { profileOf } from './track-record.ts';
 
 export type { ReputationDeps } from './deps.ts';
-export type { ReputationView } from './reads.ts';
+export type { ReputationView } from './reads/view.ts';
 
 export interface ReputationService extends KeeperLoop {
   /** Folds every fact recorded so far (one fold at a time); answers the facts applied. */

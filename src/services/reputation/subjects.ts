@@ -1,7 +1,7 @@
 /**
  * Which subject a wallet belongs to now (docs/reputation.md "Subjects"), whether a subject is one this service knows,
- * and its tier as the last fold left it. Every function takes a Kysely executor, so a caller inside a transaction
- * passes its transaction (PGlite runs one at a time).
+ * its tier as the last fold left it, and its representative wallet. Every function takes a Kysely executor, so a
+ * caller inside a transaction passes its transaction (PGlite runs one at a time).
  */
 import type { Kysely } from 'kysely';
 import { isIdentityKey, subjectKeyOf, subjectValueOf, type SubjectKey } from '../../core/reputation/subject.ts';
@@ -76,4 +76,10 @@ export async function tiersOfWallets(db: Kysely<DB>, wallets: readonly string[])
   const rows = distinct.length === 0 ? [] : await db.selectFrom('reputation_subjects').select(['subject_key', 'tier']).where('subject_key', 'in', distinct).execute();
   const tierOf = new Map(rows.map((r) => [r.subject_key, r.tier]));
   return new Map([...keys].map(([w, key]) => [w, { key, tier: tierOf.get(key) ?? 'new' }]));
+}
+/** The representative wallet of a subject: an identity's root, or the wallet. */
+export async function representativeWallet(db: Kysely<DB>, key: SubjectKey): Promise<string> {
+  if (!isIdentityKey(key)) return subjectValueOf(key);
+  const identity = await db.selectFrom('identities').select('root_wallet').where('id', '=', subjectValueOf(key)).executeTakeFirst();
+  return identity?.root_wallet ?? (await walletsOfSubject(db, key))[0] ?? '';
 }

@@ -7,7 +7,8 @@
 import { getAddress } from 'viem';
 import { countLiveMarkets } from '../markets/listing.ts';
 import type { ReputationDeps } from './deps.ts';
-import { walletReputation, type ReputationView } from './reads.ts';
+import type { ReputationView } from './reads/view.ts';
+import { walletReputation } from './reads/wallet-reputation.ts';
 
 export interface TrackRecord {
   marketsCreated: number;
