@@ -52,7 +52,7 @@ import { createPayoutKeeper } from '../services/claims/payout-keeper.ts';
 import type { EndedMarketsListener } from '../services/markets/ended-markets.ts';
 import { createNegotiationService } from '../services/markets/negotiation.ts';
 import { createTradingService } from '../services/markets/trading.ts';
-import { countLiveMarkets } from '../services/markets/listing.ts';
+import { countLiveMarkets } from '../services/markets/listing/count-live-markets.ts';
 import { createMarketReadService } from '../services/markets/read-service.ts';
 import { createHealthService } from '../services/health/health.ts';
 import { createIdempotencyService, type IdempotencyFaults } from '../services/idempotency/idempotency.ts';

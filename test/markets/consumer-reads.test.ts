@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKET_STATES } from '../../src/core/markets/states.ts';
-import { countLiveMarkets } from '../../src/services/markets/listing.ts';
+import { countLiveMarkets } from '../../src/services/markets/listing/count-live-markets.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import { startTestServer, type CallOptions, type TestServer } from '../support/harness.ts';
 import { readGetter, randomAddress, seedMarket, seedTrade, WAD } from '../support/market-rows.ts';

@@ -3,7 +3,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.ts';
-import { hasTrigram, listMarkets } from '../../src/services/markets/listing.ts';
+import { listMarkets } from '../../src/services/markets/listing/list-markets.ts';
+import { hasTrigram } from '../../src/services/markets/listing/shared.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
 import { migratedPGlite } from '../support/pglite-template.ts';
 import { bareMarketRow } from '../support/market-rows.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { ManualClock } from '../../src/core/clock.ts';
-import { volume24hOf } from '../../src/services/markets/listing.ts';
+import { volume24hOf } from '../../src/services/markets/listing/shared.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import { advanceVolumeWindow } from '../../src/services/markets/volume-window.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';

@@ -4,7 +4,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChainService } from '../chain/chain-service.ts';
-import { countLiveMarkets, countMarkets, listMarkets, listSitemap, volume24hOf, type CollateralDecimals, type ListingFilter, type ListingRequest } from './listing.ts';
+import { countLiveMarkets } from './listing/count-live-markets.ts';
+import { countMarkets } from './listing/count-markets.ts';
+import { listMarkets, type CollateralDecimals } from './listing/list-markets.ts';
+import { listSitemap } from './listing/list-sitemap.ts';
+import { volume24hOf, type ListingFilter, type ListingRequest } from './listing/shared.ts';
 import { PLAY_MONEY } from '../orderbook/markets.ts';
 import { findMarket, findMarketByExternalId } from './reads/find-market.ts';
 import { marketChart, type ChartWindow } from './reads/market-chart.ts';

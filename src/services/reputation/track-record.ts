@@ -5,7 +5,7 @@
  * known of has an empty record and no reputation.
  */
 import { getAddress } from 'viem';
-import { countLiveMarkets } from '../markets/listing.ts';
+import { countLiveMarkets } from '../markets/listing/count-live-markets.ts';
 import type { ReputationDeps } from './deps.ts';
 import type { ReputationView } from './reads/view.ts';
 import { walletReputation } from './reads/wallet-reputation.ts';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { canonicalHash } from '../../../core/canonical-json.ts';
 import { RenderedJson } from '../../../core/rendered-json.ts';
-import type { ListingFilter } from '../../../services/markets/listing.ts';
+import type { ListingFilter } from '../../../services/markets/listing/shared.ts';
 import { ChainIdQuery, EvmAddress } from '../../../wire/schemas.ts';
 import { defineCapability, Reply, type HandlerContext } from '../types.ts';
 import {

@@ -1,6 +1,6 @@
 // GET /api/v1/markets/sitemap: the compact list of indexable (listed) markets.
 import { getAddress } from 'viem';
-import { SITEMAP_CAP } from '../../../services/markets/listing.ts';
+import { SITEMAP_CAP } from '../../../services/markets/listing/list-sitemap.ts';
 import { defineCapability } from '../types.ts';
 import { MarketSitemapResponse } from '../../../wire/market-reads.ts';
 

@@ -1,7 +1,7 @@
 // Helpers every market-read handler shares: MarketRecord rendering with the chain's collateral decimals,
 // the path-address check (400 INVALID_ID), collateral resolution and the market lookup.
 import { problem } from '../../../core/error-codes.ts';
-import { marketKey } from '../../../services/markets/listing.ts';
+import { marketKey } from '../../../services/markets/listing/shared.ts';
 import { toMarketRecord, type MarketRow } from '../../../services/markets/records.ts';
 import { matchCollateral } from '../../../services/chain/chain-service.ts';
 import type { HandlerContext } from '../types.ts';

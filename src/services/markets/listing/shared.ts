@@ -1,16 +1,16 @@
 /**
- * Market listings, shared by GET /discover/markets (agent) and GET /api/v1/markets, /markets/counts and
- * /markets/sitemap (consumer): one filter builder over the `markets` projection, the sort orders, the
- * keyset cursor of sort=new, the 24-hour volume of a page, and the live-market count of a creator
- * (the create loop's MAX_LIVE_MARKETS_PER_CREATOR rule). Rules are documented in docs/markets.md "Reads".
+ * What the market listings share (docs/markets.md "Reads"): the filter builder over the `markets` projection, the
+ * keyset cursor of sort=new and the 24-hour volume of a page. The reads themselves, one per file beside this one:
+ * GET /discover/markets and GET /api/v1/markets (list-markets.ts), /markets/counts (count-markets.ts),
+ * /markets/sitemap (list-sitemap.ts), and the live-market count of a creator for the create loop's
+ * MAX_LIVE_MARKETS_PER_CREATOR rule (count-live-markets.ts).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { problem } from '../../core/error-codes.ts';
-import { MARKET_STATES, type MarketState } from '../../core/markets/states.ts';
-import { toCount, type DB } from '../../db/index.ts';
-import type { MarketRow } from './records.ts';
-import type { ListingSort } from '../../wire/market-reads.ts';
-
+import { problem } from '../../../core/error-codes.ts';
+import type { MarketState } from '../../../core/markets/states.ts';
+import type { DB } from '../../../db/index.ts';
+import type { MarketRow } from '../records.ts';
+import type { ListingSort } from '../../../wire/market-reads.ts';
 
 /** Every field narrows the listing; absent fields do not. Strings are compared case-insensitively. */
 export interface ListingFilter {
@@ -74,7 +74,7 @@ export function hasTrigram(db: Kysely<DB>): Promise<boolean> {
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The listing condition over `markets` aliased `m`: listed markets (mirrors isListed) narrowed by `f`. */
-function listingCondition(f: ListingFilter, now: Date, trigram: boolean): RawBuilder<boolean> {
+export function listingCondition(f: ListingFilter, now: Date, trigram: boolean): RawBuilder<boolean> {
   const c: RawBuilder<unknown>[] = [
     // The generated column: registered metadata and isListed(controls); the listing indexes are partial on it.
     sql`m.listed`,
@@ -124,61 +124,6 @@ export function decodeCursor(cursor: string): string {
   return match[1]!;
 }
 
-/** The decimals of each collateral symbol markets may hold (USDC 6, PM 18, the order books' PLAY 6). */
-export type CollateralDecimals = Readonly<Record<string, number>>;
-
-/** Decimals everything is scaled to when volumes of several collaterals are compared. */
-const COMMON_DECIMALS = 18;
-
-/**
- * A market's volume in base units of a common 18 decimals: what the volume_24h sort compares, so that markets of
- * several collaterals rank by whole tokens (one PM counts as one USDC), not by base units (docs/markets.md).
- */
-function commonVolume(volume: RawBuilder<unknown>, decimals: CollateralDecimals) {
-  const scales = Object.entries(decimals).map(([symbol, d]) => sql`WHEN ${symbol} THEN ${(10n ** BigInt(COMMON_DECIMALS - Math.min(d, COMMON_DECIMALS))).toString()}::numeric`);
-  return scales.length === 0 ? volume : sql`${volume} * (CASE m.collateral_symbol ${sql.join(scales, sql` `)} ELSE 1 END)`;
-}
-
-/** One page of listed markets in the requested order. */
-export async function listMarkets(db: Kysely<DB>, req: ListingRequest, decimals: CollateralDecimals = {}): Promise<ListingPage> {
-  if (req.cursor !== undefined && req.sort !== 'new') {
-    throw problem('INVALID_QUERY', `cursor pages only sort=new; sort=${req.sort} returns one page (use the limit)`, {
-      errors: [{ path: 'query.cursor', message: 'cursor is valid only with sort=new' }],
-    });
-  }
-  const after = req.cursor === undefined ? undefined : decodeCursor(req.cursor);
-  const where = listingCondition(req.filter, req.now, await hasTrigram(db));
-  const now = req.now.toISOString();
-  let qb = db.selectFrom('markets as m').selectAll('m').where(where);
-  switch (req.sort) {
-    case 'new':
-      if (after !== undefined) qb = qb.where('m.id', '<', after);
-      qb = qb.orderBy('m.id', 'desc');
-      break;
-    case 'closing_soon':
-      qb = qb.where('m.state', '=', 'open').where(sql<boolean>`m.close_time > ${now}::timestamptz`).orderBy('m.close_time', 'asc').orderBy('m.id', 'desc');
-      break;
-    case 'resolved_newest':
-      // The projection keeps no resolution time yet: markets that closed last resolved last, near enough.
-      qb = qb.where('m.state', 'in', ['resolved', 'void']).orderBy('m.close_time', 'desc').orderBy('m.id', 'desc');
-      break;
-    case 'volume_24h':
-      qb = qb
-        .leftJoin(volumesAt(req.now).as('v'), (join) => join.onRef('v.chain_id', '=', 'm.chain_id').onRef('v.market', '=', 'm.address'))
-        .orderBy(commonVolume(sql`coalesce(v.volume, 0)`, decimals), 'desc')
-        .orderBy('m.id', 'desc');
-      break;
-  }
-  const fetched = (await qb.limit(req.limit + 1).execute()) as MarketRow[];
-  const rows = fetched.slice(0, req.limit);
-  const more = fetched.length > req.limit;
-  return {
-    rows,
-    volume24h: await volume24hOf(db, rows, req.now),
-    nextCursor: req.sort === 'new' && more ? encodeCursor(rows[rows.length - 1]!.id) : null,
-  };
-}
-
 /**
  * Σ cost of each market's trades (LMSR trades and order-book fills) in the 24 hours before `now` (docs/markets.md
  * "24-hour volume"): the maintained aggregate (migration 0031), corrected by the trades between its boundary and
@@ -210,54 +155,4 @@ export async function volume24hOf(db: Kysely<DB>, rows: readonly Pick<MarketRow,
     .execute();
   for (const r of found) if (BigInt(r.volume) !== 0n) out.set(marketKey(r.chain_id, r.market), r.volume);
   return out;
-}
-
-export type StateCounts = Record<MarketState, number>;
-
-/** Listed markets per lifecycle state under `filter` (its `state` is ignored), and their total. */
-export async function countMarkets(db: Kysely<DB>, filter: ListingFilter, now: Date): Promise<{ counts: StateCounts; total: number }> {
-  const { state: _ignored, ...rest } = filter;
-  const found = await db
-    .selectFrom('markets as m')
-    .select(['m.state', sql<string>`count(*)`.as('n')])
-    .where(listingCondition(rest, now, await hasTrigram(db)))
-    .groupBy('m.state')
-    .execute();
-  const counts = Object.fromEntries(MARKET_STATES.map((s) => [s, 0])) as StateCounts;
-  for (const r of found) counts[r.state] = toCount(r.n);
-  return { counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
-}
-
-export const SITEMAP_CAP = 50_000;
-
-/** Listed markets, newest first, at most SITEMAP_CAP: what a search engine may index. */
-export async function listSitemap(db: Kysely<DB>): Promise<{ chainId: number; address: string; question: string; updatedAt: Date }[]> {
-  const rows = await db
-    .selectFrom('markets as m')
-    .select(['m.chain_id', 'm.address', 'm.question', 'm.updated_at'])
-    .where(listingCondition({}, new Date(0), false))
-    .orderBy('m.id', 'desc')
-    .limit(SITEMAP_CAP)
-    .execute();
-  return rows.map((r) => ({ chainId: r.chain_id, address: r.address, question: r.question ?? '', updatedAt: r.updated_at }));
-}
-
-/** Live states for the per-creator cap: created and not yet past the creator's turn (MAX_LIVE_MARKETS_PER_CREATOR). */
-export const LIVE_STATES = ['open', 'closed'] as const satisfies readonly MarketState[];
-
-/**
- * How many live (open or closed) markets `creator` has on `chainId`, listed or not, leaving out
- * `excludeMarket` (the market being replaced or re-checked). The create loop compares this with
- * MAX_LIVE_MARKETS_PER_CREATOR.
- */
-export async function countLiveMarkets(db: Kysely<DB>, p: { chainId: number; creator: string; excludeMarket?: string }): Promise<number> {
-  let qb = db
-    .selectFrom('markets')
-    .select(sql<string>`count(*)`.as('n'))
-    .where('chain_id', '=', p.chainId)
-    .where('creator', '=', p.creator.toLowerCase())
-    .where('state', 'in', [...LIVE_STATES]);
-  if (p.excludeMarket !== undefined) qb = qb.where('address', '<>', p.excludeMarket.toLowerCase());
-  const row = await qb.executeTakeFirstOrThrow();
-  return toCount(row.n);
 }
