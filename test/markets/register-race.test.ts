@@ -3,7 +3,8 @@
 // market.created once); the other waits and only confirms — no unique-key failure.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
-import { registerMarket, type CreatedMarket } from '../../src/services/markets/projection.ts';
+import type { CreatedMarket } from '../../src/services/markets/created-market.ts';
+import { registerMarket } from '../../src/services/markets/register-market.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 
 let server: TestServer;

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { systemClock } from '../../src/core/clock.ts';
 import { DEFAULT_CONTROLS, type Controls, type MarketState } from '../../src/core/markets/states.ts';
 import type { DB } from '../../src/db/schema.ts';
-import { applyTrade } from '../../src/services/markets/projection.ts';
+import { applyTrade } from '../../src/services/markets/projection/apply-trade.ts';
 import type { MarketRow } from '../../src/services/markets/records.ts';
 import type { CallOptions, CallResult, TestServer } from './harness.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The chain indexer: reads the markets lane's logs in block order from the lane's first deployment block and
- * projects them into PostgreSQL (see projection.ts). One batch of blocks is applied in one transaction together
+ * projects them into PostgreSQL (see projection/). One batch of blocks is applied in one transaction together
  * with the cursor (indexer/batch.ts); a reorg rolls the projection back to the newest block the chain still agrees
  * on (indexer/reorg.ts), and a market whose creation is gone from the chain is cancelled with reason
  * CREATION_REORGED (indexer/void-markets.ts; docs/markets.md, "Indexer"). This wires the steps of indexer/.

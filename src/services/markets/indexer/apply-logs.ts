@@ -1,8 +1,12 @@
-// Applies one batch's logs to the projection (projection.ts, register-market.ts), inside the batch's transaction.
+// Applies one batch's logs to the projection (projection/, one file per kind of log, and register-market.ts), inside
+// the batch's transaction.
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { appendEvents } from '../../events/outbox.ts';
-import { applyCreatorFeesCollected, applyPayout, applyTrade, applyTransfer, type PayoutLog, type TradeLog, type TransferLog } from '../projection.ts';
+import { applyCreatorFeesCollected } from '../projection/apply-creator-fees.ts';
+import { applyPayout, type PayoutLog } from '../projection/apply-payout.ts';
+import { applyTrade, type TradeLog } from '../projection/apply-trade.ts';
+import { applyTransfer, type TransferLog } from '../projection/apply-transfer.ts';
 import { registerMarket } from '../register-market.ts';
 import type { IndexerDeps } from './deps.ts';
 import { decodeOutcomeId, type LaneLog, type LaneLogOf } from './lane-events.ts';

@@ -7,7 +7,7 @@ import { getAddress, type Hex } from 'viem';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { readMarketState, type MarketChainState } from '../market-state.ts';
-import { rollbackAbove } from '../projection.ts';
+import { rollbackAbove } from '../projection/rollback-above.ts';
 import { writeCursor } from './cursor.ts';
 import type { IndexerDeps } from './deps.ts';
 import { rollbackResolutionsAbove } from './resolutions.ts';
