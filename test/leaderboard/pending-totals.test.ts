@@ -10,7 +10,7 @@ import { epochDay } from '../../src/core/leaderboard/boards.ts';
 import type { Database, DB } from '../../src/db/index.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import type { LeaderboardDeps } from '../../src/services/leaderboard/deps.ts';
-import { addDays } from '../../src/services/leaderboard/fold.ts';
+import { addDays } from '../../src/services/leaderboard/aggregates.ts';
 import { addPending, refreshPendingTotals, refreshTotals, type DayDelta } from '../../src/services/leaderboard/totals.ts';
 import { runPass, TOTALS_INTERVAL_MS, totalsDue, type UpdaterMemory } from '../../src/services/leaderboard/updater.ts';
 import { migratedPGlite } from '../support/pglite-template.ts';

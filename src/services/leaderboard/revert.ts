@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { epochDay } from '../../core/leaderboard/boards.ts';
 import type { LeaderboardDeps } from './deps.ts';
-import { addCreatorDays, addDays, dayDeltasOf, markDirty, positionKey, writePositions, type PositionState } from './fold.ts';
+import { addCreatorDays, addDays, dayDeltasOf, markDirty, positionKey, writePositions, type PositionState } from './aggregates.ts';
 import { loadMarketFacts } from './market-facts.ts';
 import { preferIndexes } from './plan.ts';
 import { refreshTotals } from './totals.ts';

@@ -9,7 +9,7 @@ import { epochDay } from '../../core/leaderboard/boards.ts';
 import { toUsdMicro, valueAt } from '../../core/leaderboard/money.ts';
 import { settlementValue } from '../../core/leaderboard/position.ts';
 import type { LeaderboardDeps } from './deps.ts';
-import { addDays } from './fold.ts';
+import { addDays } from './aggregates.ts';
 import { loadMarketFacts, marketKey } from './market-facts.ts';
 import { preferIndexes } from './plan.ts';
 import { addMove, refreshTotals, type DayDelta } from './totals.ts';
