@@ -53,6 +53,8 @@ export interface PlaceBenchOptions {
   holds?: boolean;
   /** Print this many of each scenario's longest stalls with what happened during them (BENCH_PLACE_STALLS; timeline.ts). */
   stalls?: number;
+  /** Every this many seconds of a scenario, print what its last interval placed and cost (BENCH_PLACE_PROGRESS; 0: never). */
+  progressSeconds?: number;
   log: (line: string) => void;
 }
 
@@ -435,7 +437,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const threads = watchThreadCpu();
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
+      const progress = opts.progressSeconds ? watchProgress(runtime, opts.progressSeconds, (line) => log(`bench: ${name}: ${line}`)) : null;
       const result = await run(address.port, PATH, script);
+      progress?.stop();
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
       const byThread = threads?.stop();
@@ -517,6 +521,28 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
 }
 
 
+/**
+ * Every `seconds` while a scenario runs, what its last interval placed: orders/s, orders a transaction, a transaction's
+ * mean time and the service's CPU time an order (all its threads). Shows the warm-up's compiling and what growing tables
+ * and books do to the rate (docs/orderbook.md, session 25), which the scenario's totals average away.
+ */
+function watchProgress(runtime: Runtime, seconds: number, log: (line: string) => void): { stop(): void } {
+  let last = { ...runtime.services.orderbook.stats(), cpu: process.cpuUsage(), at: performance.now() };
+  const timer = setInterval(() => {
+    const now = { ...runtime.services.orderbook.stats(), cpu: process.cpuUsage(), at: performance.now() };
+    const [t, o, ms] = [now.transactions - last.transactions, now.orders - last.orders, now.transactionMs - last.transactionMs];
+    const cpuUs = now.cpu.user + now.cpu.system - (last.cpu.user + last.cpu.system);
+    const wall = (now.at - last.at) / 1000;
+    log(
+      o === 0
+        ? `${wall.toFixed(1)} s: no order placed`
+        : `${wall.toFixed(1)} s: ${(o / wall).toFixed(0)} orders/s, ${(o / Math.max(t, 1)).toFixed(1)} orders a transaction, ${(ms / Math.max(t, 1)).toFixed(1)} ms a transaction, ${(cpuUs / o).toFixed(0)} µs of CPU an order; ${now.orders} orders in all, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`,
+    );
+    last = now;
+  }, seconds * 1000);
+  return { stop: () => clearInterval(timer) };
+}
+
 /** The knobs from the environment (documented in bench/run.ts). */
 export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceBenchOptions {
   const agents = intFromEnv('BENCH_PLACE_AGENTS', 64, 2, 10_000);
@@ -530,6 +556,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     markets: intFromEnv('BENCH_PLACE_MARKETS', 4, 1, 19),
     profileDir: process.env.BENCH_PLACE_PROFILE || undefined,
     stalls: intFromEnv('BENCH_PLACE_STALLS', 0, 0, 100),
+    progressSeconds: intFromEnv('BENCH_PLACE_PROGRESS', 0, 0, 600),
     holds: process.env.BENCH_PLACE_HOLDS === '1',
     log,
   };

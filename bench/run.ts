@@ -14,7 +14,8 @@
  * CPU profile of each scenario), BENCH_PLACE_STALLS (print that many of each scenario's longest stalls with what held the
  * embedded database, blocked the event loop or collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list
  * the long turns on the embedded database by who took them: bench/holds.ts), BENCH_WARMUP_SECONDS (load before each
- * scenario's measured seconds, default 1); BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU
+ * scenario's measured seconds, default 1), BENCH_PLACE_PROGRESS (every that many seconds of a scenario, print what its
+ * last interval placed and cost, with the heap in use); BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU
  * time by thread where /proc can be read (bench/thread-cpu.ts). Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
  * Then a claim sweep on its own anvil: one wallet's winning positions redeemed one redeem(holder) transaction per
