@@ -1,7 +1,8 @@
 /**
  * A text summary of a `.cpuprofile` (bench/profile.ts): the share of the samples spent in each place, by area (a
  * package of node_modules, a folder of ours, node's own, the garbage collector, idle) and by function, self time and
- * time including callees. `node --import ./bench/compile.mjs bench/profile-summary.ts <file> [top N, default 40] [filter: a substring of the URL]`.
+ * time including callees. A `.heapprofile` (BENCH_HEAP_PROFILE) is summarized the same way by bytes allocated.
+ * `node --import ./bench/compile.mjs bench/profile-summary.ts <file> [top N, default 40] [filter: a substring of the URL]`.
  */
 import { readFileSync } from 'node:fs';
 import { runIfMain } from './scope.ts';
@@ -27,7 +28,30 @@ export function areaOf(url: string, functionName: string): string {
   return ours ? `${ours[1]}/${ours[2]}` : url;
 }
 
-export function summarize(profile: CpuProfile, top: number, filter = ''): string {
+/** A sampled heap profile's tree (HeapProfiler.stopSampling): bytes allocated where each node's function allocated them. */
+interface HeapNode {
+  id: number;
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** The heap profile as a CPU profile whose samples weigh bytes instead of microseconds, for summarize(). */
+export function fromHeapProfile(head: HeapNode): CpuProfile {
+  const out: CpuProfile = { nodes: [], samples: [], timeDeltas: [] };
+  const visit = (n: HeapNode) => {
+    out.nodes.push({ id: n.id, callFrame: n.callFrame, children: n.children.map((c) => c.id) });
+    if (n.selfSize > 0) {
+      out.samples.push(n.id);
+      out.timeDeltas.push(n.selfSize);
+    }
+    n.children.forEach(visit);
+  };
+  visit(head);
+  return out;
+}
+
+export function summarize(profile: CpuProfile, top: number, filter = '', unit: 'time' | 'bytes' = 'time'): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -65,21 +89,23 @@ export function summarize(profile: CpuProfile, top: number, filter = ''): string
       .slice(0, n)
       .map(([k, t]) => `${pct(t)}  ${k}`);
   return [
-    `${(total / 1e6).toFixed(2)} s sampled, ${pct(total - idle).trim()} busy`,
+    unit === 'time' ? `${(total / 1e6).toFixed(2)} s sampled, ${pct(total - idle).trim()} busy` : `${(total / 1e6).toFixed(1)} MB allocated in the samples`,
     '',
-    'by area (self time):',
+    `by area (${unit === 'time' ? 'self time' : 'allocated by itself'}):`,
     ...rows(areas, top),
     '',
-    'by function (self time):',
+    `by function (${unit === 'time' ? 'self time' : 'allocated by itself'}):`,
     ...rows(selfByFn, top, (k) => k.includes(filter)),
     '',
-    `by function (with callees)${filter ? `, URLs with "${filter}"` : ''}:`,
+    `by function (${unit === 'time' ? 'with callees' : 'with what its callees allocated'})${filter ? `, URLs with "${filter}"` : ''}:`,
     ...rows(inclusive, top, (k) => k.includes(filter) && !k.startsWith('(')),
   ].join('\n');
 }
 
 runIfMain(import.meta.url, async (log) => {
   const [file, top, filter] = process.argv.slice(2);
-  if (!file) throw new Error('usage: node --import ./bench/compile.mjs bench/profile-summary.ts <file.cpuprofile> [top N] [URL filter]');
-  log(summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(top ?? 40), filter ?? ''));
+  if (!file) throw new Error('usage: node --import ./bench/compile.mjs bench/profile-summary.ts <file.cpuprofile|file.heapprofile> [top N] [URL filter]');
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile | { head: HeapNode };
+  const [profile, unit] = 'head' in parsed ? [fromHeapProfile(parsed.head), 'bytes' as const] : [parsed, 'time' as const];
+  log(summarize(profile, Number(top ?? 40), filter ?? '', unit));
 });

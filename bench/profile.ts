@@ -20,8 +20,11 @@ export async function startProfile(): Promise<RunningProfile> {
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
-  const heap = process.env.BENCH_HEAP_PROFILE === '1';
-  if (heap) await session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  const heapMode = process.env.BENCH_HEAP_PROFILE;
+  const heap = heapMode === '1' || heapMode === 'survivors';
+  // 'survivors': only objects that outlived a young-generation collection (promoted, whether or not a full collection
+  // took them later): what costs the old generation's collections, by where it was allocated.
+  if (heap) await session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: heapMode === '1' });
   return {
     async stop(dir, name) {
       const { profile } = await session.post('Profiler.stop');

@@ -11,8 +11,8 @@
  * Then end-to-end POST /orderbook/place-order over HTTP with persistence next to a bare-Fastify POST anchor
  * (bench/orderbook-http.ts): one market, then BENCH_PLACE_MARKETS markets (default 4); BENCH_PLACE_SECONDS
  * (default BENCH_SECONDS), BENCH_PLACE_AGENTS (wallet agents, even, default 64), BENCH_PLACE_PROFILE (a folder for a
- * CPU profile of each scenario), BENCH_PLACE_STALLS (print that many of each scenario's longest stalls with what held the
- * embedded database, blocked the event loop or collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list
+ * CPU profile of each scenario; BENCH_HEAP_PROFILE=1 or survivors adds an allocation profile: bench/profile.ts),
+ * BENCH_PLACE_STALLS (print that many of each scenario's longest stalls with what held the embedded database, blocked the event loop or collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list
  * the long turns on the embedded database by who took them: bench/holds.ts), BENCH_WARMUP_SECONDS (load before each
  * scenario's measured seconds, default 1), BENCH_PLACE_PROGRESS (every that many seconds of a scenario, print what its
  * last interval placed and cost, with the heap in use); BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU
