@@ -9,14 +9,15 @@
  * Then order-book matching throughput next to hft-limit-order-book on one seeded stream (bench/orderbook.ts);
  * BENCH_ORDERBOOK_OPS sets the stream length (default 100000).
  * Then end-to-end POST /orderbook/place-order over HTTP with persistence next to a bare-Fastify POST anchor
- * (bench/orderbook-http.ts): one market, then BENCH_PLACE_MARKETS markets (default 4); BENCH_PLACE_SECONDS
- * (default BENCH_SECONDS), BENCH_PLACE_AGENTS (wallet agents, even, default 64), BENCH_PLACE_PROFILE (a folder for a
- * CPU profile of each scenario; BENCH_HEAP_PROFILE=1 or survivors adds an allocation profile: bench/profile.ts),
- * BENCH_PLACE_STALLS (print that many of each scenario's longest stalls with what held the embedded database, blocked the event loop or collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list
- * the long turns on the embedded database by who took them: bench/holds.ts), BENCH_WARMUP_SECONDS (load before each
- * scenario's measured seconds, default 1), BENCH_PLACE_PROGRESS (every that many seconds of a scenario, print what its
- * last interval placed and cost, with the heap in use); BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU
- * time by thread where /proc can be read (bench/thread-cpu.ts). Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
+ * (bench/orderbook-http.ts): one market, then BENCH_PLACE_MARKETS markets (default 4); BENCH_PLACE_SECONDS (default
+ * BENCH_SECONDS), BENCH_PLACE_AGENTS (wallet agents, even, default 64), BENCH_PLACE_PROFILE (a folder for a CPU profile
+ * of each scenario; BENCH_HEAP_PROFILE=1 or survivors adds an allocation profile: bench/profile.ts), BENCH_PLACE_STALLS
+ * (print that many of each scenario's longest stalls with what held the embedded database, blocked the event loop or
+ * collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list the long turns on the embedded database by
+ * who took them: bench/holds.ts), BENCH_WARMUP_SECONDS (load before each scenario's measured seconds, default 1),
+ * BENCH_PLACE_PROGRESS (every that many seconds of a scenario, print what its last interval placed and cost, with the
+ * heap in use); BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU time by thread where /proc can
+ * be read (bench/thread-cpu.ts). Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
  * Then a claim sweep on its own anvil: one wallet's winning positions redeemed one redeem(holder) transaction per
  * market (the anchor) next to PayoutRouter.redeemMany batches, gas per claim and wall time (bench/claims.ts);
