@@ -30,11 +30,18 @@ import { startProfile } from './profile.ts';
 import { startTimeline } from './timeline.ts';
 import { watchServerCpu } from './server-cpu.ts';
 import { watchThreadCpu } from './thread-cpu.ts';
+import { fitCostModel, type CostModel, type CostPoint } from './cost-model.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 
 export interface PlaceBenchOptions {
   /** Measured seconds per scenario, after its warm-up. */
   seconds: number;
+  /**
+   * Seconds of orders on a market of their own before the scenarios (BENCH_PLACE_PRIME_SECONDS, default 8; 0: none),
+   * not measured: the first few seconds of order load are V8 compiling the order path in the background, which a server
+   * that has run for a while has done (docs/orderbook.md, session 25).
+   */
+  primeSeconds: number;
   /** Seconds of load before each scenario's measured ones (BENCH_WARMUP_SECONDS, default 1). */
   warmupSeconds: number;
   connections: number;
@@ -55,6 +62,11 @@ export interface PlaceBenchOptions {
   stalls?: number;
   /** Every this many seconds of a scenario, print what its last interval placed and cost (BENCH_PLACE_PROGRESS; 0: never). */
   progressSeconds?: number;
+  /**
+   * After the two scenarios, the one-market stream again at each of these numbers of connections (BENCH_PLACE_SWEEP,
+   * e.g. "4,32"), and an order's cost told from a round's over those runs (cost-model.ts).
+   */
+  sweep?: readonly number[];
   log: (line: string) => void;
 }
 
@@ -318,7 +330,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       cleanups,
     );
     const t0 = performance.now();
-    const markets = await createMarkets(runtime, 1 + opts.markets, log);
+    // The scenarios' markets, then the priming run's own (its orders stay out of the scenarios' books and counts).
+    const markets = await createMarkets(runtime, 1 + opts.markets + (opts.primeSeconds > 0 ? 1 : 0), log);
+    const primeMarket = opts.primeSeconds > 0 ? markets[1 + opts.markets]! : null;
 
     const traders: Trader[] = [];
     for (let i = 0; i < opts.agents; i++) {
@@ -371,6 +385,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `ORDERBOOK markets created through the negotiate loop on anvil; fill allowance on (1e9 free per month); ledger batches committed on chain as configured`,
       `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
       `load: ${opts.connections} keep-alive connections, closed loop, ${opts.warmupSeconds} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
+      primeMarket
+        ? `primed: ${opts.primeSeconds} s of the same load on a market of its own before the scenarios, not measured, so V8 has compiled the order path as in a server that has run for a while (BENCH_PLACE_PRIME_SECONDS=0: none)`
+        : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
       `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc)`,
     ];
@@ -395,7 +412,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     };
     let runs = 0;
     const stalls = opts.stalls ?? 0;
-    const run = async (port: number, path: string, script: readonly ScriptedRequest[]): Promise<LoadResult> =>
+    const run = async (port: number, path: string, script: readonly ScriptedRequest[], connections = opts.connections): Promise<LoadResult> =>
       client.run({
         host,
         port,
@@ -405,7 +422,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         script,
         idempotencyPrefix: `bench-${++runs}`,
         okStatus: 201,
-        connections: opts.connections,
+        connections,
         warmupMs: opts.warmupSeconds * 1000,
         durationMs: opts.seconds * 1000,
         ...(stalls > 0 ? { slowMs: STALL_MS } : {}),
@@ -416,16 +433,37 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const anchorResult = await run(anchorPort, '/anchor', anchorScript);
     const anchor: PlaceScenario = { name: 'anchor: bare Fastify, same body', ...anchorResult, orders: 0, fills: {}, orderStatuses: {}, wrapped: anchorResult.sent > anchorScript.length };
 
+    if (primeMarket) {
+      log(`bench: priming the order path (${opts.primeSeconds} s on a market of its own)`);
+      const primed = await client.run({
+        host,
+        port: address.port,
+        path: PATH,
+        tokens: [],
+        method: 'POST',
+        script: scriptOf([primeMarket], 0x9a1e, await freshKeys(-1)),
+        idempotencyPrefix: `bench-${++runs}`,
+        okStatus: 201,
+        connections: opts.connections,
+        warmupMs: 0,
+        durationMs: opts.primeSeconds * 1000,
+      });
+      const failed = Object.entries(primed.statuses).filter(([status]) => status !== '201');
+      log(`bench: primed: ${Math.round(primed.rps)} orders/s, p99 ${primed.p99Ms.toFixed(1)} ms${failed.length > 0 ? `, ${failed.map(([st, n]) => `${n}×${st}`).join(' ')}` : ''}`);
+    }
+
     serverErrors.causes.clear();
     const before = await ledgerState(runtime);
     const scenarios: PlaceScenario[] = [];
     const commits: string[] = [];
     const holdLines: string[] = [];
-    const cases: [string, string[], number][] = [
-      ['place-order, 1 market', [markets[0]!], 0x0b00c],
-      [`place-order, spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`, markets.slice(1), 0x5eed5],
+    const cases: [string, string[], number, number][] = [
+      ['place-order, 1 market', [markets[0]!], 0x0b00c, opts.connections],
+      [`place-order, spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`, markets.slice(1, 1 + opts.markets), 0x5eed5, opts.connections],
+      ...(opts.sweep ?? []).map((c): [string, string[], number, number] => [`place-order, 1 market, ${c} connection${c === 1 ? '' : 's'}`, [markets[0]!], 0x0b00c, c]),
     ];
-    for (const [i, [name, scenarioMarkets, seed]] of cases.entries()) {
+    const swept: { service: CostPoint; db?: CostPoint }[] = [];
+    for (const [i, [name, scenarioMarkets, seed, connections]] of cases.entries()) {
       const script = scriptOf(scenarioMarkets, seed, i === 0 ? undefined : await freshKeys(i));
       log(`bench: running ${name}`);
       const since = runtime.clock.now();
@@ -438,7 +476,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const progress = opts.progressSeconds ? watchProgress(runtime, opts.progressSeconds, (line) => log(`bench: ${name}: ${line}`)) : null;
-      const result = await run(address.port, PATH, script);
+      const result = await run(address.port, PATH, script, connections);
       progress?.stop();
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
@@ -458,6 +496,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
       // The helpers' share is what a core of their own would take off the event loop's and the database's.
       if (byThread && o > 0) commits.push(`"${name}": the service's CPU by thread: its event loop ${(byThread.mainUs / o).toFixed(0)} µs an order, the other threads (V8 compiling in the background and collecting garbage, libuv's pool) ${(byThread.othersUs / o).toFixed(0)} µs, warm-up included`);
+      if (i >= 2) swept.push({ service: { orders: o, rounds: t, us: used.user + used.system }, ...(serverUs !== undefined ? { db: { orders: o, rounds: t, us: serverUs } } : {}) });
       const counts = await countsOf(runtime, scenarioMarkets, since);
       const perOrder = (us: number) => (o > 0 ? us / o : Number.NaN);
       scenarios.push({
@@ -477,6 +516,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `background left behind: catching up took ${debt.cpuMs.toFixed(0)} ms of the service's CPU time (${debt.wallMs.toFixed(0)} ms): the ledger's batches, the leaderboard's and the reputation's folds`,
       `load average ${loadavg()[0]!.toFixed(1)} at the end`,
       ...commits,
+      ...costLines(swept),
       ...holdLines,
     ];
     for (const [cause, { count, detail }] of serverErrors.causes) notes.push(`server error log during the scenarios: ${count}× ${cause}${detail ? ` (first: ${detail.slice(0, 400)})` : ''}`);
@@ -543,6 +583,28 @@ function watchProgress(runtime: Runtime, seconds: number, log: (line: string) =>
   return { stop: () => clearInterval(timer) };
 }
 
+/** The sweep's cost model (BENCH_PLACE_SWEEP), a line for the service and one for PostgreSQL where it was measured. */
+function costLines(swept: readonly { service: CostPoint; db?: CostPoint }[]): string[] {
+  if (swept.length === 0) return [];
+  const line = (who: string, fit: CostModel | null) =>
+    fit
+      ? `cost model over the sweep's ${swept.length} runs (least squares): ${who} ${fit.perOrderUs.toFixed(0)} µs of CPU an order + ${(fit.perRoundUs / 1000).toFixed(2)} ms a round (a placement transaction)`
+      : `cost model over the sweep's ${swept.length} run(s): ${who}: the runs cannot tell an order's cost from a round's (sweep at least two numbers of connections whose rounds hold different numbers of orders)`;
+  const db = swept.every((p) => p.db) ? [line('PostgreSQL', fitCostModel(swept.map((p) => p.db!)))] : [];
+  return [line("the service's process", fitCostModel(swept.map((p) => p.service))), ...db];
+}
+
+/** A comma-separated list of connection counts (1..1024) from the environment; none when unset. */
+function connectionsFromEnv(name: string): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (!Number.isInteger(n) || n < 1 || n > 1_024) throw new Error(`bench: ${name} must list connection counts from 1 to 1024, comma-separated; got ${JSON.stringify(raw)}`);
+    return n;
+  });
+}
+
 /** The knobs from the environment (documented in bench/run.ts). */
 export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceBenchOptions {
   const agents = intFromEnv('BENCH_PLACE_AGENTS', 64, 2, 10_000);
@@ -550,6 +612,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
   return {
     seconds: intFromEnv('BENCH_PLACE_SECONDS', intFromEnv('BENCH_SECONDS', 5, 1, 600), 1, 600),
     warmupSeconds: intFromEnv('BENCH_WARMUP_SECONDS', 1, 1, 600),
+    primeSeconds: intFromEnv('BENCH_PLACE_PRIME_SECONDS', 8, 0, 600),
     connections: intFromEnv('BENCH_CONNECTIONS', 16, 1, 1_024),
     agents,
     keys: intFromEnv('BENCH_KEYS', 256, 1, 100_000),
@@ -557,6 +620,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     profileDir: process.env.BENCH_PLACE_PROFILE || undefined,
     stalls: intFromEnv('BENCH_PLACE_STALLS', 0, 0, 100),
     progressSeconds: intFromEnv('BENCH_PLACE_PROGRESS', 0, 0, 600),
+    sweep: connectionsFromEnv('BENCH_PLACE_SWEEP'),
     holds: process.env.BENCH_PLACE_HOLDS === '1',
     log,
   };

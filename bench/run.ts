@@ -16,7 +16,10 @@
  * collected garbage meanwhile: bench/timeline.ts), BENCH_PLACE_HOLDS=1 (list the long turns on the embedded database by
  * who took them: bench/holds.ts), BENCH_WARMUP_SECONDS (load before each scenario's measured seconds, default 1),
  * BENCH_PLACE_PROGRESS (every that many seconds of a scenario, print what its last interval placed and cost, with the
- * heap in use); BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU time by thread where /proc can
+ * heap in use), BENCH_PLACE_PRIME_SECONDS (orders on a market of their own before the scenarios, unmeasured, so V8 has
+ * compiled the order path; default 8, 0 for none), BENCH_PLACE_SWEEP (e.g. "4,32": the one-market stream again at each
+ * number of connections after the scenarios, and an order's CPU cost told from a round's: bench/cost-model.ts);
+ * BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU time by thread where /proc can
  * be read (bench/thread-cpu.ts). Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
  * Then a claim sweep on its own anvil: one wallet's winning positions redeemed one redeem(holder) transaction per
