@@ -412,7 +412,12 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     };
     let runs = 0;
     const stalls = opts.stalls ?? 0;
-    const run = async (port: number, path: string, script: readonly ScriptedRequest[], connections = opts.connections): Promise<LoadResult> =>
+    const run = async (
+      port: number,
+      path: string,
+      script: readonly ScriptedRequest[],
+      { connections = opts.connections, warmupMs = opts.warmupSeconds * 1000, durationMs = opts.seconds * 1000 } = {},
+    ): Promise<LoadResult> =>
       client.run({
         host,
         port,
@@ -423,8 +428,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         idempotencyPrefix: `bench-${++runs}`,
         okStatus: 201,
         connections,
-        warmupMs: opts.warmupSeconds * 1000,
-        durationMs: opts.seconds * 1000,
+        warmupMs,
+        durationMs,
         ...(stalls > 0 ? { slowMs: STALL_MS } : {}),
       });
 
@@ -435,19 +440,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
 
     if (primeMarket) {
       log(`bench: priming the order path (${opts.primeSeconds} s on a market of its own)`);
-      const primed = await client.run({
-        host,
-        port: address.port,
-        path: PATH,
-        tokens: [],
-        method: 'POST',
-        script: scriptOf([primeMarket], 0x9a1e, await freshKeys(-1)),
-        idempotencyPrefix: `bench-${++runs}`,
-        okStatus: 201,
-        connections: opts.connections,
-        warmupMs: 0,
-        durationMs: opts.primeSeconds * 1000,
-      });
+      const primed = await run(address.port, PATH, scriptOf([primeMarket], 0x9a1e, await freshKeys(-1)), { warmupMs: 0, durationMs: opts.primeSeconds * 1000 });
       const failed = Object.entries(primed.statuses).filter(([status]) => status !== '201');
       log(`bench: primed: ${Math.round(primed.rps)} orders/s, p99 ${primed.p99Ms.toFixed(1)} ms${failed.length > 0 ? `, ${failed.map(([st, n]) => `${n}×${st}`).join(' ')}` : ''}`);
     }
@@ -476,7 +469,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const progress = opts.progressSeconds ? watchProgress(runtime, opts.progressSeconds, (line) => log(`bench: ${name}: ${line}`)) : null;
-      const result = await run(address.port, PATH, script, connections);
+      const result = await run(address.port, PATH, script, { connections });
       progress?.stop();
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
