@@ -584,7 +584,11 @@ function costLines(swept: readonly { service: CostPoint; db?: CostPoint }[]): st
       ? `cost model over the sweep's ${swept.length} runs (least squares): ${who} ${fit.perOrderUs.toFixed(0)} µs of CPU an order + ${(fit.perRoundUs / 1000).toFixed(2)} ms a round (a placement transaction)`
       : `cost model over the sweep's ${swept.length} run(s): ${who}: the runs cannot tell an order's cost from a round's (sweep at least two numbers of connections whose rounds hold different numbers of orders)`;
   const db = swept.every((p) => p.db) ? [line('PostgreSQL', fitCostModel(swept.map((p) => p.db!)))] : [];
-  return [line("the service's process", fitCostModel(swept.map((p) => p.service))), ...db];
+  // Rounds of near the same size leave the split to the noise (a negative cost a round, say).
+  const sizes = swept.map((p) => p.service.orders / Math.max(p.service.rounds, 1));
+  const spread = Math.max(...sizes) / Math.min(...sizes);
+  const caution = swept.length >= 2 && spread < 3 ? [`cost model: the sweep's rounds held ${Math.min(...sizes).toFixed(1)}-${Math.max(...sizes).toFixed(1)} orders, too alike for a steady split; sweep connection counts far apart (e.g. 4,32)`] : [];
+  return [line("the service's process", fitCostModel(swept.map((p) => p.service))), ...db, ...caution];
 }
 
 /** A comma-separated list of connection counts (1..1024) from the environment; none when unset. */
