@@ -5,11 +5,11 @@
  * `wallet:<address>`. The subjectId published is an opaque token of the key: stable while the membership holds,
  * not meant to be parsed.
  */
+import { isUuid } from '../ids.ts';
 
 export type SubjectKey = `identity:${string}` | `wallet:${string}`;
 
 const PREFIX = 'rs1_';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WALLET = /^0x[0-9a-f]{40}$/;
 
 /** The key of a wallet (lowercase) in `identityId`, or on its own when null. */
@@ -26,7 +26,8 @@ export function subjectKeyFromId(id: string): SubjectKey | null {
   const key = Buffer.from(body, 'base64url').toString('utf8');
   if (subjectIdOf(key as SubjectKey) !== id) return null;
   const [kind, value] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-  if (kind === 'identity' && UUID.test(value)) return key as SubjectKey;
+  // Keys hold identity ids as the database writes them: lowercase.
+  if (kind === 'identity' && isUuid(value) && value === value.toLowerCase()) return key as SubjectKey;
   if (kind === 'wallet' && WALLET.test(value)) return key as SubjectKey;
   return null;
 }

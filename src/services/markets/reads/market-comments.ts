@@ -2,13 +2,12 @@
 import { getAddress } from 'viem';
 import { sql, type Kysely } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
+import { isUuid } from '../../../core/ids.ts';
 import type { DB } from '../../../db/index.ts';
 import type { MarketCommentT } from '../../../wire/market-reads.ts';
 import { subjectIdOf } from '../../../core/reputation/subject.ts';
 import { tiersOfWallets } from '../../reputation/subjects.ts';
 import type { MarketRow } from '../records.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Human comments on a market, newest first, each tagged with its author's current position and reputation tier. `cursor` is the
@@ -25,7 +24,7 @@ export async function marketComments(db: Kysely<DB>, m: MarketRow, p: { limit: n
     .limit(p.limit + 1);
   if (p.cursor !== undefined) {
     const known =
-      UUID.test(p.cursor) &&
+      isUuid(p.cursor) &&
       (await db.selectFrom('market_comments').select('id').where('id', '=', p.cursor).where('chain_id', '=', m.chain_id).where('market', '=', m.address).executeTakeFirst());
     if (!known) {
       throw problem('INVALID_QUERY', 'cursor is not a comment of this market: pass nextCursor back unchanged', {
