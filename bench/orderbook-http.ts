@@ -481,8 +481,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       if (timeline) holdLines.push(`"${name}": its ${stalls} longest stalls (placements over ${STALL_MS} ms sent within 5 ms of each other):`, ...stallLines.map((l) => `  ${l}`));
       delete result.slow;
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
-      const { transactions, orders, transactionMs } = runtime.services.orderbook.stats();
-      const [t, o, ms] = [transactions - stats.transactions, orders - stats.orders, transactionMs - stats.transactionMs];
+      const [t, o, ms] = placedBetween(stats, runtime.services.orderbook.stats());
       // Rounds run one after another: the share of the scenario a placement transaction was running says whether a
       // round's latency is the limit (near 100 %) or something else is (docs/orderbook.md, session 20).
       const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
@@ -554,6 +553,13 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
 }
 
 
+type PlacementStats = ReturnType<Runtime['services']['orderbook']['stats']>;
+
+/** Placement transactions, orders and the transactions' milliseconds from `before` to `now` (two of the service's stats). */
+function placedBetween(before: PlacementStats, now: PlacementStats): [number, number, number] {
+  return [now.transactions - before.transactions, now.orders - before.orders, now.transactionMs - before.transactionMs];
+}
+
 /**
  * Every `seconds` while a scenario runs, what its last interval placed: orders/s, orders a transaction, a transaction's
  * mean time and the service's CPU time an order (all its threads). Shows the warm-up's compiling and what growing tables
@@ -563,7 +569,7 @@ function watchProgress(runtime: Runtime, seconds: number, log: (line: string) =>
   let last = { ...runtime.services.orderbook.stats(), cpu: process.cpuUsage(), at: performance.now() };
   const timer = setInterval(() => {
     const now = { ...runtime.services.orderbook.stats(), cpu: process.cpuUsage(), at: performance.now() };
-    const [t, o, ms] = [now.transactions - last.transactions, now.orders - last.orders, now.transactionMs - last.transactionMs];
+    const [t, o, ms] = placedBetween(last, now);
     const cpuUs = now.cpu.user + now.cpu.system - (last.cpu.user + last.cpu.system);
     const wall = (now.at - last.at) / 1000;
     log(
