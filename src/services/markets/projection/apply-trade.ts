@@ -2,11 +2,13 @@
 // its log (chain, tx, log index), so applying it twice changes nothing.
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.ts';
+import type { TradeFacts } from '../../../core/leaderboard/legs.ts';
 import type { DB } from '../../../db/schema.ts';
 // Leaderboards: every projected trade appends its leg (docs/leaderboard.md).
 import { enqueueTradeLegs } from '../../leaderboard/inbox.ts';
 
-export interface TradeLog {
+/** A Trade log as the indexer read it: the trade's facts (the leaderboards' too), where it happened, and what it left. */
+export interface TradeLog extends TradeFacts {
   chainId: number;
   txHash: string;
   logIndex: number;
@@ -14,14 +16,7 @@ export interface TradeLog {
   blockHash: string;
   blockTime: Date;
   market: string;
-  trader: string;
   recipient: string;
-  outcome: number;
-  isBuy: boolean;
-  shares: bigint;
-  cost: bigint;
-  protocolFee: bigint;
-  creatorFee: bigint;
   pricesAfter: readonly bigint[];
 }
 
