@@ -2,7 +2,16 @@
  * PostgreSQL's array literal, written here for both drivers rather than by each (node-postgres escapes every element
  * with two regular-expression replacements; PGlite's serializer likewise): `{"a","b \"c\"",NULL}`, each element quoted
  * with its quotes and backslashes escaped (one scan for an element that needs none), nested arrays nested.
+ *
+ * An element that needs escaping is quoted by JSON.stringify when it holds no control character and no lone
+ * surrogate: then JSON escapes exactly what the array literal does (a quote and a backslash, each with a backslash),
+ * several times faster than a regular-expression replacement. A placement round sends ~1,000 elements in ~30 KB, its
+ * JSON texts (event payloads, the Idempotency-Key answers, the ledger's operations) full of quotes: this halved the
+ * literals' time (~0.3 to ~0.16 ms a round; docs/orderbook.md, session 26). Any other element is escaped by the
+ * replacement.
  */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+const JSON_QUOTES_OTHERWISE = /[\u0000-\u001f\ud800-\udfff]/;
 const NEEDS_ESCAPE = /[\\"]/;
 const ESCAPED = /[\\"]/g;
 
@@ -19,7 +28,8 @@ export function arrayLiteral(values: readonly unknown[], element?: (v: unknown) 
     else if (v === null || v === undefined) out += 'NULL';
     else {
       const text = element ? element(v) : String(v);
-      out += NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
+      if (!NEEDS_ESCAPE.test(text)) out += `"${text}"`;
+      else out += JSON_QUOTES_OTHERWISE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : JSON.stringify(text);
     }
   }
   return `${out}}`;
