@@ -4,13 +4,16 @@
 // reproduce the root from chain data alone, and report a divergence once a tampered payload is committed.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, encodeFunctionData, http, keccak256, type Abi, type Address, type Hex } from 'viem';
 import { chainDefinition } from '../../src/chain/clients.ts';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { encodeJournal, nextJournalCommitment } from '../../src/core/ledger/journal.ts';
 import { COLLATERAL_ASSET, CREDIT_REASONS, MATCH_KINDS, outcomeAsset, type Account, type LedgerOperation } from '../../src/core/ledger/types.ts';
+import { runSteps } from '../../src/db/pipeline.ts';
 import { createLedgerBatcher } from '../../src/services/ledger/batcher.ts';
+import { balanceKey, upsertBalanceSteps } from '../../src/services/ledger/rows.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
 import { newAccount } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -187,6 +190,42 @@ describe('play-money ledger', () => {
       await legacy.stop();
     }
   });
+
+  it('updates the balance rows it read in place, without index entries; refuses a row gone meanwhile; finds a source by its index', async () => {
+    const { ledger } = server.runtime.services;
+    const { db } = server.runtime.database;
+    const D = '0xdddd00000000000000000000000000000000000d' as Account;
+    const E = '0xeeee00000000000000000000000000000000000e' as Account;
+    await ledger.submit([grant(D, 9_000_000n), grant(E, 9_000_000n), match(MATCH_KINDS.MINT, D, E, 5n, 6000, 1n)]);
+    // Every row these touch is there: each is updated, heap-only (no indexed column changes: migration 0040), none inserted.
+    // Counted in the transaction's statistics (PGlite's single backend may carry counts from before it: the difference).
+    const counts = await db.transaction().execute(async (trx) => {
+      const now = async () => {
+        const row = (await sql<{ ins: string; upd: string; hot: string }>`SELECT n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot
+          FROM pg_stat_xact_user_tables WHERE relname = 'ledger_balances'`.execute(trx)).rows[0] ?? { ins: '0', upd: '0', hot: '0' };
+        return { ins: Number(row.ins), upd: Number(row.upd), hot: Number(row.hot) };
+      };
+      const before = await now();
+      await ledger.submit([match(MATCH_KINDS.MINT, D, E, 2n, 6000, 1n), grant(D, 1n)], { trx });
+      const after = await now();
+      return { ins: after.ins - before.ins, upd: after.upd - before.upd, hot: after.hot - before.hot };
+    });
+    expect(counts.upd).toBeGreaterThanOrEqual(4);
+    expect(counts).toEqual({ ins: 0, upd: counts.upd, hot: counts.upd });
+    // A row the writer read under the ledger lock cannot be gone; if it were, the update says so and nothing is written.
+    const ghost = { account: '0x9999000000000000000000000000000000000009' as Account, assetId: COLLATERAL_ASSET, balance: 5n };
+    await expect(db.transaction().execute((trx) => runSteps(trx, upsertBalanceSteps(trx, 'ledger_balances', [ghost], new Set([balanceKey(ghost)]))))).rejects.toThrow(/1 of 1 balance row\(s\) read under the ledger lock are gone/);
+    expect(await ledger.balancesOf(ghost.account)).toEqual([]);
+    // The operations of a source are read through its unique index, whatever the collation; a source is still unique.
+    await ledger.submit([grant(D, 1n), grant(E, 1n)], { source: 'test-grant:DE' });
+    const plan = await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      return (await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT seq FROM ledger_operations WHERE source LIKE 'test-grant:DE#%'`.execute(trx)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('ledger_operations_source_key');
+    await expect(sql`INSERT INTO ledger_operations (kind, op, source, created_at) VALUES ('credit', '{}', 'test-grant:DE#0', now())`.execute(db)).rejects.toMatchObject({ code: '23505' });
+  });
+
 });
 
 /** `svc ledger verify` as a person runs it: a separate process that knows only the RPC URL and the contract. */

@@ -48,6 +48,7 @@ import { m0037_payloads_json } from './0037_payloads_json.ts';
 import { m0038_leaderboard_fill_cursor } from './0038_leaderboard_fill_cursor.ts';
 // Markets by address alone (issue 22): the fills' volume trigger.
 import { m0039_markets_address_index } from './0039_markets_address_index.ts';
+import { m0040_ledger_write_indexes } from './0040_ledger_write_indexes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   '0037_payloads_json': m0037_payloads_json,
   '0038_leaderboard_fill_cursor': m0038_leaderboard_fill_cursor,
   '0039_markets_address_index': m0039_markets_address_index,
+  '0040_ledger_write_indexes': m0040_ledger_write_indexes,
 };

@@ -12,7 +12,7 @@ import type { DB } from '../../db/schema.ts';
 import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
 import { takeNumbers } from '../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
-import { balanceKeysOf, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
+import { balanceKey, balanceKeysOf, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
 
 /** Lock key of every ledger write and batch close (pg_advisory_xact_lock). */
 export const LEDGER_WRITE_LOCK = 0x1ed9e7;
@@ -84,7 +84,9 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
       });
       const query = sql`INSERT INTO ledger_operations (seq, kind, op, source, created_at) OVERRIDING SYSTEM VALUE
         SELECT u.seq::bigint, u.kind, u.op::json, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['seq', 'kind', 'op', 'source', 'created_at'], cells)}`.compile(trx);
-      return [{ query, read: () => undefined }, ...upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()])];
+      // The balances read above, under the ledger lock, are the rows there are: updated in place, the rest inserted.
+      const stored = new Set(balances.map(balanceKey));
+      return [{ query, read: () => undefined }, ...upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()], stored)];
     },
   });
 
