@@ -52,6 +52,52 @@ describe('ledger engine', () => {
     );
   });
 
+  it('answers what a ledger keyed by strings answers: the touched balances in their order, and the same refusals', () => {
+    // The engine as first written: one Map keyed by `${account}:${asset}`.
+    class Reference {
+      readonly balances = new Map<string, bigint>();
+      apply(op: LedgerOperation): { account: Account; assetId: bigint; balance: bigint }[] {
+        const next = new Map<string, { account: Account; assetId: bigint; balance: bigint }>();
+        const entry = (account: Account, assetId: bigint) => next.get(`${account}:${assetId}`) ?? { account, assetId, balance: this.balances.get(`${account}:${assetId}`) ?? 0n };
+        for (const mv of movementsOf(op, FEE)) {
+          const [from, to] = [entry(mv.from, mv.id), entry(mv.to, mv.id)];
+          next.set(`${mv.from}:${mv.id}`, { ...from, balance: from.balance - mv.value });
+          next.set(`${mv.to}:${mv.id}`, { ...to, balance: to.balance + mv.value });
+        }
+        if ([...next.values()].some((e) => e.account !== SUPPLY_ACCOUNT && e.balance < 0n)) throw new Error('negative');
+        for (const [k, e] of next) if (e.balance === 0n) this.balances.delete(k);
+        else this.balances.set(k, e.balance);
+        return [...next.values()];
+      }
+    }
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+        const ledger = new LedgerBalances();
+        const reference = new Reference();
+        for (const op of ops) {
+          const expected = (() => {
+            try {
+              return reference.apply(op);
+            } catch {
+              return 'refused';
+            }
+          })();
+          const got = (() => {
+            try {
+              return ledger.apply(op, FEE);
+            } catch {
+              return 'refused';
+            }
+          })();
+          expect(got).toEqual(expected);
+        }
+        const held = [...reference.balances].map(([k, balance]) => ({ key: k, balance }));
+        expect(ledger.entries().map((e) => ({ key: `${e.account}:${e.assetId}`, balance: e.balance })).sort((a, b) => a.key.localeCompare(b.key))).toEqual(held.sort((a, b) => a.key.localeCompare(b.key)));
+      }),
+      replayable({ numRuns: 300 }),
+    );
+  });
+
   it('settles the three match kinds as documented', () => {
     const ledger = new LedgerBalances();
     ledger.apply(grant(A, 10_000_000n), FEE);

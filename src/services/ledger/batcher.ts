@@ -22,7 +22,7 @@ import type { Relayer } from '../../chain/relayer.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../db/index.ts';
 import type { Logger } from '../../core/logger.ts';
-import { allBalances, balanceKeysOf, readBalances, rowToOp, upsertBalances } from './rows.ts';
+import { allBalances, balanceKeysOfAll, readBalances, rowToOp, upsertBalances } from './rows.ts';
 import { LEDGER_WRITE_LOCK } from './ledger.ts';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
@@ -121,18 +121,13 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
   const opsOf = async (first: string, last: string): Promise<LedgerOperation[]> =>
     (await db.selectFrom('ledger_operations').select(['kind', 'op']).where('seq', '>=', first).where('seq', '<=', last).orderBy('seq').execute()).map(rowToOp);
 
-  /** The absolute balances the operations leave, starting from the committed balances. */
+  /** The absolute balances the operations leave, starting from the committed balances: each touched key once, in the order first touched. */
   const changesOf = async (executor: Executor, ops: readonly LedgerOperation[]): Promise<BalanceEntry[]> => {
-    const keys = ops.flatMap((op) => balanceKeysOf(op, feeAccount));
+    const keys = balanceKeysOfAll(ops, feeAccount);
     const ledger = new LedgerBalances(await readBalances(executor, 'ledger_committed_balances', keys));
-    const touched = new Map<string, BalanceEntry>();
     // Replayed in their accepted order, so no check can fail here that passed when they were written.
-    for (const op of ops) for (const e of ledger.apply(op, feeAccount)) touched.set(`${e.account}:${e.assetId}`, e);
-    for (const k of keys) {
-      const id = `${k.account}:${k.assetId}`;
-      if (!touched.has(id)) touched.set(id, { ...k, balance: ledger.get(k.account, k.assetId) });
-    }
-    return [...touched.values()];
+    for (const op of ops) ledger.apply(op, feeAccount);
+    return keys.map((k) => ({ ...k, balance: ledger.get(k.account, k.assetId) }));
   };
 
   /**

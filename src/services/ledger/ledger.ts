@@ -12,7 +12,7 @@ import type { DB } from '../../db/schema.ts';
 import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
 import { takeNumbers } from '../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
-import { balanceKey, balanceKeysOf, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
+import { balanceKey, balanceKeysOfAll, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
 
 /** Lock key of every ledger write and batch close (pg_advisory_xact_lock). */
 export const LEDGER_WRITE_LOCK = 0x1ed9e7;
@@ -69,7 +69,7 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
   const appending = (trx: Transaction<DB>, ops: readonly LedgerOperation[], source?: string): LedgerAppend => ({
     reads: [
       { query: sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.compile(trx), read: () => undefined },
-      balancesStep(trx, 'ledger_balances', ops.flatMap((op) => balanceKeysOf(op, feeAccount))),
+      balancesStep(trx, 'ledger_balances', balanceKeysOfAll(ops, feeAccount)),
       reserveSeqs(trx, ops.length),
     ],
     writes: (balances, seqs) => {

@@ -37,23 +37,38 @@ export function rowToOp(row: { kind: 'credit' | 'match'; op: unknown }): LedgerO
   };
 }
 
-/** The (account, asset) balances an operation touches. */
-export function balanceKeysOf(op: LedgerOperation, feeAccount: Account): { account: Account; assetId: bigint }[] {
-  return movementsOf(op, feeAccount).flatMap((m) => [
-    { account: m.from, assetId: m.id },
-    { account: m.to, assetId: m.id },
-  ]);
+type BalanceKey = { account: Account; assetId: bigint };
+
+/** Each key once, in the order first seen (by account, then asset id: no key is made as a string). */
+export function uniqueBalanceKeys(keys: Iterable<BalanceKey>): BalanceKey[] {
+  const seen = new Map<Account, Set<bigint>>();
+  const out: BalanceKey[] = [];
+  for (const k of keys) {
+    let own = seen.get(k.account);
+    if (!own) seen.set(k.account, (own = new Set()));
+    if (own.has(k.assetId)) continue;
+    own.add(k.assetId);
+    out.push(k);
+  }
+  return out;
+}
+
+/** The keys of the balances `ops` touch (each movement's sender and receiver), each once, in the order first touched. */
+export function balanceKeysOfAll(ops: readonly LedgerOperation[], feeAccount: Account): BalanceKey[] {
+  const keys: BalanceKey[] = [];
+  for (const op of ops) for (const m of movementsOf(op, feeAccount)) keys.push({ account: m.from, assetId: m.id }, { account: m.to, assetId: m.id });
+  return uniqueBalanceKeys(keys);
 }
 
 /** The stored balances of the given keys (missing keys are zero and not returned). */
-export async function readBalances(db: Db, table: BalanceTable, keys: readonly { account: Account; assetId: bigint }[]): Promise<BalanceEntry[]> {
+export async function readBalances(db: Db, table: BalanceTable, keys: readonly BalanceKey[]): Promise<BalanceEntry[]> {
   const step = balancesStep(db, table, keys);
   return step ? runStep(db, step) : [];
 }
 
 /** The statement reading those balances (null: no key). */
-export function balancesStep(db: Db, table: BalanceTable, keys: readonly { account: Account; assetId: bigint }[]): Step<BalanceEntry[]> | null {
-  const unique = [...new Map(keys.map((k) => [`${k.account}:${k.assetId}`, k])).values()];
+export function balancesStep(db: Db, table: BalanceTable, keys: readonly BalanceKey[]): Step<BalanceEntry[]> | null {
+  const unique = uniqueBalanceKeys(keys);
   if (unique.length === 0) return null;
   // One index probe per key, joined from two arrays (an OR of pairs costs the planner more than the reads; bench/orderbook-http.ts).
   const query = sql`SELECT b.account, b.asset_id::text AS asset_id, b.balance::text AS balance
