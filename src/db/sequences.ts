@@ -6,9 +6,9 @@
  * PGlite, 100 µs by name). The names are PostgreSQL's for an identity column (table_column_seq), checked against the
  * catalog by test/db/sequences.test.ts.
  */
-import { sql, type Transaction } from 'kysely';
+import type { CompiledQuery } from 'kysely';
+import { fixedStatement } from './statement.ts';
 import type { Step } from './pipeline.ts';
-import type { DB } from './schema.ts';
 
 export const IDENTITY_SEQUENCES = {
   'orders.seq': 'orders_seq_seq',
@@ -16,10 +16,14 @@ export const IDENTITY_SEQUENCES = {
   'ledger_operations.seq': 'ledger_operations_seq_seq',
 } as const;
 
+const TAKE = Object.fromEntries(
+  Object.entries(IDENTITY_SEQUENCES).map(([column, sequence]) => [column, fixedStatement(`SELECT nextval('${sequence}'::regclass)::text AS n FROM generate_series(1, $1)`)]),
+) as Record<keyof typeof IDENTITY_SEQUENCES, (n: number) => CompiledQuery>;
+
 /** `n` numbers from the identity sequence of `column` (table.column), ascending, as decimal strings. */
-export function takeNumbers(trx: Transaction<DB>, column: keyof typeof IDENTITY_SEQUENCES, n: number): Step<string[]> {
+export function takeNumbers(column: keyof typeof IDENTITY_SEQUENCES, n: number): Step<string[]> {
   return {
-    query: sql`SELECT nextval(${sql.lit(IDENTITY_SEQUENCES[column])}::regclass)::text AS n FROM generate_series(1, ${n})`.compile(trx),
+    query: TAKE[column](n),
     read: ({ rows }) => rows.map((r) => r.n as string).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)),
   };
 }

@@ -17,7 +17,24 @@ const textOf = (v: Cell): string | null => (v === null || v === undefined ? null
  */
 export function unnestRows(alias: string, columns: readonly string[], rows: readonly (readonly Cell[])[]): RawBuilder<unknown> {
   const arrays = columns.map((_, c) => rows.map((r) => textOf(r[c])));
-  return sql`unnest(${sql.join(arrays.map((a) => sql`${a}::text[]`))}) AS ${sql.raw(alias)} (${sql.raw(columns.join(', '))})`;
+  return sql(fragmentsOf(alias, columns), ...arrays);
+}
+
+/**
+ * The text around unnest's parameters, `unnest(` … `::text[], ` … `::text[]) AS u (a, b)`, made once per alias and
+ * column list: one builder with a parameter per column instead of a builder per column joined (the order loop's rows
+ * go this way, ~10 statements a round).
+ */
+const fragments = new Map<string, TemplateStringsArray>();
+function fragmentsOf(alias: string, columns: readonly string[]): TemplateStringsArray {
+  const key = `${alias}(${columns.join(',')})`;
+  let made = fragments.get(key);
+  if (!made) {
+    const parts = ['unnest(', ...columns.slice(1).map(() => '::text[], '), `::text[]) AS ${alias} (${columns.join(', ')})`];
+    made = Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray;
+    if (fragments.size < 500) fragments.set(key, made);
+  }
+  return made;
 }
 
 /**

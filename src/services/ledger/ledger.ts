@@ -59,8 +59,8 @@ export interface LedgerAppend {
  * ledger lock, which every ledger writer holds until it commits, so the operations still commit in seq order (the
  * batcher closes them in that order, docs/ledger.md). A rolled-back writer leaves a gap, as a failed insert always did.
  */
-function reserveSeqs(trx: Transaction<DB>, n: number): Step<string[]> | null {
-  return n === 0 ? null : takeNumbers(trx, 'ledger_operations.seq', n);
+function reserveSeqs(n: number): Step<string[]> | null {
+  return n === 0 ? null : takeNumbers('ledger_operations.seq', n);
 }
 
 export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAccount: Account }): LedgerService {
@@ -70,7 +70,7 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
     reads: [
       { query: sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.compile(trx), read: () => undefined },
       balancesStep(trx, 'ledger_balances', balanceKeysOfAll(ops, feeAccount)),
-      reserveSeqs(trx, ops.length),
+      reserveSeqs(ops.length),
     ],
     writes: (balances, seqs) => {
       if (seqs.length !== ops.length) throw new Error(`ledger: ${ops.length} operation(s) and ${seqs.length} seq(s)`);

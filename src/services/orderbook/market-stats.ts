@@ -7,19 +7,25 @@
  * transaction that records the fills; placements on one market run one at a time.
  */
 import type { Transaction } from 'kysely';
-import { sql } from 'kysely';
 import { fillCostOf, outcome0PriceOf } from '../../core/orderbook/engine.ts';
 import type { Fill } from '../../core/orderbook/types.ts';
 import { BPS, MATCH_KINDS, SHARE_VALUE } from '../../core/ledger/types.ts';
 import { WAD } from '../../core/markets/price.ts';
 import type { Step } from '../../db/pipeline.ts';
 import type { DB } from '../../db/schema.ts';
+import { fixedStatement } from '../../db/statement.ts';
 
 /** 1e18-scaled prices of both outcomes when outcome 0 trades at `bps`. */
 export const orderBookPrices = (outcome0Bps: number): [string, string] => [
   ((WAD * BigInt(outcome0Bps)) / BPS).toString(),
   ((WAD * (BPS - BigInt(outcome0Bps))) / BPS).toString(),
 ];
+
+// Both outcomes always hold the same number of shares: complete sets ($2 more of each).
+const APPLY_FILLS = fixedStatement(`UPDATE markets SET prices = $1,
+  outstanding = jsonb_build_array(((outstanding->>0)::numeric + $2::numeric)::text, ((outstanding->>0)::numeric + $2::numeric)::text),
+  volume = volume + $3::numeric, trade_count = trade_count + $4, last_trade_at = $5, updated_at = $5
+  WHERE chain_id = $6 AND address = $7`);
 
 /** The statement that applies the fills to the market row (null: no fill). */
 export function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Step<void> | null {
@@ -32,19 +38,6 @@ export function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: numb
     volume += fillCostOf(f.kind, f.priceBps, f.shares);
   }
   const last = fills[fills.length - 1]!;
-  const query = trx
-    .updateTable('markets')
-    .set({
-      prices: JSON.stringify(orderBookPrices(outcome0PriceOf(last.side, last.priceBps))),
-      // Both outcomes always hold the same number of shares: complete sets.
-      outstanding: sql`jsonb_build_array(((outstanding->>0)::numeric + ${setDelta.toString()}::numeric)::text, ((outstanding->>0)::numeric + ${setDelta.toString()}::numeric)::text)`,
-      volume: sql`volume + ${volume.toString()}::numeric`,
-      trade_count: sql`trade_count + ${fills.length}`,
-      last_trade_at: at,
-      updated_at: at,
-    })
-    .where('chain_id', '=', market.chainId)
-    .where('address', '=', market.address)
-    .compile();
+  const query = APPLY_FILLS(JSON.stringify(orderBookPrices(outcome0PriceOf(last.side, last.priceBps))), setDelta.toString(), volume.toString(), fills.length, at, market.chainId, market.address);
   return { query, read: () => undefined };
 }

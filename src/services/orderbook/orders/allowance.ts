@@ -12,6 +12,7 @@ import { runStep, type Step } from '../../../db/pipeline.ts';
 import { unnestRows } from '../../../db/unnest.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
+import { fixedStatement } from '../../../db/statement.ts';
 
 type AllowanceDeps = Pick<OrderBookDeps, 'clock' | 'fills' | 'freeFillsOf' | 'fewestFreeFills'>;
 
@@ -28,6 +29,9 @@ interface Usage {
  * used stay below it, its tier need not be read (a read of several statements per agent and batch).
  */
 const fewestFreeFills = (deps: AllowanceDeps): number => (deps.freeFillsOf ? (deps.fewestFreeFills ?? 0) : deps.fills.freePerMonth);
+
+const READ_ALLOWANCES = fixedStatement(`SELECT a.id, a.paid_fills_remaining, u.free_used FROM agents AS a
+  LEFT JOIN fill_usage AS u ON u.agent_id = a.id AND u.month = $1 WHERE a.id = any($2::uuid[])`);
 
 /** The allowances of a batch's agents: what they had when the batch began, and the fills the batch counted since. */
 export class Allowances {
@@ -53,12 +57,7 @@ export class Allowances {
   /** The statement that reads this month's free fills used and the purchased fills left of each agent (null: nothing to read). */
   static read(deps: AllowanceDeps, trx: Transaction<DB>, agentIds: readonly string[]): Step<Allowances> | null {
     if (!deps.fills.enabled || agentIds.length === 0) return null;
-    const query = trx
-      .selectFrom('agents as a')
-      .leftJoin('fill_usage as u', (join) => join.onRef('u.agent_id', '=', 'a.id').on('u.month', '=', fillMonth(deps.clock.now())))
-      .select(['a.id', 'a.paid_fills_remaining', 'u.free_used'])
-      .where(sql<boolean>`a.id = any(${[...agentIds]}::uuid[])`)
-      .compile();
+    const query = READ_ALLOWANCES(fillMonth(deps.clock.now()), [...agentIds]);
     return {
       query,
       read: (result) => {

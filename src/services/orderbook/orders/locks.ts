@@ -2,10 +2,11 @@
  * The first and the last resort of the order loop's lock order (docs/orderbook.md "Concurrency"): the per-owner
  * placement locks every batch of placements takes first, and the retry of a transaction the database broke as a deadlock.
  */
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import type { Account } from '../../../core/ledger/types.ts';
 import type { Step } from '../../../db/pipeline.ts';
+import { fixedStatement } from '../../../db/statement.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderLoopError } from './types.ts';
 
@@ -23,10 +24,12 @@ export type BusyError = OrderLoopError<'SERVICE_UNAVAILABLE'>;
  * the locks of all its owners at once, in one statement, sorted (the rows of unnest come in array order), so two
  * batches on different markets that share owners wait for each other instead of deadlocking.
  */
+const LOCK_OWNERS = fixedStatement(`SELECT pg_advisory_xact_lock($1, hashtext(o)) FROM unnest($2::text[]) AS o`);
+
 export function lockOwners(trx: Transaction<DB>, owners: readonly Account[]): Step<void> | null {
   const sorted = [...new Set(owners)].sort();
   if (sorted.length === 0) return null;
-  return { query: sql`SELECT pg_advisory_xact_lock(${ORDER_OWNER_LOCK}, hashtext(o)) FROM unnest(${sorted}::text[]) AS o`.compile(trx), read: () => undefined };
+  return { query: LOCK_OWNERS(ORDER_OWNER_LOCK, sorted), read: () => undefined };
 }
 
 /**

@@ -100,7 +100,7 @@ export async function placeBatch(
   const fences = sorted.map((part) => refusingBatch('fence', () => deps.fence?.(trx, part.market.marketId)));
   const rows = sorted.map((part) => refusingBatch('market', () => lockOpenMarket(deps, trx, part.market)));
   const [seqs, available, read] = await runStepsAfter(trx, [...fences, lockOwners(trx, owners), ...rows], [
-    reserveSeqs(trx, batch.length),
+    reserveSeqs(batch.length),
     Availability.read(
       trx,
       deps.ledger.feeAccount,
@@ -227,8 +227,8 @@ class BatchState {
  * Seqs (time priority in the book) for the batch's orders, one per order in arrival order, taken from the orders.seq
  * column's sequence before matching; a refused order's is never used.
  */
-function reserveSeqs(trx: Transaction<DB>, n: number): Step<bigint[]> {
-  const numbers = takeNumbers(trx, 'orders.seq', n);
+function reserveSeqs(n: number): Step<bigint[]> {
+  const numbers = takeNumbers('orders.seq', n);
   return { query: numbers.query, read: (result) => numbers.read(result).map(BigInt) };
 }
 

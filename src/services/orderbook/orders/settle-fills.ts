@@ -179,7 +179,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
     ledger?.reads[2] ?? null,
     updateMakers(deps, trx, makers),
     addReservations(trx, reservations),
-    reserveFillIds(trx, fills.length),
+    reserveFillIds(fills.length),
     countFreeFills(deps, trx, perAgent),
     eventCursors(trx, queue),
   ] as const);
@@ -212,8 +212,8 @@ async function agentsOf(trx: Transaction<DB>, orderIds: readonly string[]): Prom
 }
 
 /** Ids for the batch's fills, in fill order, taken from the order_fills.id column's sequence (null: no fill). */
-function reserveFillIds(trx: Transaction<DB>, n: number): Step<string[]> | null {
-  return n === 0 ? null : takeNumbers(trx, 'order_fills.id', n);
+function reserveFillIds(n: number): Step<string[]> | null {
+  return n === 0 ? null : takeNumbers('order_fills.id', n);
 }
 
 /** The columns that say how far an order got. */

@@ -6,6 +6,7 @@ import { isTradeable, type Controls, type MarketState } from '../../../core/mark
 import type { Step } from '../../../db/pipeline.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
+import { fixedStatement } from '../../../db/statement.ts';
 
 type MarketDeps = Pick<OrderBookDeps, 'db' | 'clock' | 'chainId'>;
 
@@ -37,14 +38,10 @@ export async function openMarketOf(deps: MarketDeps, address: string): Promise<O
  * a market, and cancels its orders, in a transaction of its own, so an order cannot land between the void and the
  * cancellations. Also checks that the market still has the ledger id the order was queued under.
  */
+const LOCK_MARKET = fixedStatement(`SELECT state, controls, close_time, ledger_market_id FROM markets WHERE chain_id = $1 AND address = $2 FOR UPDATE`);
+
 export function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, market: OrderBookMarket): Step<void> {
-  const query = trx
-    .selectFrom('markets')
-    .select(['state', 'controls', 'close_time', 'ledger_market_id'])
-    .where('chain_id', '=', deps.chainId)
-    .where('address', '=', market.address)
-    .forUpdate()
-    .compile();
+  const query = LOCK_MARKET(deps.chainId, market.address);
   return {
     query,
     read: ({ rows }) => {
