@@ -49,6 +49,7 @@ import { m0038_leaderboard_fill_cursor } from './0038_leaderboard_fill_cursor.ts
 // Markets by address alone (issue 22): the fills' volume trigger.
 import { m0039_markets_address_index } from './0039_markets_address_index.ts';
 import { m0040_ledger_write_indexes } from './0040_ledger_write_indexes.ts';
+import { m0041_orders_owner_seq_index } from './0041_orders_owner_seq_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '0038_leaderboard_fill_cursor': m0038_leaderboard_fill_cursor,
   '0039_markets_address_index': m0039_markets_address_index,
   '0040_ledger_write_indexes': m0040_ledger_write_indexes,
+  '0041_orders_owner_seq_index': m0041_orders_owner_seq_index,
 };

@@ -1,0 +1,41 @@
+// The reads that lean on an index (docs/orderbook.md, session 26), as both back ends plan them on a migrated database:
+// with sequential scans priced out, each is answered from its index, in its index's order.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest, type DB } from '../../src/db/index.ts';
+import { backends, type Backend } from './backends.ts';
+
+for (const b of await backends()) {
+  describe.skipIf(b.skip)(`indexes on ${b.name}`, () => {
+    let backend: Backend;
+    let db: Kysely<DB>;
+    beforeAll(async () => {
+      backend = b.make();
+      db = (await backend.fresh()).db;
+      await migrateToLatest(db);
+    });
+    afterAll(async () => {
+      await backend?.cleanup();
+    });
+
+    const plan = (query: (trx: Transaction<DB>) => Promise<{ rows: Record<string, unknown>[] }>) =>
+      db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        return (await query(trx)).rows.map((r) => Object.values(r)[0] as string).join('\n');
+      });
+
+    it("pages an owner's orders newest first from (owner, seq), without sorting them (GET /orderbook/orders)", async () => {
+      const text = await plan((trx) =>
+        sql`EXPLAIN SELECT * FROM orders WHERE owner = ${'0xaaaa00000000000000000000000000000000000a'} AND agent_id = ${'3f1c2d4e-0000-4000-8000-000000000001'}::uuid
+          AND chain_id = ${8453} AND seq < ${'100'} ORDER BY seq DESC LIMIT 51`.execute(trx),
+      );
+      expect(text).toContain('orders_owner_idx');
+      expect(text).not.toMatch(/\bSort\b/);
+    });
+
+    it("finds a ledger source's operations through its unique index, whatever the collation", async () => {
+      const text = await plan((trx) => sql`EXPLAIN SELECT seq FROM ledger_operations WHERE source LIKE 'signup-grant:x#%'`.execute(trx));
+      expect(text).toContain('ledger_operations_source_key');
+    });
+  });
+}
