@@ -26,7 +26,7 @@ for (const b of await backends()) {
 
     it("pages an owner's orders newest first from (owner, seq), without sorting them (GET /orderbook/orders)", async () => {
       const text = await plan((trx) =>
-        sql`EXPLAIN SELECT * FROM orders WHERE owner = ${'0xaaaa00000000000000000000000000000000000a'} AND agent_id = ${'3f1c2d4e-0000-4000-8000-000000000001'}::uuid
+        sql<Record<string, unknown>>`EXPLAIN SELECT * FROM orders WHERE owner = ${'0xaaaa00000000000000000000000000000000000a'} AND agent_id = ${'3f1c2d4e-0000-4000-8000-000000000001'}::uuid
           AND chain_id = ${8453} AND seq < ${'100'} ORDER BY seq DESC LIMIT 51`.execute(trx),
       );
       expect(text).toContain('orders_owner_idx');
@@ -34,7 +34,7 @@ for (const b of await backends()) {
     });
 
     it("finds a ledger source's operations through its unique index, whatever the collation", async () => {
-      const text = await plan((trx) => sql`EXPLAIN SELECT seq FROM ledger_operations WHERE source LIKE 'signup-grant:x#%'`.execute(trx));
+      const text = await plan((trx) => sql<Record<string, unknown>>`EXPLAIN SELECT seq FROM ledger_operations WHERE source LIKE 'signup-grant:x#%'`.execute(trx));
       expect(text).toContain('ledger_operations_source_key');
     });
   });

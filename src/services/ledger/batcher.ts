@@ -22,7 +22,8 @@ import type { Relayer } from '../../chain/relayer.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../db/index.ts';
 import type { Logger } from '../../core/logger.ts';
-import { allBalances, balanceKeysOfAll, readBalances, rowToOp, upsertBalances } from './rows.ts';
+import { allBalances, balanceKey, balanceKeysOfAll, readBalances, rowToOp, upsertBalanceSteps } from './rows.ts';
+import { runSteps } from '../../db/pipeline.ts';
 import { LEDGER_WRITE_LOCK } from './ledger.ts';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
@@ -121,13 +122,17 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
   const opsOf = async (first: string, last: string): Promise<LedgerOperation[]> =>
     (await db.selectFrom('ledger_operations').select(['kind', 'op']).where('seq', '>=', first).where('seq', '<=', last).orderBy('seq').execute()).map(rowToOp);
 
-  /** The absolute balances the operations leave, starting from the committed balances: each touched key once, in the order first touched. */
-  const changesOf = async (executor: Executor, ops: readonly LedgerOperation[]): Promise<BalanceEntry[]> => {
+  /**
+   * The absolute balances the operations leave, starting from the committed balances: each touched key once, in the
+   * order first touched; with the keys of the committed rows there were (balanceKey), which the commit updates in place.
+   */
+  const changesOf = async (executor: Executor, ops: readonly LedgerOperation[]): Promise<{ changes: BalanceEntry[]; stored: Set<string> }> => {
     const keys = balanceKeysOfAll(ops, feeAccount);
-    const ledger = new LedgerBalances(await readBalances(executor, 'ledger_committed_balances', keys));
+    const read = await readBalances(executor, 'ledger_committed_balances', keys);
+    const ledger = new LedgerBalances(read);
     // Replayed in their accepted order, so no check can fail here that passed when they were written.
     for (const op of ops) ledger.apply(op, feeAccount);
-    return keys.map((k) => ({ ...k, balance: ledger.get(k.account, k.assetId) }));
+    return { changes: keys.map((k) => ({ ...k, balance: ledger.get(k.account, k.assetId) })), stored: new Set(read.map(balanceKey)) };
   };
 
   /**
@@ -175,7 +180,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     const { pending } = found;
     const nonce = committed.nonce + 1n;
     const ops = pending.map(rowToOp);
-    const next = treeWith(await changesOf(db, ops));
+    const next = treeWith((await changesOf(db, ops)).changes);
     const newRoot = next.root();
     let calldata: Hex;
     let payloadHash: Hex | null = null;
@@ -247,10 +252,12 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
       }
     }
     deps.faults?.afterReceipt?.(batch.nonce);
-    const changes = await changesOf(db, await opsOf(batch.firstSeq, batch.lastSeq));
+    const { changes, stored } = await changesOf(db, await opsOf(batch.firstSeq, batch.lastSeq));
     const confirmedAt = clock.now();
     const row = await db.transaction().execute(async (trx) => {
-      await upsertBalances(trx, 'ledger_committed_balances', changes);
+      // Only the batcher writes these rows, one batch at a time: the ones read are there (an update finding fewer fails
+      // the commit, and so does an insert of a row someone else made; the next tick tries again).
+      await runSteps(trx, upsertBalanceSteps(trx, 'ledger_committed_balances', changes, stored));
       return trx
         .updateTable('ledger_batches')
         .set({ status: 'confirmed', tx_hash: tx.txHash, block_number: tx.blockNumber?.toString() ?? null, confirmed_at: confirmedAt })
