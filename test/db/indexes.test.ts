@@ -1,9 +1,11 @@
 // The reads that lean on an index (docs/orderbook.md, session 26), as both back ends plan them on a migrated database:
 // with sequential scans priced out, each is answered from its index, in its index's order.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, type DB } from '../../src/db/index.ts';
 import { backends, type Backend } from './backends.ts';
+import { COLLATERAL_ASSET, outcomeAsset, type Account } from '../../src/core/ledger/types.ts';
+import { balancesStep } from '../../src/services/ledger/rows.ts';
 
 for (const b of await backends()) {
   describe.skipIf(b.skip)(`indexes on ${b.name}`, () => {
@@ -36,6 +38,21 @@ for (const b of await backends()) {
     it("finds a ledger source's operations through its unique index, whatever the collation", async () => {
       const text = await plan((trx) => sql<Record<string, unknown>>`EXPLAIN SELECT seq FROM ledger_operations WHERE source LIKE 'signup-grant:x#%'`.execute(trx));
       expect(text).toContain('ledger_operations_source_key');
+    });
+
+    it("reads a round's balances by probing each key's row, not by reading the whole table (services/ledger/rows.ts)", async () => {
+      // A table of the order bench's size, analysed: a plain join of the keys was planned as a hash join over all of it.
+      const account = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as Account;
+      const assets = [COLLATERAL_ASSET, outcomeAsset(5n, 0), outcomeAsset(5n, 1)];
+      await sql`INSERT INTO ledger_balances (account, asset_id, balance)
+        SELECT '0x' || lpad(to_hex(a), 40, '0'), x, 1000 FROM generate_series(1, 300) AS a, unnest(${assets.map(String)}::numeric[]) AS x`.execute(db);
+      await sql`ANALYZE ledger_balances`.execute(db);
+      const keys = Array.from({ length: 24 }, (_, i) => ({ account: account(1 + i * 7), assetId: assets[i % 3]! }));
+      const step = balancesStep(db, 'ledger_balances', keys)!;
+      const text = (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN ${step.query.sql}`, [...step.query.parameters]))).rows.map((r) => Object.values(r)[0]).join('\n');
+      expect(text).toContain('ledger_balances_pkey');
+      expect(text).not.toContain('Seq Scan on ledger_balances');
+      expect(step.read(await db.executeQuery(step.query))).toHaveLength(24);
     });
   });
 }
