@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { Migrator, type Kysely } from 'kysely';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/db/index.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { migrateToLatest, openDatabase, type Database, type DB } from '../../src/db/index.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 
@@ -112,6 +113,28 @@ export async function migratedTo(backend: Backend, name: string): Promise<Kysely
   const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateTo(name);
   if (error) throw error;
   return db as Kysely<unknown>;
+}
+
+/**
+ * Inside a describe: a fresh database of the back end `choice` makes, migrated to the latest, for the describe's tests,
+ * and dropped after them. Answers how to reach it once they run.
+ */
+export function migratedDatabase(choice: { make: () => Backend }): { db: () => Kysely<DB>; backend: () => Backend } {
+  let backend: Backend | undefined;
+  let db: Kysely<DB> | undefined;
+  beforeAll(async () => {
+    backend = choice.make();
+    db = (await backend.fresh()).db;
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await backend?.cleanup();
+  });
+  const ready = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('migratedDatabase: its database is made before the tests run');
+    return v;
+  };
+  return { db: () => ready(db), backend: () => ready(backend) };
 }
 
 /** A promise with its resolve exposed, for ordering steps across concurrent transactions. */

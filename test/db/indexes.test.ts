@@ -1,27 +1,18 @@
 // The reads that lean on an index (docs/orderbook.md, session 26), as both back ends plan them on a migrated database:
 // with sequential scans priced out, each is answered from its index, in its index's order.
-import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, type DB } from '../../src/db/index.ts';
-import { backends, type Backend } from './backends.ts';
+import { CompiledQuery, sql, type Transaction } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/index.ts';
+import { backends, migratedDatabase } from './backends.ts';
 import { COLLATERAL_ASSET, outcomeAsset, type Account } from '../../src/core/ledger/types.ts';
 import { balancesStep } from '../../src/services/ledger/rows.ts';
 
 for (const b of await backends()) {
   describe.skipIf(b.skip)(`indexes on ${b.name}`, () => {
-    let backend: Backend;
-    let db: Kysely<DB>;
-    beforeAll(async () => {
-      backend = b.make();
-      db = (await backend.fresh()).db;
-      await migrateToLatest(db);
-    });
-    afterAll(async () => {
-      await backend?.cleanup();
-    });
+    const fresh = migratedDatabase(b);
 
     const plan = (query: (trx: Transaction<DB>) => Promise<{ rows: Record<string, unknown>[] }>) =>
-      db.transaction().execute(async (trx) => {
+      fresh.db().transaction().execute(async (trx) => {
         await sql`SET LOCAL enable_seqscan = off`.execute(trx);
         return (await query(trx)).rows.map((r) => Object.values(r)[0] as string).join('\n');
       });
@@ -41,6 +32,7 @@ for (const b of await backends()) {
     });
 
     it("reads a round's balances by probing each key's row, not by reading the whole table (services/ledger/rows.ts)", async () => {
+      const db = fresh.db();
       // A table of the order bench's size, analysed: a plain join of the keys was planned as a hash join over all of it.
       const account = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as Account;
       const assets = [COLLATERAL_ASSET, outcomeAsset(5n, 0), outcomeAsset(5n, 1)];
@@ -52,7 +44,7 @@ for (const b of await backends()) {
       const text = (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN ${step.query.sql}`, [...step.query.parameters]))).rows.map((r) => Object.values(r)[0]).join('\n');
       expect(text).toContain('ledger_balances_pkey');
       expect(text).not.toContain('Seq Scan on ledger_balances');
-      expect(step.read(await db.executeQuery(step.query))).toHaveLength(24);
+      expect(step.read(await db.executeQuery<Record<string, unknown>>(step.query))).toHaveLength(24);
     });
   });
 }

@@ -3,12 +3,12 @@
 import diagnostics from 'node:diagnostics_channel';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, type DB } from '../../src/db/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/index.ts';
 import { PGLITE_HOLDS_CHANNEL, type PGliteHold } from '../../src/db/pglite-dialect.ts';
 import { blankPGlite } from '../support/pglite-template.ts';
 import { waitFor } from '../support/wait.ts';
-import { backends, deferred, type Backend } from './backends.ts';
+import { backends, deferred, migratedDatabase, type Backend } from './backends.ts';
 
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 
@@ -45,15 +45,11 @@ class Rollback extends Error {}
 
 for (const b of await backends()) {
   describe.skipIf(b.skip)(`transactions on ${b.name}`, () => {
+    const fresh = migratedDatabase(b);
     let backend: Backend;
     let db: Kysely<DB>;
-    beforeAll(async () => {
-      backend = b.make();
-      db = (await backend.fresh()).db;
-      await migrateToLatest(db);
-    });
-    afterAll(async () => {
-      await backend?.cleanup();
+    beforeAll(() => {
+      [backend, db] = [fresh.backend(), fresh.db()];
     });
 
     it('a rollback never removes rows committed by others meanwhile', async () => {

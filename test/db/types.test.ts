@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, toCount, type DB } from '../../src/db/index.ts';
-import { backends, type Backend } from './backends.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { toCount, type DB } from '../../src/db/index.ts';
+import { backends, migratedDatabase, type Backend } from './backends.ts';
 import { replayable } from '../support/property.ts';
 
 describe('toCount', () => {
@@ -27,15 +27,11 @@ const NOW = new Date('2026-01-02T03:04:05.678Z');
 
 for (const b of await backends()) {
   describe.skipIf(b.skip)(`types and constraints on ${b.name}`, () => {
+    const fresh = migratedDatabase(b);
     let backend: Backend;
     let db: Kysely<DB>;
-    beforeAll(async () => {
-      backend = b.make();
-      db = (await backend.fresh()).db;
-      await migrateToLatest(db);
-    });
-    afterAll(async () => {
-      await backend?.cleanup();
+    beforeAll(() => {
+      [backend, db] = [fresh.backend(), fresh.db()];
     });
 
     it('int8 and numeric come back as strings, timestamptz as Date, count(*) via toCount', async () => {
