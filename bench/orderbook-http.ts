@@ -459,7 +459,6 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     for (const [i, [name, scenarioMarkets, seed, connections]] of cases.entries()) {
       const script = scriptOf(scenarioMarkets, seed, i === 0 ? undefined : await freshKeys(i));
       log(`bench: running ${name}`);
-      (globalThis as any).__trs = [];
       const since = runtime.clock.now();
       const stats = runtime.services.orderbook.stats();
       const profile = opts.profileDir ? await startProfile() : null;
@@ -482,10 +481,6 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       if (timeline) holdLines.push(`"${name}": its ${stalls} longest stalls (placements over ${STALL_MS} ms sent within 5 ms of each other):`, ...stallLines.map((l) => `  ${l}`));
       delete result.slow;
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
-      { const trs = (globalThis as any).__trs as [string, number, number?][][]; const phases = new Map<string, number[]>();
-        for (const m of trs) { for (let i = 1; i < m.length; i++) { const k = `${i}:${m[i - 1]![0]}->${m[i]![0]}${m[i]![2] ? '(' + m[i]![2] + ')' : ''}`; (phases.get(k) ?? phases.set(k, []).get(k)!).push(m[i]![1] - m[i - 1]![1]); } }
-        const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
-        for (const [k, v] of [...phases].sort((a, b) => b[1].length - a[1].length).slice(0, 14)) log(`bench: phase ${k} n=${v.length} median ${med(v).toFixed(2)} mean ${(v.reduce((x, y) => x + y, 0) / v.length).toFixed(2)}`); }
       const [t, o, ms] = placedBetween(stats, runtime.services.orderbook.stats());
       // Rounds run one after another: the share of the scenario a placement transaction was running says whether a
       // round's latency is the limit (near 100 %) or something else is (docs/orderbook.md, session 20).

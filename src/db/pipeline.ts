@@ -103,14 +103,10 @@ export async function runStep<T>(executor: Executor, step: Step<T>): Promise<T> 
  */
 export async function pipelined(executor: Executor, queries: readonly CompiledQuery[]): Promise<PromiseSettledResult<QueryResult<Record<string, unknown>>>[]> {
   if (queries.length === 0) return [];
-  const g = globalThis as any; const mine = g.__tr?.trx === executor;
-  if (mine) g.__tr.marks.push(['send', performance.now(), queries.length]);
-  try {
-  if (queries.length === 1) return await Promise.allSettled([executor.executeQuery<Record<string, unknown>>(queries[0]!)]);
+  if (queries.length === 1) return Promise.allSettled([executor.executeQuery<Record<string, unknown>>(queries[0]!)]);
   const carrier: Carrier = { ...CompiledQuery.raw(`/* ${queries.length} pipelined statements */`), [STATEMENTS]: queries };
   const result = await executor.executeQuery(carrier);
   return result.rows as unknown as PromiseSettledResult<QueryResult<Record<string, unknown>>>[];
-  } finally { if (mine) g.__tr.marks.push(['recv', performance.now()]); }
 }
 
 /** A connection that runs a pipeline itself (PGlite: one exchange with the backend); null: it cannot, run them in turn. */

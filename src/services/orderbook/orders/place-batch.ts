@@ -89,7 +89,6 @@ export async function placeBatch(
   parts: readonly MarketPlacements[],
   published?: (events: StoredEvent[]) => void,
 ): Promise<PromiseSettledResult<OrderView>[][]> {
-  { const g = globalThis as any; if (g.__tr) { g.__tr.trx = trx; g.__tr.marks.push(['in', performance.now()]); } }
   const sorted = [...parts].sort((a, b) => (a.market.marketId < b.market.marketId ? -1 : a.market.marketId > b.market.marketId ? 1 : 0));
   const batch = sorted.flatMap((part) => part.placements);
   const owners = [...new Set(batch.map((p) => p.trader.owner))];

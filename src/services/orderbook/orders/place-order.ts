@@ -123,7 +123,6 @@ async function placeQueued(deps: RoundDeps, marketId: bigint, take: () => Placem
  */
 async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; take: () => Placement[] }[]): Promise<PromiseSettledResult<OrderView>[][]> {
   const started = performance.now();
-  const g = globalThis as any; g.__tr = { trx: null, marks: [['start', started]] };
   let published: StoredEvent[] = [];
   const outcomes = await retryingDeadlocks(() =>
     changingAll(
@@ -145,7 +144,6 @@ async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; tak
       },
     ),
   );
-  g.__tr.marks.push(['end', performance.now()]); (g.__trs ??= []).push(g.__tr.marks);
   deps.stats.transactions += 1;
   deps.stats.orders += outcomes.flat().filter((o) => o.status === 'fulfilled').length;
   deps.stats.transactionMs += performance.now() - started;
