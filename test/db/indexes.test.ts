@@ -40,7 +40,7 @@ for (const b of await backends()) {
         SELECT '0x' || lpad(to_hex(a), 40, '0'), x, 1000 FROM generate_series(1, 300) AS a, unnest(${assets.map(String)}::numeric[]) AS x`.execute(db);
       await sql`ANALYZE ledger_balances`.execute(db);
       const keys = Array.from({ length: 24 }, (_, i) => ({ account: account(1 + i * 7), assetId: assets[i % 3]! }));
-      const step = balancesStep(db, 'ledger_balances', keys)!;
+      const step = balancesStep('ledger_balances', keys)!;
       const text = (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN ${step.query.sql}`, [...step.query.parameters]))).rows.map((r) => Object.values(r)[0]).join('\n');
       expect(text).toContain('ledger_balances_pkey');
       expect(text).not.toContain('Seq Scan on ledger_balances');

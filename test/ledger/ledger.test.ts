@@ -13,7 +13,7 @@ import { encodeJournal, nextJournalCommitment } from '../../src/core/ledger/jour
 import { COLLATERAL_ASSET, CREDIT_REASONS, MATCH_KINDS, outcomeAsset, type Account, type LedgerOperation } from '../../src/core/ledger/types.ts';
 import { runSteps } from '../../src/db/pipeline.ts';
 import { createLedgerBatcher } from '../../src/services/ledger/batcher.ts';
-import { balanceKey, upsertBalanceSteps } from '../../src/services/ledger/rows.ts';
+import { balanceKey, writeBalanceSteps } from '../../src/services/ledger/rows.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
 import { newAccount } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -214,7 +214,7 @@ describe('play-money ledger', () => {
     expect(counts).toEqual({ ins: 0, upd: counts.upd, hot: counts.upd });
     // A row the writer read under the ledger lock cannot be gone; if it were, the update says so and nothing is written.
     const ghost = { account: '0x9999000000000000000000000000000000000009' as Account, assetId: COLLATERAL_ASSET, balance: 5n };
-    await expect(db.transaction().execute((trx) => runSteps(trx, upsertBalanceSteps(trx, 'ledger_balances', [ghost], new Set([balanceKey(ghost)]))))).rejects.toThrow(/1 of 1 balance row\(s\) read under the ledger lock are gone/);
+    await expect(db.transaction().execute((trx) => runSteps(trx, writeBalanceSteps(trx, 'ledger_balances', [ghost], new Set([balanceKey(ghost)]))))).rejects.toThrow(/1 of 1 balance row\(s\) read under the ledger lock are gone/);
     expect(await ledger.balancesOf(ghost.account)).toEqual([]);
     // A source is still written once (migration 0040 made its index partial; test/db/indexes.test.ts reads through it).
     await ledger.submit([grant(D, 1n), grant(E, 1n)], { source: 'test-grant:DE' });

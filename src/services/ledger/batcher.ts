@@ -22,7 +22,7 @@ import type { Relayer } from '../../chain/relayer.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../db/index.ts';
 import type { Logger } from '../../core/logger.ts';
-import { allBalances, balanceKey, balanceKeysOfAll, readBalances, rowToOp, upsertBalanceSteps } from './rows.ts';
+import { allBalances, balanceKey, balanceKeysOfAll, readBalances, rowToOp, writeBalanceSteps } from './rows.ts';
 import { runSteps } from '../../db/pipeline.ts';
 import { LEDGER_WRITE_LOCK } from './ledger.ts';
 
@@ -257,7 +257,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     const row = await db.transaction().execute(async (trx) => {
       // Only the batcher writes these rows, one batch at a time: the ones read are there (an update finding fewer fails
       // the commit, and so does an insert of a row someone else made; the next tick tries again).
-      await runSteps(trx, upsertBalanceSteps(trx, 'ledger_committed_balances', changes, stored));
+      await runSteps(trx, writeBalanceSteps(trx, 'ledger_committed_balances', changes, stored));
       return trx
         .updateTable('ledger_batches')
         .set({ status: 'confirmed', tx_hash: tx.txHash, block_number: tx.blockNumber?.toString() ?? null, confirmed_at: confirmedAt })

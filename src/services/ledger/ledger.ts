@@ -12,7 +12,7 @@ import type { DB } from '../../db/schema.ts';
 import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
 import { takeNumbers } from '../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
-import { balanceKey, balanceKeysOfAll, balancesStep, opToRow, upsertBalanceSteps } from './rows.ts';
+import { balanceKey, balanceKeysOfAll, balancesStep, opToRow, writeBalanceSteps } from './rows.ts';
 
 /** Lock key of every ledger write and batch close (pg_advisory_xact_lock). */
 export const LEDGER_WRITE_LOCK = 0x1ed9e7;
@@ -69,7 +69,7 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
   const appending = (trx: Transaction<DB>, ops: readonly LedgerOperation[], source?: string): LedgerAppend => ({
     reads: [
       { query: sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.compile(trx), read: () => undefined },
-      balancesStep(trx, 'ledger_balances', balanceKeysOfAll(ops, feeAccount)),
+      balancesStep('ledger_balances', balanceKeysOfAll(ops, feeAccount)),
       reserveSeqs(ops.length),
     ],
     writes: (balances, seqs) => {
@@ -86,7 +86,7 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; feeAcc
         SELECT u.seq::bigint, u.kind, u.op::json, u.source, u.created_at::timestamptz FROM ${unnestRows('u', ['seq', 'kind', 'op', 'source', 'created_at'], cells)}`.compile(trx);
       // The balances read above, under the ledger lock, are the rows there are: updated in place, the rest inserted.
       const stored = new Set(balances.map(balanceKey));
-      return [{ query, read: () => undefined }, ...upsertBalanceSteps(trx, 'ledger_balances', [...touched.values()], stored)];
+      return [{ query, read: () => undefined }, ...writeBalanceSteps(trx, 'ledger_balances', [...touched.values()], stored)];
     },
   });
 

@@ -3,7 +3,7 @@ import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { fixedStatement } from '../../db/statement.ts';
 import { movementsOf } from '../../core/ledger/engine.ts';
 import type { Account, BalanceEntry, LedgerOperation } from '../../core/ledger/types.ts';
-import { runStep, runSteps, type Step } from '../../db/pipeline.ts';
+import { runStep, type Step } from '../../db/pipeline.ts';
 import { unnestRows } from '../../db/unnest.ts';
 import type { DB } from '../../db/schema.ts';
 
@@ -63,7 +63,7 @@ export function balanceKeysOfAll(ops: readonly LedgerOperation[], feeAccount: Ac
 
 /** The stored balances of the given keys (missing keys are zero and not returned). */
 export async function readBalances(db: Db, table: BalanceTable, keys: readonly BalanceKey[]): Promise<BalanceEntry[]> {
-  const step = balancesStep(db, table, keys);
+  const step = balancesStep(table, keys);
   return step ? runStep(db, step) : [];
 }
 
@@ -77,7 +77,7 @@ const BALANCES_OF = Object.fromEntries(
 ) as Record<BalanceTable, (accounts: string[], assets: string[]) => CompiledQuery>;
 
 /** The statement reading those balances (null: no key). */
-export function balancesStep(db: Db, table: BalanceTable, keys: readonly BalanceKey[]): Step<BalanceEntry[]> | null {
+export function balancesStep(table: BalanceTable, keys: readonly BalanceKey[]): Step<BalanceEntry[]> | null {
   const unique = uniqueBalanceKeys(keys);
   if (unique.length === 0) return null;
   // One index probe per key, the keys from two arrays (an OR of pairs costs the planner more than the reads;
@@ -91,65 +91,51 @@ export function balancesStep(db: Db, table: BalanceTable, keys: readonly Balance
   };
 }
 
-/** Writes absolute balances; a zero balance deletes its row. */
-export async function upsertBalances(db: Db, table: BalanceTable, entries: readonly BalanceEntry[]): Promise<void> {
-  await runSteps(db, upsertBalanceSteps(db, table, entries));
-}
-
-/** The key of a balance row in `existing` (upsertBalanceSteps). */
+/** The key of a balance row in `stored` (writeBalanceSteps). */
 export const balanceKey = (e: { account: Account; assetId: bigint }): string => `${e.account}:${e.assetId}`;
 
 /** Rows at most in one statement. */
 const BALANCES_PER_STATEMENT = 500;
 
 /**
- * The statements writing those balances: the rows set in groups of 500, the zero ones deleted in one.
+ * The statements writing absolute balances (a zero balance deletes its row), in groups of 500 rows.
  *
- * `existing`: the keys (balanceKey) of the rows the caller read under the ledger lock, so no other writer can add or
- * delete a row meanwhile. Those rows are updated in place and the others inserted, instead of every row upserted: an
- * upsert locks its row before it updates it (a second write of the row's page and a record more in the write-ahead
- * log, ~2 a placement), and a row that is not there is inserted by a speculative insertion (one more). An update that
- * finds fewer rows than it was given fails the transaction. Without `existing`, every row is upserted.
+ * `stored`: the keys (balanceKey) of the rows the caller read under the lock that every writer of `table` holds (the
+ * ledger lock; the batcher, the only writer of the committed balances), so no row comes or goes meanwhile. Those rows
+ * are updated in place and the others inserted, not upserted: an upsert locks its row before it updates it (a second
+ * write of the row's page and a record more in the write-ahead log, ~2 a placement), and inserts a missing row by a
+ * speculative insertion (one more). An update that finds fewer rows than it was given fails the transaction, as does
+ * an insert of a row that is there.
  */
-export function upsertBalanceSteps(db: Db, table: BalanceTable, entries: readonly BalanceEntry[], existing?: ReadonlySet<string>): Step<void>[] {
-  const zero = entries.filter((e) => e.balance === 0n && (existing === undefined || existing.has(balanceKey(e))));
+export function writeBalanceSteps(db: Db, table: BalanceTable, entries: readonly BalanceEntry[], stored: ReadonlySet<string>): Step<void>[] {
+  const zero = entries.filter((e) => e.balance === 0n && stored.has(balanceKey(e)));
   const set = entries.filter((e) => e.balance !== 0n);
   const steps: Step<void>[] = [];
-  const done = () => undefined;
   const chunks = (rows: readonly BalanceEntry[]) => {
     const out: (string | bigint)[][][] = [];
     for (let i = 0; i < rows.length; i += BALANCES_PER_STATEMENT) out.push(rows.slice(i, i + BALANCES_PER_STATEMENT).map((e) => [e.account, e.assetId, e.balance]));
     return out;
   };
   const columns = ['account', 'asset_id', 'balance'];
-  if (existing === undefined) {
-    for (const cells of chunks(set)) {
-      const query = sql`INSERT INTO ${sql.table(table)} (account, asset_id, balance)
-        SELECT u.account, u.asset_id::numeric, u.balance::numeric FROM ${unnestRows('u', columns, cells)}
-        ON CONFLICT (account, asset_id) DO UPDATE SET balance = excluded.balance`.compile(db);
-      steps.push({ query, read: done });
-    }
-  } else {
-    for (const cells of chunks(set.filter((e) => existing.has(balanceKey(e))))) {
-      const query = sql`UPDATE ${sql.table(table)} AS b SET balance = u.balance::numeric FROM ${unnestRows('u', columns, cells)}
-        WHERE b.account = u.account AND b.asset_id = u.asset_id::numeric RETURNING b.account`.compile(db);
-      steps.push({
-        query,
-        read: ({ rows }) => {
-          if (rows.length !== cells.length) throw new Error(`ledger: ${cells.length - rows.length} of ${cells.length} balance row(s) read under the ledger lock are gone from ${table}`);
-        },
-      });
-    }
-    for (const cells of chunks(set.filter((e) => !existing.has(balanceKey(e))))) {
-      const query = sql`INSERT INTO ${sql.table(table)} (account, asset_id, balance)
-        SELECT u.account, u.asset_id::numeric, u.balance::numeric FROM ${unnestRows('u', columns, cells)}`.compile(db);
-      steps.push({ query, read: done });
-    }
+  for (const cells of chunks(set.filter((e) => stored.has(balanceKey(e))))) {
+    const query = sql`UPDATE ${sql.table(table)} AS b SET balance = u.balance::numeric FROM ${unnestRows('u', columns, cells)}
+      WHERE b.account = u.account AND b.asset_id = u.asset_id::numeric RETURNING b.account`.compile(db);
+    steps.push({
+      query,
+      read: ({ rows }) => {
+        if (rows.length !== cells.length) throw new Error(`ledger: ${cells.length - rows.length} of ${cells.length} balance row(s) read under the ledger lock are gone from ${table}`);
+      },
+    });
+  }
+  for (const cells of chunks(set.filter((e) => !stored.has(balanceKey(e))))) {
+    const query = sql`INSERT INTO ${sql.table(table)} (account, asset_id, balance)
+      SELECT u.account, u.asset_id::numeric, u.balance::numeric FROM ${unnestRows('u', columns, cells)}`.compile(db);
+    steps.push({ query, read: () => undefined });
   }
   if (zero.length > 0) {
     const query = sql`DELETE FROM ${sql.table(table)} AS b USING unnest(${zero.map((e) => e.account)}::text[], ${zero.map((e) => e.assetId.toString())}::numeric[]) AS k (account, asset_id)
       WHERE b.account = k.account AND b.asset_id = k.asset_id`.compile(db);
-    steps.push({ query, read: done });
+    steps.push({ query, read: () => undefined });
   }
   return steps;
 }

@@ -6,13 +6,11 @@
  * one), `volume` Σ fill cost, `trade_count` the fills, `last_trade_at` the last fill's time. Runs inside the
  * transaction that records the fills; placements on one market run one at a time.
  */
-import type { Transaction } from 'kysely';
 import { fillCostOf, outcome0PriceOf } from '../../core/orderbook/engine.ts';
 import type { Fill } from '../../core/orderbook/types.ts';
 import { BPS, MATCH_KINDS, SHARE_VALUE } from '../../core/ledger/types.ts';
 import { WAD } from '../../core/markets/price.ts';
 import type { Step } from '../../db/pipeline.ts';
-import type { DB } from '../../db/schema.ts';
 import { fixedStatement } from '../../db/statement.ts';
 
 /** 1e18-scaled prices of both outcomes when outcome 0 trades at `bps`. */
@@ -28,7 +26,7 @@ const APPLY_FILLS = fixedStatement(`UPDATE markets SET prices = $1,
   WHERE chain_id = $6 AND address = $7`);
 
 /** The statement that applies the fills to the market row (null: no fill). */
-export function applyFillsToMarket(trx: Transaction<DB>, market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Step<void> | null {
+export function applyFillsToMarket(market: { chainId: number; address: string }, fills: readonly Fill[], at: Date): Step<void> | null {
   if (fills.length === 0) return null;
   let setDelta = 0n;
   let volume = 0n;

@@ -2,12 +2,10 @@
  * The first and the last resort of the order loop's lock order (docs/orderbook.md "Concurrency"): the per-owner
  * placement locks every batch of placements takes first, and the retry of a transaction the database broke as a deadlock.
  */
-import type { Transaction } from 'kysely';
 import { problem } from '../../../core/error-codes.ts';
 import type { Account } from '../../../core/ledger/types.ts';
 import type { Step } from '../../../db/pipeline.ts';
 import { fixedStatement } from '../../../db/statement.ts';
-import type { DB } from '../../../db/schema.ts';
 import type { OrderLoopError } from './types.ts';
 
 /** Namespace of the per-owner placement lock (pg_advisory_xact_lock(namespace, hashtext(owner))). */
@@ -19,14 +17,14 @@ const isRetryable = (err: unknown): boolean => ['40P01', '40001'].includes(Strin
 /** The lock conflict persisted through every attempt (503 with Retry-After). */
 export type BusyError = OrderLoopError<'SERVICE_UNAVAILABLE'>;
 
+const LOCK_OWNERS = fixedStatement(`SELECT pg_advisory_xact_lock($1, hashtext(o)) FROM unnest($2::text[]) AS o`);
+
 /**
  * One placement of an owner at a time, whatever the market: what it may reserve depends on its others. A batch takes
  * the locks of all its owners at once, in one statement, sorted (the rows of unnest come in array order), so two
  * batches on different markets that share owners wait for each other instead of deadlocking.
  */
-const LOCK_OWNERS = fixedStatement(`SELECT pg_advisory_xact_lock($1, hashtext(o)) FROM unnest($2::text[]) AS o`);
-
-export function lockOwners(trx: Transaction<DB>, owners: readonly Account[]): Step<void> | null {
+export function lockOwners(owners: readonly Account[]): Step<void> | null {
   const sorted = [...new Set(owners)].sort();
   if (sorted.length === 0) return null;
   return { query: LOCK_OWNERS(ORDER_OWNER_LOCK, sorted), read: () => undefined };

@@ -98,8 +98,8 @@ export async function placeBatch(
   for (const taken of keyTaken) taken.catch(() => undefined); // awaited after the pipeline; its failure fails the batch there
   // The locks in their order, then the reads they protect: one pipeline (each statement sees what the ones before it locked).
   const fences = sorted.map((part) => refusingBatch('fence', () => deps.fence?.(trx, part.market.marketId)));
-  const rows = sorted.map((part) => refusingBatch('market', () => lockOpenMarket(deps, trx, part.market)));
-  const [seqs, available, read] = await runStepsAfter(trx, [...fences, lockOwners(trx, owners), ...rows], [
+  const rows = sorted.map((part) => refusingBatch('market', () => lockOpenMarket(deps, part.market)));
+  const [seqs, available, read] = await runStepsAfter(trx, [...fences, lockOwners(owners), ...rows], [
     reserveSeqs(batch.length),
     Availability.read(
       trx,

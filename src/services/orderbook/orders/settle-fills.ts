@@ -113,7 +113,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
     entry.fills.push(f.fill);
     markets.set(f.market.address, entry);
   }
-  const records = [...markets.values()].map(({ market, fills: own }) => applyFillsToMarket(trx, { chainId: deps.chainId, address: market.address }, own, now));
+  const records = [...markets.values()].map(({ market, fills: own }) => applyFillsToMarket({ chainId: deps.chainId, address: market.address }, own, now));
   // The makers' agents, as the book knows them (books.ts); one the book does not know (none, by construction) is read.
   const unknown = [...new Set(fills.filter((f) => f.makerAgent === null).map((f) => f.fill.makerOrderId))];
   const read = unknown.length > 0 ? await agentsOf(trx, unknown) : new Map<string, string>();

@@ -1,10 +1,8 @@
 // The market an order names: an ORDERBOOK market of this chain, and whether it takes orders now.
-import type { Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.ts';
 import { problem } from '../../../core/error-codes.ts';
 import { isTradeable, type Controls, type MarketState } from '../../../core/markets/states.ts';
 import type { Step } from '../../../db/pipeline.ts';
-import type { DB } from '../../../db/schema.ts';
 import type { OrderBookDeps, OrderLoopError } from './types.ts';
 import { fixedStatement } from '../../../db/statement.ts';
 
@@ -33,14 +31,14 @@ export async function openMarketOf(deps: MarketDeps, address: string): Promise<O
   return { address: m.address, marketId: BigInt(m.ledger_market_id) };
 }
 
+const LOCK_MARKET = fixedStatement(`SELECT state, controls, close_time, ledger_market_id FROM markets WHERE chain_id = $1 AND address = $2 FOR UPDATE`);
+
 /**
  * Locks the market row and checks again that it takes orders (the fills update this row anyway): the indexer voids
  * a market, and cancels its orders, in a transaction of its own, so an order cannot land between the void and the
  * cancellations. Also checks that the market still has the ledger id the order was queued under.
  */
-const LOCK_MARKET = fixedStatement(`SELECT state, controls, close_time, ledger_market_id FROM markets WHERE chain_id = $1 AND address = $2 FOR UPDATE`);
-
-export function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, trx: Transaction<DB>, market: OrderBookMarket): Step<void> {
+export function lockOpenMarket(deps: Pick<MarketDeps, 'clock' | 'chainId'>, market: OrderBookMarket): Step<void> {
   const query = LOCK_MARKET(deps.chainId, market.address);
   return {
     query,
