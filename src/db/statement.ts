@@ -7,7 +7,7 @@
  */
 import { CompiledQuery } from 'kysely';
 
-/** `text` with these parameters, in the order of their placeholders. */
+/** `text` with these parameters, in the order of their placeholders. Its runs of white space become one space (so no literal in it may depend on them). */
 export function fixedStatement(text: string): (...parameters: unknown[]) => CompiledQuery {
   const compact = text.replace(/\s+/g, ' ').trim();
   return (...parameters) => CompiledQuery.raw(compact, parameters);
