@@ -1,6 +1,6 @@
 // The load generator's process (forked by load.ts, so the client never competes with the server for its
 // event loop): a closed loop of N keep-alive connections, each sending its next request (a GET, or the next
-// POST of a script) when the last answer ended.
+// POST of a script) when the last answer ended; or, with a rate, an open loop sending each request when it is due.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load.ts';
@@ -42,6 +42,9 @@ function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keep
     req.end(out.body);
   });
 }
+
+/** Open loop: how long after its window a run waits for the answers of requests due inside it. */
+const UNANSWERED_AFTER_MS = 5_000;
 
 const percentile = (sorted: Float64Array, p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -96,7 +99,57 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     }
   };
 
-  await Promise.all(Array.from({ length: job.connections }, (_, i) => connection(i)));
+  /**
+   * Open loop: request n is due at start + n / rate, sent then whatever is still in flight (the agent queues it while
+   * every connection is busy), and timed from when it was due. Counted when it was due inside the window; the run waits
+   * for those up to UNANSWERED_AFTER_MS past the window's end, and counts the rest as unanswered.
+   */
+  let unanswered = 0;
+  const openLoop = async (rate: number): Promise<void> => {
+    const inFlight = new Set<Promise<void>>();
+    const one = async (due: number, out: Outgoing): Promise<void> => {
+      const port = job.ports && job.ports.length > 0 ? job.ports[next % job.ports.length]! : job.port;
+      const counted = due >= measureFrom && due < end;
+      try {
+        const answer = await send(agent, job, port, out, sample === undefined);
+        if (!counted) return;
+        const t1 = performance.now();
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        if (answer.status === okStatus) {
+          ok++;
+          bytes += answer.bytes;
+          latencies.push(t1 - due);
+          if (job.slowMs !== undefined && t1 - due > job.slowMs) slow.push([Date.now() - (t1 - due), t1 - due]);
+        } else {
+          sample ??= `${answer.status} ${(answer.body ?? '').slice(0, 300)}`;
+        }
+      } catch (err) {
+        if (!counted) return;
+        errors++;
+        sample ??= `network error: ${(err as Error).message}`;
+      }
+    };
+    await new Promise<void>((resolve) => {
+      const tick = () => {
+        const now = performance.now();
+        for (;;) {
+          const due = start + (next * 1000) / rate;
+          if (due >= end) return resolve();
+          if (due > now) break;
+          const p = one(due, outgoing(next++));
+          inFlight.add(p);
+          void p.finally(() => inFlight.delete(p));
+        }
+        setTimeout(tick, Math.max(0, start + (next * 1000) / rate - performance.now()));
+      };
+      tick();
+    });
+    const gaveUp = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), UNANSWERED_AFTER_MS).unref());
+    if ((await Promise.race([Promise.all(inFlight), gaveUp])) === 'late') unanswered = inFlight.size;
+  };
+
+  if (job.ratePerSecond !== undefined) await openLoop(job.ratePerSecond);
+  else await Promise.all(Array.from({ length: job.connections }, (_, i) => connection(i)));
   agent.destroy();
   const sorted = Float64Array.from(latencies).sort();
   return {
@@ -104,10 +157,13 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     rps: ok / (job.durationMs / 1000),
     sent: next,
     p50Ms: percentile(sorted, 50),
+    p90Ms: percentile(sorted, 90),
     p99Ms: percentile(sorted, 99),
+    meanMs: sorted.length === 0 ? Number.NaN : sorted.reduce((a, b) => a + b, 0) / sorted.length,
     statuses,
     errors,
     bytesPerResponse: ok === 0 ? 0 : Math.round(bytes / ok),
+    ...(job.ratePerSecond === undefined ? {} : { unanswered }),
     ...(sample === undefined ? {} : { sample }),
     ...(job.slowMs === undefined ? {} : { slow }),
   };

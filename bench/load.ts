@@ -1,4 +1,4 @@
-// A small closed-loop HTTP load client. It runs in a forked process (load-worker.ts) so that its own CPU
+// A small HTTP load client, closed loop or at a fixed rate (open loop). It runs in a forked process (load-worker.ts) so that its own CPU
 // use does not slow the server under test, which shares this process's event loop with the anchor.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,13 @@ export interface LoadJob {
   okStatus?: number;
   /** Report each successful answer slower than this (LoadResult.slow). */
   slowMs?: number;
+  /**
+   * Open loop: requests leave at this fixed rate (requests a second), each at its scheduled moment whatever the answers
+   * before it, over at most `connections` keep-alive connections; one that finds them all busy waits for one. Latency
+   * counts from the scheduled moment, so a server that falls behind shows it in the percentiles (no coordinated
+   * omission). Unset: a closed loop, each connection sending its next request when its last answer ended.
+   */
+  ratePerSecond?: number;
 }
 
 export interface LoadResult {
@@ -43,11 +50,16 @@ export interface LoadResult {
   sent: number;
   /** Latency percentiles of the successful answers, milliseconds (NaN without any). */
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+  /** The mean latency: with a closed loop of N connections, rps is about N / meanMs, so the tail above p50 costs rate too. */
+  meanMs: number;
   /** Answers in the window by HTTP status. */
   statuses: Record<string, number>;
   /** Requests that failed below HTTP (refused, reset). */
   errors: number;
+  /** Open loop: requests scheduled in the window that had no answer by the time the run gave up on them (5 s after it). */
+  unanswered?: number;
   bytesPerResponse: number;
   /** The first failure seen (status and the start of its body), to tell throttling from a bug. */
   sample?: string;

@@ -67,6 +67,14 @@ export interface PlaceBenchOptions {
    * e.g. "4,32"), and an order's cost told from a round's over those runs (cost-model.ts).
    */
   sweep?: readonly number[];
+  /**
+   * After the closed-loop scenarios, both streams again in an open loop at this many orders a second
+   * (BENCH_PLACE_RATE, default 2,000, the issue's goal; 0: none): does the service keep up with that rate, and at what
+   * latency, timed from when each order was due (load-worker.ts).
+   */
+  rate?: number;
+  /** The open loop's keep-alive connections at most (BENCH_PLACE_RATE_CONNECTIONS, default 64: one an agent). */
+  rateConnections?: number;
   log: (line: string) => void;
 }
 
@@ -385,6 +393,11 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `ORDERBOOK markets created through the negotiate loop on anvil; fill allowance on (1e9 free per month); ledger batches committed on chain as configured`,
       `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
       `load: ${opts.connections} keep-alive connections, closed loop, ${opts.warmupSeconds} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
+      ...(opts.rate
+        ? [
+            `"at ${opts.rate}/s": the same streams in an open loop, an order due every ${(1000 / opts.rate).toFixed(2)} ms whatever the answers, over ${opts.rateConnections ?? 64} keep-alive connections at most; latency from when each was due, so falling behind shows (BENCH_PLACE_RATE=0: none)`,
+          ]
+        : []),
       primeMarket
         ? `primed: ${opts.primeSeconds} s of the same load on a market of its own before the scenarios, not measured, so V8 has compiled the order path as in a server that has run for a while (BENCH_PLACE_PRIME_SECONDS=0: none)`
         : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
@@ -392,7 +405,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc)`,
     ];
 
-    const streamLength = Math.ceil(((opts.warmupSeconds + opts.seconds) * STREAM_PER_SECOND) / 1000) * 1000;
+    const streamLength = Math.ceil(((opts.warmupSeconds + opts.seconds) * Math.max(STREAM_PER_SECOND, opts.rate ?? 0)) / 1000) * 1000;
     // Each scenario rotates through keys of its own: one set for the whole run shares one minute's write budget between
     // both scenarios and their warm-ups, which a fast machine spends (2 x 6 s at 2,000 orders/s is 24,000 of 30,720).
     const freshKeys = (scenario: number): Promise<string[][]> =>
@@ -416,7 +429,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       port: number,
       path: string,
       script: readonly ScriptedRequest[],
-      { connections = opts.connections, warmupMs = opts.warmupSeconds * 1000, durationMs = opts.seconds * 1000 } = {},
+      { connections = opts.connections, warmupMs = opts.warmupSeconds * 1000, durationMs = opts.seconds * 1000, rate }: { connections?: number; warmupMs?: number; durationMs?: number; rate?: number } = {},
     ): Promise<LoadResult> =>
       client.run({
         host,
@@ -430,6 +443,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         connections,
         warmupMs,
         durationMs,
+        ...(rate !== undefined ? { ratePerSecond: rate } : {}),
         ...(stalls > 0 ? { slowMs: STALL_MS } : {}),
       });
 
@@ -450,13 +464,22 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const scenarios: PlaceScenario[] = [];
     const commits: string[] = [];
     const holdLines: string[] = [];
-    const cases: [string, string[], number, number][] = [
-      ['place-order, 1 market', [markets[0]!], 0x0b00c, opts.connections],
-      [`place-order, spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`, markets.slice(1, 1 + opts.markets), 0x5eed5, opts.connections],
-      ...(opts.sweep ?? []).map((c): [string, string[], number, number] => [`place-order, 1 market, ${c} connection${c === 1 ? '' : 's'}`, [markets[0]!], 0x0b00c, c]),
+    const spread = `spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`;
+    const rated = opts.rate ? opts.rate : undefined;
+    const rateConnections = opts.rateConnections ?? 64;
+    const cases: { name: string; markets: string[]; seed: number; connections: number; rate?: number; swept?: true }[] = [
+      { name: 'place-order, 1 market', markets: [markets[0]!], seed: 0x0b00c, connections: opts.connections },
+      { name: `place-order, ${spread}`, markets: markets.slice(1, 1 + opts.markets), seed: 0x5eed5, connections: opts.connections },
+      ...(rated === undefined
+        ? []
+        : [
+            { name: `place-order at ${rated}/s, 1 market`, markets: [markets[0]!], seed: 0x0b00c, connections: rateConnections, rate: rated },
+            { name: `place-order at ${rated}/s, ${spread}`, markets: markets.slice(1, 1 + opts.markets), seed: 0x5eed5, connections: rateConnections, rate: rated },
+          ]),
+      ...(opts.sweep ?? []).map((c) => ({ name: `place-order, 1 market, ${c} connection${c === 1 ? '' : 's'}`, markets: [markets[0]!], seed: 0x0b00c, connections: c, swept: true as const })),
     ];
     const swept: { service: CostPoint; db?: CostPoint }[] = [];
-    for (const [i, [name, scenarioMarkets, seed, connections]] of cases.entries()) {
+    for (const [i, { name, markets: scenarioMarkets, seed, connections, rate, swept: inSweep }] of cases.entries()) {
       const script = scriptOf(scenarioMarkets, seed, i === 0 ? undefined : await freshKeys(i));
       log(`bench: running ${name}`);
       const since = runtime.clock.now();
@@ -469,7 +492,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const progress = opts.progressSeconds ? watchProgress(runtime, opts.progressSeconds, (line) => log(`bench: ${name}: ${line}`)) : null;
-      const result = await run(address.port, PATH, script, { connections });
+      const result = await run(address.port, PATH, script, { connections, ...(rate !== undefined ? { rate } : {}) });
       progress?.stop();
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
@@ -486,9 +509,14 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       // round's latency is the limit (near 100 %) or something else is (docs/orderbook.md, session 20).
       const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
+      // A closed loop of N connections places about N / mean latency orders a second: the tail costs rate, not p99 alone.
+      if (result.ok > 0) {
+        const closed = rate === undefined ? `; were every answer as quick as the p50, ${connections} connections would place ${Math.round((1000 * connections) / result.p50Ms)} orders/s` : '';
+        commits.push(`"${name}": latency p50 ${result.p50Ms.toFixed(1)} ms, p90 ${result.p90Ms.toFixed(1)}, mean ${result.meanMs.toFixed(1)}${closed}`);
+      }
       // The helpers' share is what a core of their own would take off the event loop's and the database's.
       if (byThread && o > 0) commits.push(`"${name}": the service's CPU by thread: its event loop ${(byThread.mainUs / o).toFixed(0)} µs an order, the other threads (V8 compiling in the background and collecting garbage, libuv's pool) ${(byThread.othersUs / o).toFixed(0)} µs, warm-up included`);
-      if (i >= 2) swept.push({ service: { orders: o, rounds: t, us: used.user + used.system }, ...(serverUs !== undefined ? { db: { orders: o, rounds: t, us: serverUs } } : {}) });
+      if (inSweep) swept.push({ service: { orders: o, rounds: t, us: used.user + used.system }, ...(serverUs !== undefined ? { db: { orders: o, rounds: t, us: serverUs } } : {}) });
       const counts = await countsOf(runtime, scenarioMarkets, since);
       const perOrder = (us: number) => (o > 0 ? us / o : Number.NaN);
       scenarios.push({
@@ -533,6 +561,7 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
       .filter(([status]) => status !== '201')
       .map(([status, count]) => `${count}×${status}`);
     if (r.errors > 0) failed.push(`${r.errors}×net`);
+    if (r.unanswered) failed.push(`${r.unanswered}×unanswered`);
     const f = (k: string) => String(r.fills[k] ?? 0);
     const fills = isAnchor ? '–' : `${f('TRANSFER')}/${f('TAKER_SELLS')}/${f('MINT')}/${f('MERGE')}`;
     return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.dbCpuUsPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
@@ -624,6 +653,8 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     stalls: intFromEnv('BENCH_PLACE_STALLS', 0, 0, 100),
     progressSeconds: intFromEnv('BENCH_PLACE_PROGRESS', 0, 0, 600),
     sweep: connectionsFromEnv('BENCH_PLACE_SWEEP'),
+    rate: intFromEnv('BENCH_PLACE_RATE', 2_000, 0, 100_000),
+    rateConnections: intFromEnv('BENCH_PLACE_RATE_CONNECTIONS', 64, 1, 1_024),
     holds: process.env.BENCH_PLACE_HOLDS === '1',
     log,
   };
