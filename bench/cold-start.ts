@@ -15,6 +15,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../src/chain/anvil.ts';
 import { intFromEnv, runIfMain } from './scope.ts';
+import { SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const READY_TIMEOUT_MS = 120_000;
@@ -66,7 +67,7 @@ export async function coldStartOnce(log: (line: string) => void): Promise<ColdSt
   const pgDb = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : null;
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), ANVIL_PORT: String(anvilPort), LOG_LEVEL: 'warn', ...(pgDb ? { DATABASE_URL: pgDb.url } : { DATABASE_URL: '' }) };
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'start'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(ROOT, 'bin/svc.mjs'), 'start'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -3,7 +3,8 @@
  * anvil; PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is set), each order persisted with
  * its fills, ledger matches, order events and outbox rows, next to an anchor: a bare Fastify POST route on the
  * same process that parses the same JSON body and answers one real place-order body verbatim. Prints, asserts
- * nothing. Run alone with `node --import ./bench/compile.mjs bench/orderbook-http.ts`; knobs in bench/run.ts.
+ * nothing. Run alone with `node --max-semi-space-size=64 --import ./bench/compile.mjs bench/orderbook-http.ts` (the flag
+ * as svc start runs the service: bin/node-flags.mjs); knobs in bench/run.ts.
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -32,6 +33,7 @@ import { watchServerCpu } from './server-cpu.ts';
 import { watchThreadCpu } from './thread-cpu.ts';
 import { fitCostModel, type CostModel, type CostPoint } from './cost-model.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
+import { missingServiceFlags, SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
 
 export interface PlaceBenchOptions {
   /** Measured seconds per scenario, after its warm-up. */
@@ -384,6 +386,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const client: LoadClient = startLoadClient();
     cleanups.push(() => client.close());
 
+    const missing = missingServiceFlags(process.execArgv, process.env.NODE_OPTIONS);
+    if (missing.length > 0) log(`bench: this process runs without ${missing.join(' ')}, which svc start gives the service (bin/node-flags.mjs); add it to node's command line to measure what svc start runs`);
     const perKey = RATE_LIMITS.execute.write;
     const ceiling = Math.floor((keyCount * perKey) / (RATE_WINDOW_MS / 1000));
     const setup = [
@@ -403,6 +407,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
       `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc)`,
+      missing.length === 0
+        ? `node: ${SERVICE_NODE_FLAGS.join(' ')}, as svc start runs the service (bin/node-flags.mjs)`
+        : `node: WITHOUT ${missing.join(' ')}, which svc start runs the service with (bin/node-flags.mjs): these numbers are of another heap; run it as npm run bench does`,
     ];
 
     const streamLength = Math.ceil(((opts.warmupSeconds + opts.seconds) * Math.max(STREAM_PER_SECOND, opts.rate ?? 0)) / 1000) * 1000;

@@ -5,7 +5,8 @@
  * process i mod n), as a round-robin balancer would; place-orders for a book another process owns are forwarded there.
  * PostgreSQL only (DATABASE_URL): PGlite is one process's database. Prints, asserts nothing. Knobs: BENCH_PROCESSES
  * (default "1,2,4"), BENCH_PROCESS_SECONDS (default BENCH_SECONDS or 5), BENCH_CONNECTIONS (16), BENCH_MARKETS (listing
- * rows, default 10000), BENCH_PLACE_AGENTS (64), BENCH_PLACE_MARKETS (4). Run alone with `node --import ./bench/compile.mjs bench/processes.ts`.
+ * rows, default 10000), BENCH_PLACE_AGENTS (64), BENCH_PLACE_MARKETS (4), BENCH_PLACE_PRIME_SECONDS (8: the place-order
+ * stream, another seed, unmeasured, before the measured one, as bench/orderbook-http.ts primes its process). Run alone with `node --import ./bench/compile.mjs bench/processes.ts`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { startLoadClient, type LoadResult } from './load.ts';
 import { createBenchDatabase, insertRows } from './markets-listing.ts';
 import { createMarkets, mintInventory, placeOrderStream, registerWalletAgent, type Trader } from './orderbook-http.ts';
 import { intFromEnv, runIfMain, withCleanups } from './scope.ts';
+import { SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
 
 export interface ProcessesBenchOptions {
   counts: number[];
@@ -30,6 +32,12 @@ export interface ProcessesBenchOptions {
   listingRows: number;
   agents: number;
   markets: number;
+  /**
+   * Seconds of place-orders (the same books, another seed) before the measured stream, not measured, so every process
+   * has compiled its order path, as a server that has run for a while has (0: none, as before 2026-12-07: one process
+   * then placed ~900 orders/s where the primed in-process bench placed ~1,600).
+   */
+  primeSeconds: number;
   log: (line: string) => void;
 }
 
@@ -46,7 +54,7 @@ const READY = /^svc: ready in /m;
 
 /** One `svc start` of the deployment; resolves once it printed that it is ready. */
 function startProcess(env: Record<string, string>, log: (line: string) => void): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/svc.mjs'), 'start'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(REPO_ROOT, 'bin/svc.mjs'), 'start'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
@@ -119,12 +127,31 @@ export async function benchProcesses(opts: ProcessesBenchOptions): Promise<Proce
           const tokens = traders.flatMap((t) => t.keys);
           const listing = await client.run({ host: '127.0.0.1', port: ports[0]!, ports, path: '/api/v1/markets', tokens, connections: opts.connections, warmupMs: WARMUP_MS, durationMs: opts.seconds * 1000 });
           const used = new Array<number>(opts.agents).fill(0);
-          const script = placeOrderStream(Math.ceil((opts.seconds + 1) * 2_000), markets.slice(1), opts.agents, 0x5ca1e + n).map(({ agent, body }) => {
-            const keys = traders[agent]!.keys;
-            const turn = used[agent]!;
-            used[agent] = turn + 1;
-            return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
-          });
+          const scriptOf = (seconds: number, seed: number) =>
+            placeOrderStream(Math.ceil(seconds * 2_000), markets.slice(1), opts.agents, seed).map(({ agent, body }) => {
+              const keys = traders[agent]!.keys;
+              const turn = used[agent]!;
+              used[agent] = turn + 1;
+              return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
+            });
+          if (opts.primeSeconds > 0) {
+            const primed = await client.run({
+              host: '127.0.0.1',
+              port: ports[0]!,
+              ports,
+              path: '/api/agent/v1/orderbook/place-order',
+              method: 'POST',
+              tokens: [],
+              script: scriptOf(opts.primeSeconds, 0x9a1e + n),
+              idempotencyPrefix: `bench-processes-prime-${n}-${Date.now()}`,
+              okStatus: 201,
+              connections: opts.connections,
+              warmupMs: 0,
+              durationMs: opts.primeSeconds * 1000,
+            });
+            log(`bench: ${n} process(es) primed: ${Math.round(primed.rps)} orders/s over ${opts.primeSeconds} s, not measured`);
+          }
+          const script = scriptOf(opts.seconds + 1, 0x5ca1e + n);
           const place = await client.run({
             host: '127.0.0.1',
             port: ports[0]!,
@@ -164,6 +191,7 @@ export function formatProcessesReport(rows: ProcessesRow[], opts: ProcessesBench
     '',
     `# ${cpus().length} CPU(s), Node ${process.version}, PostgreSQL, load average ${loadavg()[0]!.toFixed(1)}; ${opts.connections} connections spread over the processes, 1 s warm-up + ${opts.seconds} s`,
     `# listing: GET /api/v1/markets (${opts.listingRows} markets); place-order: the seeded stream of bench/orderbook-http.ts over ${opts.markets} order books, ${opts.agents} agents`,
+    opts.primeSeconds > 0 ? `# primed: ${opts.primeSeconds} s of place-orders on the same books (another seed) before the measured stream, not measured` : '# not primed (BENCH_PLACE_PRIME_SECONDS=0): the measured stream pays for V8 compiling the order path',
     '',
     'processes  listing req/s  p50 ms  p99 ms  scaling  non-200   place orders/s  p50 ms  p99 ms  scaling  non-201',
     '---------  -------------  ------  ------  -------  -------   --------------  ------  ------  -------  -------',
@@ -202,6 +230,7 @@ export function processesOptionsFromEnv(log: (line: string) => void): ProcessesB
     listingRows: intFromEnv('BENCH_MARKETS', 10_000, 10, 1_000_000),
     agents: intFromEnv('BENCH_PLACE_AGENTS', 64, 2, 10_000) & ~1,
     markets: intFromEnv('BENCH_PLACE_MARKETS', 4, 1, 19),
+    primeSeconds: intFromEnv('BENCH_PLACE_PRIME_SECONDS', 8, 0, 600),
     log,
   };
 }

@@ -18,7 +18,9 @@
  * BENCH_PLACE_PROGRESS (every that many seconds of a scenario, print what its last interval placed and cost, with the
  * heap in use), BENCH_PLACE_PRIME_SECONDS (orders on a market of their own before the scenarios, unmeasured, so V8 has
  * compiled the order path; default 8, 0 for none), BENCH_PLACE_SWEEP (e.g. "4,32": the one-market stream again at each
- * number of connections after the scenarios, and an order's CPU cost told from a round's: bench/cost-model.ts);
+ * number of connections after the scenarios, and an order's CPU cost told from a round's: bench/cost-model.ts),
+ * BENCH_PLACE_RATE (both streams again in an open loop at that many orders a second, latency timed from when each order
+ * was due; default 2000, 0 for none), BENCH_PLACE_RATE_CONNECTIONS (the open loop's connections at most, default 64);
  * BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU time by thread where /proc can
  * be read (bench/thread-cpu.ts). Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
@@ -35,7 +37,7 @@
  * (bench/cold-start.ts); BENCH_COLD_RUNS runs (default 3), on PGlite or on a new PostgreSQL database as above.
  * Then, on PostgreSQL only (DATABASE_URL), the listing and place-order against 1, 2 and 4 `svc start` processes on one
  * database with the scaling factor against one (bench/processes.ts); BENCH_PROCESSES sets the counts (default "1,2,4"),
- * BENCH_PROCESS_SECONDS the measured seconds.
+ * BENCH_PROCESS_SECONDS the measured seconds, BENCH_PLACE_PRIME_SECONDS the unmeasured place-orders before them.
  */
 import { benchClaims, claimsOptionsFromEnv, formatClaimsReport } from './claims.ts';
 import { benchColdStart, formatColdStart } from './cold-start.ts';

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 // The `svc` command. Runs src/cli/main.ts from a bundle of the sources (bin/bundle.mjs), built on the first run after
 // any change under src/; through tsx's loader instead with SVC_FROM_SOURCE=1, or when no bundle can be built.
 import path from 'node:path';
