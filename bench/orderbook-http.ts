@@ -335,6 +335,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
           LEDGER_SIGNUP_GRANT: GRANT.toString(),
           // The allowance stays on (its reads and writes are part of every order), just out of reach.
           FILLS_FREE_PER_MONTH: '1000000000',
+          // The rate limits in Redis, as several processes share them (docs/operations.md): BENCH_REDIS_URL.
+          ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
         },
       },
       cleanups,

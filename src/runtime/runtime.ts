@@ -5,7 +5,6 @@
 import { createServer } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CATALOG } from '../api/catalog/index.ts';
@@ -72,7 +71,7 @@ import { createEmailLinkService } from '../services/identity/email-links.ts';
 import { createHumanCheck } from '../services/identity/human-check.ts';
 import { createMailer } from '../services/mail/mailer.ts';
 import { createLinkingService } from '../services/identity/linking.ts';
-import { createMemoryStore, createRedisStore } from '../services/rate-limit/store.ts';
+import { connectRedisStore, createMemoryStore } from '../services/rate-limit/store.ts';
 import { createWebhookService } from '../services/webhooks/webhooks.ts';
 import { createMarketDataService } from '../services/market-data/market-data.ts';
 // Reputation (issue 20; docs/reputation.md).
@@ -261,7 +260,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     releaseStartup = null;
     starting = false;
 
-    const rateLimits = config.redisUrl ? createRedisStore(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : createMemoryStore();
+    const rateLimits = config.redisUrl ? connectRedisStore(config.redisUrl) : createMemoryStore();
     cleanups.push(() => rateLimits.close());
     const events = createEventBus({ db: database.db, log });
     cleanups.push(() => events.close());

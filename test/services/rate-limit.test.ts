@@ -3,12 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemoryStore, createRedisStore, type RateLimitStore } from '../../src/services/rate-limit/store.ts';
+import { connectRedisStore, createMemoryStore, createRedisStore, REDIS_OPTIONS, type RateLimitStore } from '../../src/services/rate-limit/store.ts';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const namespace = () => `svc:test:${randomBytes(4).toString('hex')}:`;
 const stores: [string, () => RateLimitStore][] = [
   ['memory', () => createMemoryStore()],
-  ['redis', () => createRedisStore(new Redis(redisUrl, { maxRetriesPerRequest: 1 }), `svc:test:${randomBytes(4).toString('hex')}:`)],
+  ['redis', () => connectRedisStore(redisUrl, namespace())],
 ];
 const opened: RateLimitStore[] = [];
 afterAll(async () => {
@@ -52,5 +53,49 @@ describe.each(stores)('%s rate-limit store', (_name, make) => {
     const t0 = 1_800_000_300_000;
     const [a, b] = await Promise.all([store.hit('k5', 5, 60_000, t0), store.hit('k5', 5, 60_000, t0)]);
     expect([a.remaining, b.remaining].sort()).toEqual([3, 4]);
+  });
+});
+
+describe('the Redis store on the wire', () => {
+  /** A connection as the service makes it, and the writes its socket takes. */
+  async function counted(): Promise<{ redis: Redis; store: RateLimitStore; writes: () => number }> {
+    const redis = new Redis(redisUrl, REDIS_OPTIONS);
+    const store = createRedisStore(redis, namespace());
+    opened.push(store);
+    await redis.ping();
+    const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+    const write = stream.write.bind(stream);
+    let writes = 0;
+    stream.write = (...args: unknown[]) => {
+      writes++;
+      return write(...args);
+    };
+    return { redis, store, writes: () => writes };
+  }
+
+  it('sends the hits of one turn of the event loop in one write, each charged', async () => {
+    const { store, writes } = await counted();
+    const t0 = 1_800_000_400_000;
+    const before = writes();
+    // Hits started by separate callbacks of one turn, as requests arriving together start theirs.
+    const hits = await new Promise<Promise<Awaited<ReturnType<RateLimitStore['hit']>>>[]>((resolve) => {
+      const started: Promise<Awaited<ReturnType<RateLimitStore['hit']>>>[] = [];
+      for (let i = 0; i < 8; i++) setImmediate(() => started.push(store.hit('burst', 5, 60_000, t0)));
+      setImmediate(() => resolve(started));
+    });
+    const results = await Promise.all(hits);
+    expect(results.filter((r) => r.allowed)).toHaveLength(5);
+    expect(results.map((r) => r.remaining).sort()).toEqual([0, 0, 0, 0, 1, 2, 3, 4]);
+    expect(writes() - before).toBe(1);
+  });
+
+  it('runs its script by hash, and once more in full when Redis has forgotten it, charging the hit once', async () => {
+    const { redis, store } = await counted();
+    const t0 = 1_800_000_500_000;
+    await store.hit('flushed', 3, 60_000, t0);
+    await redis.script('FLUSH');
+    const after = await store.hit('flushed', 3, 60_000, t0 + 1);
+    expect(after).toEqual({ allowed: true, limit: 3, remaining: 1, resetAtMs: t0 + 60_000 });
+    expect((await store.hit('flushed', 3, 60_000, t0 + 2)).remaining).toBe(0);
   });
 });
