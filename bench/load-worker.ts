@@ -69,6 +69,21 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     return { token, body: scripted?.body, idempotencyKey: job.idempotencyPrefix === undefined ? undefined : `${job.idempotencyPrefix}-${n}` };
   };
 
+  /** Counts an answer in the window, its latency from `from` (when it was sent, or due). */
+  const tally = (answer: Answer, from: number): void => {
+    const latency = performance.now() - from;
+    statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+    if (answer.status === okStatus) {
+      ok++;
+      bytes += answer.bytes;
+      latencies.push(latency);
+      // The wall clock, which the service's process shares (their monotonic clocks start at different moments).
+      if (job.slowMs !== undefined && latency > job.slowMs) slow.push([Date.now() - latency, latency]);
+    } else {
+      sample ??= `${answer.status} ${(answer.body ?? '').slice(0, 300)}`;
+    }
+  };
+
   const connection = async (index: number): Promise<void> => {
     const port = job.ports && job.ports.length > 0 ? job.ports[index % job.ports.length]! : job.port;
     for (;;) {
@@ -77,19 +92,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
       const out = outgoing(next++);
       try {
         const answer = await send(agent, job, port, out, sample === undefined);
-        const t1 = performance.now();
         // Only answers that both started and ended inside the window count.
-        if (t0 < measureFrom || t1 > end) continue;
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        if (answer.status === okStatus) {
-          ok++;
-          bytes += answer.bytes;
-          latencies.push(t1 - t0);
-          // The wall clock, which the service's process shares (their monotonic clocks start at different moments).
-          if (job.slowMs !== undefined && t1 - t0 > job.slowMs) slow.push([Date.now() - (t1 - t0), t1 - t0]);
-        } else {
-          sample ??= `${answer.status} ${(answer.body ?? '').slice(0, 300)}`;
-        }
+        if (t0 < measureFrom || performance.now() > end) continue;
+        tally(answer, t0);
       } catch (err) {
         errors++;
         sample ??= `network error: ${(err as Error).message}`;
@@ -112,17 +117,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
       const counted = due >= measureFrom && due < end;
       try {
         const answer = await send(agent, job, port, out, sample === undefined);
-        if (!counted) return;
-        const t1 = performance.now();
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        if (answer.status === okStatus) {
-          ok++;
-          bytes += answer.bytes;
-          latencies.push(t1 - due);
-          if (job.slowMs !== undefined && t1 - due > job.slowMs) slow.push([Date.now() - (t1 - due), t1 - due]);
-        } else {
-          sample ??= `${answer.status} ${(answer.body ?? '').slice(0, 300)}`;
-        }
+        if (counted) tally(answer, due);
       } catch (err) {
         if (!counted) return;
         errors++;

@@ -19,7 +19,7 @@ import { deployDevTokens, devChainEnv } from '../src/chain/dev-tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { createRuntime } from '../src/runtime/runtime.ts';
-import { startLoadClient, type LoadResult } from './load.ts';
+import { startLoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { createBenchDatabase, insertRows } from './markets-listing.ts';
 import { createMarkets, mintInventory, placeOrderStream, registerWalletAgent, type Trader } from './orderbook-http.ts';
 import { intFromEnv, runIfMain, withCleanups } from './scope.ts';
@@ -134,38 +134,26 @@ export async function benchProcesses(opts: ProcessesBenchOptions): Promise<Proce
               used[agent] = turn + 1;
               return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
             });
-          if (opts.primeSeconds > 0) {
-            const primed = await client.run({
+          const placeOrders = (script: ScriptedRequest[], idempotencyPrefix: string, warmupMs: number, seconds: number) =>
+            client.run({
               host: '127.0.0.1',
               port: ports[0]!,
               ports,
               path: '/api/agent/v1/orderbook/place-order',
               method: 'POST',
               tokens: [],
-              script: scriptOf(opts.primeSeconds, 0x9a1e + n),
-              idempotencyPrefix: `bench-processes-prime-${n}-${Date.now()}`,
+              script,
+              idempotencyPrefix,
               okStatus: 201,
               connections: opts.connections,
-              warmupMs: 0,
-              durationMs: opts.primeSeconds * 1000,
+              warmupMs,
+              durationMs: seconds * 1000,
             });
+          if (opts.primeSeconds > 0) {
+            const primed = await placeOrders(scriptOf(opts.primeSeconds, 0x9a1e + n), `bench-processes-prime-${n}-${Date.now()}`, 0, opts.primeSeconds);
             log(`bench: ${n} process(es) primed: ${Math.round(primed.rps)} orders/s over ${opts.primeSeconds} s, not measured`);
           }
-          const script = scriptOf(opts.seconds + 1, 0x5ca1e + n);
-          const place = await client.run({
-            host: '127.0.0.1',
-            port: ports[0]!,
-            ports,
-            path: '/api/agent/v1/orderbook/place-order',
-            method: 'POST',
-            tokens: [],
-            script,
-            idempotencyPrefix: `bench-processes-${n}-${Date.now()}`,
-            okStatus: 201,
-            connections: opts.connections,
-            warmupMs: WARMUP_MS,
-            durationMs: opts.seconds * 1000,
-          });
+          const place = await placeOrders(scriptOf(opts.seconds + 1, 0x5ca1e + n), `bench-processes-${n}-${Date.now()}`, WARMUP_MS, opts.seconds);
           rows.push({ processes: n, listing, place });
         } finally {
           await client.close();
