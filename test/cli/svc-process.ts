@@ -1,5 +1,5 @@
-// Drives the real `svc` command (bin/svc.mjs) as a child process: one-shot commands, and a running
-// `svc start` whose output can be awaited line by line. Also finds and ends an orphaned anvil by port.
+// Drives the real `svc` command (bin/svc.mjs) as a child process, with the Node.js flags `npm start` and `npm run svc`
+// give it (bin/node-flags.mjs): one-shot commands, and a running `svc start` whose output can be awaited line by line. Also finds and ends an orphaned anvil by port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import { listeningInodes, socketInodesOf } from '../../src/chain/listeners.ts';
 import { svc } from '../../src/cli/svc.ts';
 import { ENV_VARS } from '../../src/config.ts';
+import { SERVICE_NODE_FLAGS } from '../../bin/node-flags.mjs';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(REPO_ROOT, 'bin', 'svc.mjs');
@@ -31,7 +32,7 @@ export interface CliResult {
 /** Runs `svc <args>` to completion. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: svcEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, BIN, ...args], { cwd: REPO_ROOT, env: svcEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -77,7 +78,7 @@ export interface SvcProcess {
 
 /** Spawns a long-running `svc <args>` (normally `start`). */
 export function spawnSvc(args: string[], env: Record<string, string>): SvcProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: svcEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, BIN, ...args], { cwd: REPO_ROOT, env: svcEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const spawnedAt = Date.now();
   let stdout = '';
   let all = '';
