@@ -184,10 +184,22 @@ export async function registerWalletAgent(runtime: Runtime, account: PrivateKeyA
   return { principal: await services.keys.authenticate(registered.key), key: registered.key };
 }
 
+/**
+ * The client address of the `i`th wallet registration of a bench run. The hourly registration budget is per address,
+ * and with the rate limits in Redis (BENCH_REDIS_URL, bench/processes.ts) it outlives the run: every run takes a /16 of
+ * 10.0.0.0/8 of its own at random, so twenty runs in an hour do not spend one address's budget.
+ */
+export function registrationAddress(i: number): string {
+  return `10.${RUN_BLOCK}.${i >> 8}.${i & 255}`;
+}
+const RUN_BLOCK = 1 + Math.floor(Math.random() * 254);
+/** The creator's registration, apart from the agents' (at most 10,000 of them: BENCH_PLACE_AGENTS). */
+const CREATOR_REGISTRATION = 65_000;
+
 /** ORDERBOOK markets through the create loop, as the demo seed makes them: propose, accept, prepare-deploy, send, commit-deploy. */
 export async function createMarkets(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
   const creator = privateKeyToAccount(anvilDevAccounts()[CREATOR_DEV_ACCOUNT]!);
-  const { principal } = await registerWalletAgent(runtime, creator, 'bench-creator', '10.78.0.1');
+  const { principal } = await registerWalletAgent(runtime, creator, 'bench-creator', registrationAddress(CREATOR_REGISTRATION));
   const { negotiations, chain } = runtime.services;
   const wallet = createWalletClient({ account: creator, chain: chainDefinition(runtime.config.chain.id, runtime.config.chain.name, runtime.rpcUrl), transport: http(runtime.rpcUrl) });
   const closeTime = new Date(Math.floor((runtime.clock.now().getTime() + 30 * 86_400_000) / 1000) * 1000).toISOString();
@@ -350,7 +362,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     for (let i = 0; i < opts.agents; i++) {
       const account = privateKeyToAccount(keccak256(toHex(`svc-bench-orderbook-agent-${i}`)));
       // The hourly wallet-registration budget is per client address: one address per agent.
-      const { principal, key } = await registerWalletAgent(runtime, account, `bench-trader-${i}`, `10.77.${i >> 8}.${i & 255}`);
+      const { principal, key } = await registerWalletAgent(runtime, account, `bench-trader-${i}`, registrationAddress(i));
       traders.push({ principal, keys: [key] });
     }
     const keyCount = Math.max(opts.keys, opts.agents);

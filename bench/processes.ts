@@ -21,7 +21,7 @@ import { createLogger } from '../src/runtime/logger.ts';
 import { createRuntime } from '../src/runtime/runtime.ts';
 import { startLoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { createBenchDatabase, insertRows } from './markets-listing.ts';
-import { createMarkets, mintInventory, placeOrderStream, registerWalletAgent, type Trader } from './orderbook-http.ts';
+import { createMarkets, mintInventory, placeOrderStream, registerWalletAgent, registrationAddress, type Trader } from './orderbook-http.ts';
 import { intFromEnv, runIfMain, withCleanups } from './scope.ts';
 import { SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
 
@@ -101,7 +101,7 @@ export async function benchProcesses(opts: ProcessesBenchOptions): Promise<Proce
       const traders: Trader[] = [];
       for (let i = 0; i < opts.agents; i++) {
         const account = privateKeyToAccount(keccak256(toHex(`svc-bench-processes-agent-${n}-${i}`)));
-        const { principal, key } = await registerWalletAgent(setup, account, `bench-trader-${i}`, `10.79.${i >> 8}.${i & 255}`);
+        const { principal, key } = await registerWalletAgent(setup, account, `bench-trader-${i}`, registrationAddress(i));
         const more = await Promise.all([1, 2, 3].map((k) => setup.services.keys.create({ tier: principal.tier, scopes: principal.scopes, agentId: principal.agentId, label: `bench-${k}` })));
         traders.push({ principal, keys: [key, ...more.map((m) => m.key)] });
       }

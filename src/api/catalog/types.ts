@@ -192,12 +192,6 @@ export interface CapabilityDef<P, Q, B, O extends z.ZodType, T extends AgentTier
    * hot write). Only with replayEffect, which answers a record written without an answer.
    */
   answerWithEffect?: boolean;
-  /**
-   * Told as the call arrives, before its key, its rate-limit charge and its input are checked; the function it answers
-   * is called once the call reaches its handler, or is answered without (place-order: the next round of placements
-   * waits for it, services/orderbook/orders/arrivals.ts).
-   */
-  arrives?: (services: HandlerContext['services']) => () => void;
   /** The answer to a retry of a call whose effect committed (recordEffect) but whose response was never stored. */
   replayEffect?: (ctx: ContextFor<T>, ref: string, input: HandlerInput<P, Q, B>) => Promise<z.output<O> | Reply<z.output<O>>>;
 }

@@ -61,19 +61,6 @@ export async function executeCall(base: BaseContext, req: CallRequest, headers: 
     const target = await routeOf(base.services.cluster, cap.route, req);
     if (target !== null) return forwardCall(req, target, base.apiVersion);
   }
-  // A call that tells its service it is on its way (capability.arrives) says it got there at its handler, or here.
-  const arrived = cap.arrives?.(base.services);
-  if (!arrived) return executeHere(base, req, headers, null);
-  try {
-    return await executeHere(base, req, headers, arrived);
-  } finally {
-    arrived();
-  }
-}
-
-/** executeCall once it runs in this process; `arrived` is told when the handler is about to run. */
-async function executeHere(base: BaseContext, req: CallRequest, headers: Record<string, string>, arrived: (() => void) | null): Promise<CallResult> {
-  const { capability: cap } = req;
   // A web app visitor's session stands in for a key on the public market reads only (docs/web.md).
   const visitor = req.authenticated === undefined && req.credential === undefined && visitorReadable(cap) ? base.services.visitors.principalOf(req.visitor) : null;
   // A signed-in wallet stands in for a key on the trading loop (walletSession: 'principal'; docs/web.md).
@@ -109,7 +96,6 @@ async function executeHere(base: BaseContext, req: CallRequest, headers: Record<
         throw err;
       }
     }
-    arrived?.();
     return run({ ...ctx, recordEffect, provenWallet }, cap, input);
   };
 

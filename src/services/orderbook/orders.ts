@@ -14,7 +14,6 @@ import type { Transaction } from 'kysely';
 import type { Principal } from '../../core/principal.ts';
 import type { DB } from '../../db/schema.ts';
 import type { EndedMarket } from '../markets/ended-markets.ts';
-import { Arrivals } from './orders/arrivals.ts';
 import { MarketBooks } from './orders/books.ts';
 import { Lookups } from './orders/lookups.ts';
 import { cancelMarketOrders } from './orders/cancel-market-orders.ts';
@@ -54,17 +53,12 @@ export interface OrderBookService {
   cancelMarketOrders(trx: Transaction<DB>, markets: readonly EndedMarket[], reason: MarketEndReason): Promise<number>;
   /** After that transaction committed: drops the markets' in-memory books (the next read rebuilds them, empty). */
   forgetBooks(markets: readonly EndedMarket[]): void;
-  /** Placement transactions and the orders they placed since the start (a copy), and the placements on their way now. */
-  stats(): PlacementStats & { arriving: number };
-  /**
-   * A placement arrived and is on its way to its market's queue (its key, its rate-limit charge, its input checked):
-   * the next round waits for it briefly (orders/arrivals.ts). Answers how to say it got there, or was refused.
-   */
-  arriving(): () => void;
+  /** Placement transactions and the orders they placed since the start (a copy). */
+  stats(): PlacementStats;
 }
 
 export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
-  const base = { ...deps, books: new MarketBooks(deps.db, deps.expect), lookups: new Lookups(), stats: { transactions: 0, orders: 0, transactionMs: 0 }, arrivals: new Arrivals() };
+  const base = { ...deps, books: new MarketBooks(deps.db, deps.expect), lookups: new Lookups(), stats: { transactions: 0, orders: 0, transactionMs: 0 } };
   const ctx = { ...base, rounds: placementRounds(base) };
   return {
     place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),
@@ -76,7 +70,6 @@ export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
     depth: (marketId, levels) => readDepth(ctx, { marketId, levels }),
     cancelMarketOrders: (trx, markets, reason) => cancelMarketOrders(ctx, { trx, markets, reason }),
     forgetBooks: (markets) => forgetBooks(ctx, { markets }),
-    stats: () => ({ ...ctx.stats, arriving: ctx.arrivals.pending }),
-    arriving: () => ctx.arrivals.begin(),
+    stats: () => ({ ...ctx.stats }),
   };
 }

@@ -47,8 +47,6 @@ export const placeOrder = defineCapability({
   },
   // The key's record and answer are written with the placement, in its batch's transaction (the hot write).
   answerWithEffect: true,
-  // The next round of placements waits for this one while its key and charge are checked.
-  arrives: (services) => services.orderbook.arriving(),
   // A record written without its answer (by a process before answerWithEffect): the order as it is now.
   replayEffect: async (ctx, orderId) => ctx.services.orderbook.view(orderId),
 });

@@ -11,7 +11,6 @@ import { problem } from '../../../core/error-codes.ts';
 import type { Principal } from '../../../core/principal.ts';
 import { baseUnitsOfShares, bpsOfPrice, priceOfBps, sharesOfBaseUnits } from '../../../core/orderbook/units.ts';
 import type { FillAllowanceError } from './allowance.ts';
-import type { Arrivals } from './arrivals.ts';
 import { TURNS_BEFORE_BATCH, type BookChanges, type MarketBooks } from './books.ts';
 import { retryingDeadlocks, type BusyError } from './locks.ts';
 import type { Lookups } from './lookups.ts';
@@ -27,8 +26,6 @@ import { ENGINE_CONFIG, type OrderBookDeps, type OrderLoopError, type OrderTerms
 /** What the placements' transactions need (a round, a market's batch, an order alone). */
 type RoundDeps = OrderBookDeps & { books: MarketBooks; lookups: Lookups; stats: PlacementStats };
 export type PlaceOrderDeps = RoundDeps & { rounds: PlacementRounds<Placement, OrderView> };
-/** What the rounds wait for: placements arrived and not yet queued (arrivals.ts). */
-type RoundsDeps = RoundDeps & { arrivals: Arrivals };
 export interface PlaceOrderParams {
   principal: Principal;
   order: PlaceOrderInput;
@@ -55,9 +52,9 @@ export async function placeOrder(deps: PlaceOrderDeps, { principal, order, recor
 }
 
 /** The rounds of a service's placements (rounds.ts): what runs each round. */
-export function placementRounds(deps: RoundsDeps): PlacementRounds<Placement, OrderView> {
+export function placementRounds(deps: RoundDeps): PlacementRounds<Placement, OrderView> {
   // A market's queue joins its round after its own turns: a round waits one more for the markets due with it.
-  return new PlacementRounds((round) => placeRound(deps, round), TURNS_BEFORE_BATCH + 1, () => deps.arrivals.pending);
+  return new PlacementRounds((round) => placeRound(deps, round), TURNS_BEFORE_BATCH + 1);
 }
 
 /**

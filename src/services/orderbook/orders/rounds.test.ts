@@ -1,11 +1,10 @@
 // The rounds of placements (rounds.ts) on their own: the markets whose batches fall due in one turn go into one round,
 // at most MAX_ROUND_MARKETS of them; what joins while a round runs goes into the next; each entry is answered what its
 // round answered it, or the round's failure; a round waits its turns for the markets due just after the first, and for
-// the markets the last round answered, and for the placements still on their way to a queue (a while at most).
-import { performance } from 'node:perf_hooks';
+// the markets the last round answered.
 import { describe, expect, it } from 'vitest';
 import { TURNS_BEFORE_BATCH } from './books.ts';
-import { ARRIVAL_WAIT_MS, MAX_ROUND_MARKETS, PlacementRounds, type RoundEntry } from './rounds.ts';
+import { MAX_ROUND_MARKETS, PlacementRounds, type RoundEntry } from './rounds.ts';
 
 describe('placement rounds', () => {
   it('takes the markets due in one turn into one round, at most MAX_ROUND_MARKETS, and what joins meanwhile into the next', async () => {
@@ -77,38 +76,5 @@ describe('placement rounds', () => {
     again.push(placement.join(1n, () => []));
     await Promise.all(again);
     expect(rounds).toEqual([[1n], [2n, 1n]]);
-  });
-  it('waits for the placements on their way, so one that arrives a few turns late joins the round', async () => {
-    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-    let onTheWay = 1;
-    const rounds: bigint[][] = [];
-    const placement = new PlacementRounds<string, string>(
-      async (round) => {
-        rounds.push(round.map((e) => e.marketId));
-        for (const e of round) e.resolve([]);
-      },
-      1,
-      () => onTheWay,
-    );
-    const first = placement.join(1n, () => []);
-    // The other placement's charge comes back five turns later (a round trip to Redis, say), and then it joins.
-    for (let i = 0; i < 5; i++) await turn();
-    const second = placement.join(2n, () => []);
-    onTheWay = 0;
-    await Promise.all([first, second]);
-    expect(rounds).toEqual([[1n, 2n]]);
-  });
-
-  it('starts without a placement that stays on its way past ARRIVAL_WAIT_MS', async () => {
-    const placement = new PlacementRounds<string, string>(
-      async (round) => {
-        for (const e of round) e.resolve([{ status: 'fulfilled', value: 'placed' }]);
-      },
-      1,
-      () => 1,
-    );
-    const since = performance.now();
-    expect(await placement.join(1n, () => ['x'])).toEqual([{ status: 'fulfilled', value: 'placed' }]);
-    expect(performance.now() - since).toBeGreaterThanOrEqual(ARRIVAL_WAIT_MS);
   });
 });

@@ -8,10 +8,6 @@
  * orders never costs another market's theirs more than a second try.
  */
 
-import { performance } from 'node:perf_hooks';
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** A market's batch waiting for its round: how to take its placements, and what the round answers it. */
 export interface RoundEntry<I, R> {
   marketId: bigint;
@@ -24,28 +20,22 @@ export interface RoundEntry<I, R> {
 /** Markets in one round at most: with their batches of MAX_BATCH (books.ts), a transaction places 1,024 orders at most. */
 export const MAX_ROUND_MARKETS = 16;
 
-/** How long a round about to start waits at most for placements still on their way to a queue (arrivals.ts). */
-export const ARRIVAL_WAIT_MS = 2;
-
 export class PlacementRounds<I, R> {
   #waiting: RoundEntry<I, R>[] = [];
   #running = false;
   readonly #run: (round: readonly RoundEntry<I, R>[]) => Promise<void>;
   readonly #turns: number;
-  readonly #arriving: () => number;
 
   /**
    * `run` settles every entry of the round it is given. `turns`: turns of the event loop a round lets pass, once the
    * first market joins it, for the others to join (a market's queue lets its own turns pass before it takes its batch,
    * books.ts, and the requests answered by the last round come back at their clients' pace). With one turn, 4 markets
    * on PGlite ran a third of their rounds with one market (9.5 orders a transaction); with three, nearly every round
-   * took all four (15.6). `arriving`: placements on their way to a queue (arrivals.ts), which a round about to start
-   * waits for, turn by turn, for ARRIVAL_WAIT_MS at most.
+   * took all four (15.6).
    */
-  constructor(run: (round: readonly RoundEntry<I, R>[]) => Promise<void>, turns = 1, arriving: () => number = () => 0) {
+  constructor(run: (round: readonly RoundEntry<I, R>[]) => Promise<void>, turns = 1) {
     this.#run = run;
     this.#turns = turns;
-    this.#arriving = arriving;
   }
 
   /** The market's batch, in the next round; answers its placements' outcomes. */
@@ -65,10 +55,7 @@ export class PlacementRounds<I, R> {
         // (books.ts). A round taken straight away held only the markets that joined while the last one ran, and the
         // markets fell into two sets taking alternate rounds (4 markets on PostgreSQL: most rounds of 1-3 markets,
         // 7-10 orders a transaction instead of 13-15).
-        for (let turn = 0; turn < this.#turns; turn++) await nextTurn();
-        // And for the placements still on their way (their rate-limit charge in Redis, say): they join this round.
-        const since = performance.now();
-        while (this.#arriving() > 0 && performance.now() - since < ARRIVAL_WAIT_MS) await nextTurn();
+        for (let turn = 0; turn < this.#turns; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.#waiting.length === 0) break;
         const round = this.#waiting.splice(0, MAX_ROUND_MARKETS);
         try {
