@@ -71,8 +71,8 @@ export interface PlaceBenchOptions {
   sweep?: readonly number[];
   /**
    * After the closed-loop scenarios, both streams again in an open loop at this many orders a second
-   * (BENCH_PLACE_RATE, default 2,000, the issue's goal; 0: none): does the service keep up with that rate, and at what
-   * latency, timed from when each order was due (load-worker.ts).
+   * (BENCH_PLACE_RATE; default the issue's goal on the database: 2,000 on PostgreSQL, 1,000 on PGlite; 0: none): does
+   * the service keep up with that rate, and at what latency, timed from when each order was due (load-worker.ts).
    */
   rate?: number;
   /** The open loop's keep-alive connections at most (BENCH_PLACE_RATE_CONNECTIONS, default 64: one an agent). */
@@ -404,6 +404,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     if (missing.length > 0) log(`bench: this process runs without ${missing.join(' ')}, which svc start gives the service (bin/node-flags.mjs); add it to node's command line to measure what svc start runs`);
     const perKey = RATE_LIMITS.execute.write;
     const ceiling = Math.floor((keyCount * perKey) / (RATE_WINDOW_MS / 1000));
+    // The goal's rate on this database unless BENCH_PLACE_RATE says otherwise (0: no open loop).
+    const rated = opts.rate === undefined ? PLACE_GOALS[runtime.database.kind].ordersPerSecond : opts.rate || undefined;
     const setup = [
       `${cpus().length} CPU(s), Node ${process.version}, ${runtime.database.kind}, load average ${loadavg()[0]!.toFixed(1)} at start`,
       `${opts.agents} wallet agents (registered with a wallet proof, signup grant ${GRANT / 10n ** 6n} play dollars each), ${INVENTORY} shares of both outcomes each in every market;`,
@@ -411,9 +413,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       `ORDERBOOK markets created through the negotiate loop on anvil; fill allowance on (1e9 free per month); ledger batches committed on chain as configured`,
       `stream (seeded): prices 2 ticks through to 8 behind a drifting mid (100-bps tick), 1..100 shares, both outcomes, 1 in 10 IOC, bids from even agents, asks from odd`,
       `load: ${opts.connections} keep-alive connections, closed loop, ${opts.warmupSeconds} s warm-up + ${opts.seconds} s per scenario, separate process; a fresh Idempotency-Key per request`,
-      ...(opts.rate
+      ...(rated
         ? [
-            `"at ${opts.rate}/s": the same streams in an open loop, an order due every ${(1000 / opts.rate).toFixed(2)} ms whatever the answers, over ${opts.rateConnections ?? 64} keep-alive connections at most; latency from when each was due, so falling behind shows (BENCH_PLACE_RATE=0: none)`,
+            `"at ${rated}/s": the same streams in an open loop, an order due every ${(1000 / rated).toFixed(2)} ms whatever the answers, over ${opts.rateConnections ?? 64} keep-alive connections at most; latency from when each was due, so falling behind shows (BENCH_PLACE_RATE=0: none)`,
           ]
         : []),
       primeMarket
@@ -426,7 +428,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         : `node: WITHOUT ${missing.join(' ')}, which svc start runs the service with (bin/node-flags.mjs): these numbers are of another heap; run it as npm run bench does`,
     ];
 
-    const streamLength = Math.ceil(((opts.warmupSeconds + opts.seconds) * Math.max(STREAM_PER_SECOND, opts.rate ?? 0)) / 1000) * 1000;
+    const streamLength = Math.ceil(((opts.warmupSeconds + opts.seconds) * Math.max(STREAM_PER_SECOND, rated ?? 0)) / 1000) * 1000;
     // Each scenario rotates through keys of its own: one set for the whole run shares one minute's write budget between
     // both scenarios and their warm-ups, which a fast machine spends (2 x 6 s at 2,000 orders/s is 24,000 of 30,720).
     const freshKeys = (scenario: number): Promise<string[][]> =>
@@ -486,7 +488,6 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const commits: string[] = [];
     const holdLines: string[] = [];
     const spread = `spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`;
-    const rated = opts.rate ? opts.rate : undefined;
     const rateConnections = opts.rateConnections ?? 64;
     const cases: { name: string; markets: string[]; seed: number; connections: number; rate?: number; swept?: true }[] = [
       { name: 'place-order, 1 market', markets: [markets[0]!], seed: 0x0b00c, connections: opts.connections },
@@ -548,6 +549,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         cpuUsPerOrder: perOrder(used.user + used.system),
         ...(serverUs !== undefined ? { dbCpuUsPerOrder: perOrder(serverUs) } : {}),
       });
+      // An open loop that fell behind left the service placing what it was sent: the next scenario starts once it is done.
+      if (rate !== undefined) await placementsDrained(runtime);
     }
     const after = await ledgerState(runtime);
     const debt = await catchUp(runtime);
@@ -629,6 +632,18 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
 
 type PlacementStats = ReturnType<Runtime['services']['orderbook']['stats']>;
 
+/** Resolves once the service has placed no order for a quarter of a second (30 s at most). */
+async function placementsDrained(runtime: Runtime): Promise<void> {
+  const until = performance.now() + 30_000;
+  let last = runtime.services.orderbook.stats().orders;
+  while (performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = runtime.services.orderbook.stats().orders;
+    if (now === last) return;
+    last = now;
+  }
+}
+
 /** Placement transactions, orders and the transactions' milliseconds from `before` to `now` (two of the service's stats). */
 function placedBetween(before: PlacementStats, now: PlacementStats): [number, number, number] {
   return [now.transactions - before.transactions, now.orders - before.orders, now.transactionMs - before.transactionMs];
@@ -698,7 +713,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     stalls: intFromEnv('BENCH_PLACE_STALLS', 0, 0, 100),
     progressSeconds: intFromEnv('BENCH_PLACE_PROGRESS', 0, 0, 600),
     sweep: connectionsFromEnv('BENCH_PLACE_SWEEP'),
-    rate: intFromEnv('BENCH_PLACE_RATE', 2_000, 0, 100_000),
+    ...(process.env.BENCH_PLACE_RATE === undefined || process.env.BENCH_PLACE_RATE === '' ? {} : { rate: intFromEnv('BENCH_PLACE_RATE', 0, 0, 100_000) }),
     rateConnections: intFromEnv('BENCH_PLACE_RATE_CONNECTIONS', 64, 1, 1_024),
     holds: process.env.BENCH_PLACE_HOLDS === '1',
     log,
