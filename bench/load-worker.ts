@@ -112,8 +112,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   let unanswered = 0;
   const openLoop = async (rate: number): Promise<void> => {
     const inFlight = new Set<Promise<void>>();
-    const one = async (due: number, out: Outgoing): Promise<void> => {
-      const port = job.ports && job.ports.length > 0 ? job.ports[next % job.ports.length]! : job.port;
+    const one = async (due: number, n: number): Promise<void> => {
+      const out = outgoing(n);
+      const port = job.ports && job.ports.length > 0 ? job.ports[n % job.ports.length]! : job.port;
       const counted = due >= measureFrom && due < end;
       try {
         const answer = await send(agent, job, port, out, sample === undefined);
@@ -131,7 +132,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
           const due = start + (next * 1000) / rate;
           if (due >= end) return resolve();
           if (due > now) break;
-          const p = one(due, outgoing(next++));
+          const p = one(due, next++);
           inFlight.add(p);
           void p.finally(() => inFlight.delete(p));
         }

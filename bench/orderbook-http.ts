@@ -184,6 +184,11 @@ export async function registerWalletAgent(runtime: Runtime, account: PrivateKeyA
   return { principal: await services.keys.authenticate(registered.key), key: registered.key };
 }
 
+/** This run's /16 of 10.0.0.0/8 for its registrations' client addresses (registrationAddress). */
+const RUN_BLOCK = 1 + Math.floor(Math.random() * 254);
+/** The creator's registration, apart from the agents' (at most 10,000 of them: BENCH_PLACE_AGENTS). */
+const CREATOR_REGISTRATION = 65_000;
+
 /**
  * The client address of the `i`th wallet registration of a bench run. The hourly registration budget is per address,
  * and with the rate limits in Redis (BENCH_REDIS_URL, bench/processes.ts) it outlives the run: every run takes a /16 of
@@ -192,9 +197,6 @@ export async function registerWalletAgent(runtime: Runtime, account: PrivateKeyA
 export function registrationAddress(i: number): string {
   return `10.${RUN_BLOCK}.${i >> 8}.${i & 255}`;
 }
-const RUN_BLOCK = 1 + Math.floor(Math.random() * 254);
-/** The creator's registration, apart from the agents' (at most 10,000 of them: BENCH_PLACE_AGENTS). */
-const CREATOR_REGISTRATION = 65_000;
 
 /** ORDERBOOK markets through the create loop, as the demo seed makes them: propose, accept, prepare-deploy, send, commit-deploy. */
 export async function createMarkets(runtime: Runtime, count: number, log: (line: string) => void): Promise<string[]> {
@@ -489,16 +491,15 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     const holdLines: string[] = [];
     const spread = `spread over ${opts.markets} market${opts.markets === 1 ? '' : 's'}`;
     const rateConnections = opts.rateConnections ?? 64;
+    // The two streams: closed loops, then again at the fixed rate (open loops), then the sweep's one-market runs.
+    const streams = [
+      { what: '1 market', markets: [markets[0]!], seed: 0x0b00c },
+      { what: spread, markets: markets.slice(1, 1 + opts.markets), seed: 0x5eed5 },
+    ];
     const cases: { name: string; markets: string[]; seed: number; connections: number; rate?: number; swept?: true }[] = [
-      { name: 'place-order, 1 market', markets: [markets[0]!], seed: 0x0b00c, connections: opts.connections },
-      { name: `place-order, ${spread}`, markets: markets.slice(1, 1 + opts.markets), seed: 0x5eed5, connections: opts.connections },
-      ...(rated === undefined
-        ? []
-        : [
-            { name: `place-order at ${rated}/s, 1 market`, markets: [markets[0]!], seed: 0x0b00c, connections: rateConnections, rate: rated },
-            { name: `place-order at ${rated}/s, ${spread}`, markets: markets.slice(1, 1 + opts.markets), seed: 0x5eed5, connections: rateConnections, rate: rated },
-          ]),
-      ...(opts.sweep ?? []).map((c) => ({ name: `place-order, 1 market, ${c} connection${c === 1 ? '' : 's'}`, markets: [markets[0]!], seed: 0x0b00c, connections: c, swept: true as const })),
+      ...streams.map((s) => ({ name: `place-order, ${s.what}`, markets: s.markets, seed: s.seed, connections: opts.connections })),
+      ...(rated === undefined ? [] : streams.map((s) => ({ name: `place-order at ${rated}/s, ${s.what}`, markets: s.markets, seed: s.seed, connections: rateConnections, rate: rated }))),
+      ...(opts.sweep ?? []).map((c) => ({ name: `place-order, 1 market, ${c} connection${c === 1 ? '' : 's'}`, markets: streams[0]!.markets, seed: streams[0]!.seed, connections: c, swept: true as const })),
     ];
     const swept: { service: CostPoint; db?: CostPoint }[] = [];
     for (const [i, { name, markets: scenarioMarkets, seed, connections, rate, swept: inSweep }] of cases.entries()) {
