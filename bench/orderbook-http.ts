@@ -21,6 +21,7 @@ import { baseUnitsOfShares, priceOfBps } from '../src/core/orderbook/units.ts';
 import { toCount } from '../src/db/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import type { Runtime } from '../src/runtime/runtime.ts';
+import { waitingOperations } from '../src/services/ledger/batch-range.ts';
 import { ENGINE_CONFIG } from '../src/services/orderbook/orders.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
@@ -312,7 +313,7 @@ async function countsOf(runtime: Runtime, markets: readonly string[], since: Dat
 async function ledgerState(runtime: Runtime): Promise<{ confirmed: number; pendingOps: number; pendingFills: number }> {
   const { db } = runtime.database;
   const batches = await db.selectFrom('ledger_batches').select(sql<string>`count(*)`.as('n')).where('status', '=', 'confirmed').executeTakeFirstOrThrow();
-  const pending = await db.selectFrom('ledger_operations').select(sql<string>`count(*)`.as('n')).where('batch_nonce', 'is', null).executeTakeFirstOrThrow();
+  const pending = await waitingOperations(db).clearOrderBy().select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
   const fills = await db
     .selectFrom('order_fills')
     .select(sql<string>`count(*)`.as('n'))

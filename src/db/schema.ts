@@ -824,7 +824,6 @@ export interface LedgerOperationsTable {
   kind: 'credit' | 'match';
   /** The operation with bigints as decimal strings (src/services/ledger/rows.ts). */
   op: ColumnType<unknown, string, string>;
-  batch_nonce: string | null;
   source: string | null;
   created_at: Timestamp;
 }
@@ -835,6 +834,7 @@ export interface LedgerBalancesTable {
   balance: string;
 }
 
+/** A batch holds the operations from first_seq to last_seq (src/services/ledger/batch-range.ts). */
 export interface LedgerBatchesTable {
   nonce: string;
   chain_id: number;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { COLLATERAL_ASSET, outcomeAsset, SHARE_VALUE, type Account } from '../../src/core/ledger/types.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
+import { waitingOperations } from '../../src/services/ledger/batch-range.ts';
 import { registerWallet } from '../support/agents.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
@@ -63,7 +64,7 @@ describe('order-book payouts', () => {
     // The credits commit on chain with the next batch.
     await services.ledgerBatcher.flush({ force: true });
     expect(services.ledgerBatcher.halted()).toBeNull();
-    const pending = await server.runtime.database.db.selectFrom('ledger_operations').select('seq').where('source', 'like', `payout:8453:${book.address}#%`).where('batch_nonce', 'is', null).execute();
+    const pending = await server.runtime.database.db.selectFrom(waitingOperations(server.runtime.database.db).select(['seq', 'source']).as('w')).select('w.seq').where('w.source', 'like', `payout:8453:${book.address}#%`).execute();
     expect(pending).toEqual([]);
     // Anyone rebuilds every balance from chain data alone, the payout included.
     expect(await verifyLedger({ client: services.chain.client, contract: services.ledgerBatcher.contract })).toMatchObject({ ok: true });

@@ -14,6 +14,7 @@ import { ANVIL_DEV_PRIVATE_KEY, startAnvil, type AnvilHandle } from '../../src/c
 import { deployDevTokens, devChainEnv } from '../../src/chain/dev-tokens.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { createVisitorService } from '../../src/services/visitors/visitors.ts';
+import { waitingOperations } from '../../src/services/ledger/batch-range.ts';
 import { freePort, runSvc, spawnSvc, type SvcProcess } from '../cli/svc-process.ts';
 import { AGENT_API, call, createOrderBook, registerAgent, type Agent, type Answer } from '../crash/client.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres } from '../support/harness.ts';
@@ -197,7 +198,7 @@ describe.skipIf(!onPostgres)('three processes on one PostgreSQL (skipped without
     for (const p of ok) expect(records.find((r) => r.idem_key === p.key)?.effect_ref ?? p.answer.body.id).toBe(p.answer.body.id);
 
     // Each fill is one ledger operation; the survivor's batcher commits them all, and the chain replays to the same root.
-    await waitFor(async () => (await database.db.selectFrom('ledger_operations').select('seq').where('batch_nonce', 'is', null).execute()).length === 0, {
+    await waitFor(async () => (await waitingOperations(database.db).select('seq').execute()).length === 0, {
       what: 'every ledger operation in a batch',
       timeoutMs: 30_000,
     });

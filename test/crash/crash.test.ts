@@ -21,6 +21,7 @@ import { AGENT_API, call, createOrderBook, registerAgent, type Agent } from './c
 import { Journal, type Write } from './journal.ts';
 import { runAgentLoad, type LoadRound } from './load.ts';
 import { prng } from './prng.ts';
+import { waitingOperations } from '../../src/services/ledger/batch-range.ts';
 
 const wholeNumber = (name: string, fallback?: number): number | undefined => {
   const raw = process.env[name];
@@ -417,12 +418,20 @@ describe(`crash suite (${BACKEND}, CRASH_SEED=${SEED})`, () => {
       const fills = await db.selectFrom('order_fills').select('ledger_seq').where('market', '=', market).execute();
       const seqs = fills.map((f) => String(f.ledger_seq));
       expect(new Set(seqs).size).toBe(seqs.length);
-      const ops = await db.selectFrom('ledger_operations').select(['seq', 'batch_nonce']).execute();
+      const ops = await db.selectFrom('ledger_operations').select('seq').orderBy('seq').execute();
       const opSeqs = new Set(ops.map((o) => String(o.seq)));
       expect(seqs.filter((s) => !opSeqs.has(s))).toEqual([]);
-      expect(ops.filter((o) => o.batch_nonce === null)).toEqual([]);
-      const batches = await db.selectFrom('ledger_batches').select(['nonce', 'status']).orderBy('nonce').execute();
+      expect(await waitingOperations(db).select('seq').execute()).toEqual([]);
+      const batches = await db.selectFrom('ledger_batches').select(['nonce', 'status', 'first_seq', 'last_seq', 'op_count']).orderBy('nonce').execute();
       expect(batches.map((b) => `${b.nonce}:${b.status}`)).toEqual(batches.map((_, k) => `${k + 1}:confirmed`));
+      // The batches' ranges hold every operation once, in seq order: each batch the operations after the one before it.
+      let at = 0;
+      for (const b of batches) {
+        const held = ops.slice(at, at + b.op_count).map((o) => String(o.seq));
+        expect([held[0], held[held.length - 1]], `batch ${b.nonce}'s range`).toEqual([String(b.first_seq), String(b.last_seq)]);
+        at += b.op_count;
+      }
+      expect(at).toBe(ops.length);
       expect(BigInt(batches.length)).toBe(stats.lastVerifiedNonce);
     } finally {
       await database.close();

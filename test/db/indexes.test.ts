@@ -6,6 +6,7 @@ import type { DB } from '../../src/db/index.ts';
 import { backends, migratedDatabase } from './backends.ts';
 import { COLLATERAL_ASSET, outcomeAsset, type Account } from '../../src/core/ledger/types.ts';
 import { balancesStep } from '../../src/services/ledger/rows.ts';
+import { batchHolding, waitingOperations } from '../../src/services/ledger/batch-range.ts';
 
 for (const b of await backends()) {
   describe.skipIf(b.skip)(`indexes on ${b.name}`, () => {
@@ -29,6 +30,20 @@ for (const b of await backends()) {
     it("finds a ledger source's operations through its unique index, whatever the collation", async () => {
       const text = await plan((trx) => sql<Record<string, unknown>>`EXPLAIN SELECT seq FROM ledger_operations WHERE source LIKE 'signup-grant:x#%'`.execute(trx));
       expect(text).toContain('ledger_operations_source_key');
+    });
+
+    it('finds the waiting ledger operations, and an operation\'s batch, from the batches\' last seqs (services/ledger/batch-range.ts)', async () => {
+      const waiting = await plan((trx) => {
+        const q = waitingOperations(trx).select('seq').limit(256).compile();
+        return trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN ${q.sql}`, [...q.parameters]));
+      });
+      expect(waiting).toContain('ledger_operations_pkey');
+      expect(waiting).toContain('ledger_batches_last_seq_key');
+      const holding = await plan((trx) => {
+        const q = trx.selectFrom('order_fills as f').leftJoinLateral(batchHolding(trx, sql.ref('f.ledger_seq')), (join) => join.onTrue()).select(['f.id', 'b.nonce']).where('f.id', '=', '1').compile();
+        return trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN ${q.sql}`, [...q.parameters]));
+      });
+      expect(holding).toContain('ledger_batches_last_seq_key');
     });
 
     it("reads a round's balances by probing each key's row, not by reading the whole table (services/ledger/rows.ts)", async () => {

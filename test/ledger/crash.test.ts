@@ -11,8 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import type { RelayerFaults } from '../../src/chain/relayer.ts';
 import { COLLATERAL_ASSET, CREDIT_REASONS, type Account, type LedgerOperation } from '../../src/core/ledger/types.ts';
+import { sql } from 'kysely';
 import type { LedgerFaults } from '../../src/services/ledger/batcher.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
+import { batchHolding } from '../../src/services/ledger/batch-range.ts';
 import { rpc } from '../support/anvil-rpc.ts';
 import { dropPostgres, freshPostgresUrl, onPostgres, startTestServer, type TestServer } from '../support/harness.ts';
 
@@ -64,7 +66,8 @@ describe('ledger batcher crash safety', () => {
         try {
           // The restart finished batch 1: on chain once, confirmed once, both operations in it.
           const db = second.runtime.database.db;
-          expect((await db.selectFrom('ledger_operations').select('batch_nonce').execute()).map((r) => String(r.batch_nonce))).toEqual(['1', '1']);
+          const held = db.selectFrom('ledger_operations as o').leftJoinLateral(batchHolding(db, sql.ref('o.seq')), (join) => join.onTrue());
+          expect((await held.select('b.nonce').orderBy('o.seq').execute()).map((r) => String(r.nonce))).toEqual(['1', '1']);
           expect(await db.selectFrom('ledger_batches').select(['nonce', 'status']).execute()).toEqual([{ nonce: '1', status: 'confirmed' }]);
           const sends = await db.selectFrom('relayer_transactions').select('operation_id').where('operation_id', 'like', 'ledger:%').execute();
           expect(sends).toHaveLength(1);

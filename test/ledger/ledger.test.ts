@@ -15,6 +15,7 @@ import { runSteps } from '../../src/db/pipeline.ts';
 import { createLedgerBatcher } from '../../src/services/ledger/batcher.ts';
 import { balanceKey, writeBalanceSteps } from '../../src/services/ledger/rows.ts';
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
+import { batchHolding, waitingOperations } from '../../src/services/ledger/batch-range.ts';
 import { newAccount } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { compileVerifier } from '../support/ledger-verifier.ts';
@@ -127,14 +128,23 @@ describe('play-money ledger', () => {
       const nonce = small.committed().nonce;
       const accounts = Array.from({ length: 5 }, () => newAccount().address.toLowerCase() as Account);
       for (const a of accounts) await services.ledger.submit([grant(a, 1_000n)]);
+      // Each row's version (xmin: the transaction that wrote it), to show that batching them writes nothing on them.
+      const versions = () => sql<{ seq: string; xmin: string }>`SELECT o.seq::text AS seq, o.xmin::text AS xmin FROM ledger_operations o ORDER BY o.seq`.execute(db).then((r) => r.rows);
+      const before = await versions();
       // Five waiting, two a batch: two full batches now (one a tick before), the fifth when its interval has passed.
       const outcomes = await small.catchUp();
       expect(outcomes.map((o) => [o.nonce, o.opCount])).toEqual([
         [nonce + 1n, 2],
         [nonce + 2n, 2],
       ]);
-      const waiting = await db.selectFrom('ledger_operations').select('op').where('batch_nonce', 'is', null).execute();
+      const waiting = await waitingOperations(db).select('op').execute();
       expect(waiting).toHaveLength(1);
+      // The batches are their ranges of seqs (batch-range.ts): closing and confirming them left every operation's row as it was.
+      expect(await versions()).toEqual(before);
+      const last = before.slice(-5).map((r) => r.seq);
+      const holding = await db.selectFrom('ledger_operations as o').leftJoinLateral(batchHolding(db, sql.ref('o.seq')), (join) => join.onTrue()).select(['o.seq', 'b.nonce']).where('o.seq', '>=', last[0]!).orderBy('o.seq').execute();
+
+      expect(holding.map((h) => (h.nonce === null ? null : BigInt(h.nonce) - nonce))).toEqual([1n, 1n, 2n, 2n, null]);
       expect(await small.catchUp()).toEqual([]);
       const abi = loadArtifact('LedgerCommitment').abi;
       expect(await services.chain.client.readContract({ address: small.contract, abi, functionName: 'batchNonce' })).toBe(nonce + 2n);

@@ -50,6 +50,7 @@ import { m0038_leaderboard_fill_cursor } from './0038_leaderboard_fill_cursor.ts
 import { m0039_markets_address_index } from './0039_markets_address_index.ts';
 import { m0040_ledger_write_indexes } from './0040_ledger_write_indexes.ts';
 import { m0041_orders_owner_seq_index } from './0041_orders_owner_seq_index.ts';
+import { m0042_ledger_batch_ranges } from './0042_ledger_batch_ranges.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001_foundation,
@@ -93,4 +94,5 @@ export const migrations: Record<string, Migration> = {
   '0039_markets_address_index': m0039_markets_address_index,
   '0040_ledger_write_indexes': m0040_ledger_write_indexes,
   '0041_orders_owner_seq_index': m0041_orders_owner_seq_index,
+  '0042_ledger_batch_ranges': m0042_ledger_batch_ranges,
 };

@@ -3,7 +3,9 @@
  * play-money grant the ledger books (reason SIGNUP_GRANT) when a wallet is first bound to an agent. Read from the
  * ledger's own operation, so it says what was granted then, not what the configuration says now.
  */
+import { sql } from 'kysely';
 import { COLLATERAL_DECIMALS, CREDIT_REASONS } from '../../core/ledger/types.ts';
+import { batchHolding } from '../ledger/batch-range.ts';
 import { rowToOp } from '../ledger/rows.ts';
 import type { EconomyDeps } from './deps.ts';
 
@@ -28,16 +30,15 @@ export async function signupGrantOf(deps: EconomyDeps & { currentGrant: bigint }
   const op = agent
     ? await deps.db
         .selectFrom('ledger_operations')
-        .select(['seq', 'kind', 'op', 'batch_nonce', 'created_at'])
+        .select(['seq', 'kind', 'op', 'created_at'])
         // The ledger keys an operation by its submission's source and its index in it (ledger.ts).
         .where('source', 'in', [`signup-grant:${agent.id}#0`, `seed-play-money:${agent.id}#0`])
         .orderBy('seq')
         .executeTakeFirst()
     : undefined;
   const amount = op ? grantAmount(op) : 0n;
-  const committed = op?.batch_nonce
-    ? Boolean(await deps.db.selectFrom('ledger_batches').select('nonce').where('nonce', '=', op.batch_nonce).where('status', '=', 'confirmed').executeTakeFirst())
-    : false;
+  const batch = op ? await deps.db.selectFrom(batchHolding(deps.db, sql.val(op.seq))).select('b.status').executeTakeFirst() : undefined;
+  const committed = batch?.status === 'confirmed';
   return {
     walletAddress: walletKey,
     granted: amount > 0n,

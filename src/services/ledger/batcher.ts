@@ -5,7 +5,7 @@
  * and the proof tree forward. One batch is in flight at a time.
  *
  * Crash safety (docs/ledger.md "Batcher"): closing a batch is one transaction (batch row with its
- * exact calldata + the batch nonce on its operations); sending goes through the relayer under the
+ * exact calldata and the range of seqs it holds, batch-range.ts); sending goes through the relayer under the
  * fixed operation id ledger:<chain>:<contract>:batch:<nonce>, which never sends twice and settles
  * after a restart; confirming is one transaction. A crash between any two of these resumes at the
  * next step with the same nonce and the same bytes.
@@ -25,6 +25,7 @@ import type { Logger } from '../../core/logger.ts';
 import { allBalances, balanceKey, balanceKeysOfAll, readBalances, rowToOp, writeBalanceSteps } from './rows.ts';
 import { runSteps } from '../../db/pipeline.ts';
 import { LEDGER_WRITE_LOCK } from './ledger.ts';
+import { lastBatchedSeq, waitingOperations } from './batch-range.ts';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
 export type LedgerMode = 'legacy' | 'journal';
@@ -160,7 +161,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
       await sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.execute(trx);
       const open = await trx.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
       if (open) return { open: toBatch(open), pending: [] };
-      const pending = await trx.selectFrom('ledger_operations').select(['seq', 'kind', 'op', 'created_at']).where('batch_nonce', 'is', null).orderBy('seq').limit(deps.maxOps).execute();
+      const pending = await waitingOperations(trx).select(['seq', 'kind', 'op', 'created_at']).limit(deps.maxOps).execute();
       if (pending.length === 0) return null;
       const oldest = pending[0]!.created_at.getTime();
       if (!force && pending.length < deps.maxOps && clock.now().getTime() - oldest < deps.intervalMs) return null;
@@ -169,9 +170,9 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
 
   /**
    * Closes the next batch when one is due (the one left closed, if any): made from the operations `due` read, then
-   * written in one transaction, the batch row with its calldata and the batch nonce on each of its operations. Only the
-   * batcher writes either (one at a time, in the elected process); a batch whose operations another one took
-   * meanwhile writes nothing and fails.
+   * written in one transaction: the batch row with its calldata and its range of seqs, which is what says the operations
+   * are in it (batch-range.ts). Only the batcher writes batches (one at a time, in the elected process); a batch whose
+   * operations another one took meanwhile writes nothing and fails.
    */
   const close = async (force: boolean): Promise<BatchRow | null> => {
     const found = await due(force);
@@ -211,6 +212,9 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     const first = String(pending[0]!.seq);
     const last = String(pending[pending.length - 1]!.seq);
     const closed = await db.transaction().execute(async (trx) => {
+      // The range is the batch's only mark on its operations (batch-range.ts): it must start after every batch's.
+      const { last_seq: before } = await trx.selectNoFrom(lastBatchedSeq().as('last_seq')).executeTakeFirstOrThrow();
+      if (BigInt(before) >= BigInt(first)) throw new Error(`ledger: batch ${nonce} starts at seq ${first}, but a batch already holds seq ${before}; another batch took its operations meanwhile`);
       await trx
         .insertInto('ledger_batches')
         .values({
@@ -231,8 +235,6 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
           closed_at: clock.now(),
         })
         .execute();
-      const taken = await trx.updateTable('ledger_operations').set({ batch_nonce: nonce.toString() }).where('seq', '>=', first).where('seq', '<=', last).where('batch_nonce', 'is', null).executeTakeFirst();
-      if (taken.numUpdatedRows !== BigInt(pending.length)) throw new Error(`ledger: batch ${nonce} took ${taken.numUpdatedRows} of its ${pending.length} operations; another batch took the rest meanwhile`);
       log.info({ nonce: nonce.toString(), ops: pending.length, mode }, 'ledger: batch closed');
       return { nonce, calldata, firstSeq: first, lastSeq: last, opCount: pending.length, newRoot };
     });

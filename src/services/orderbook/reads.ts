@@ -14,6 +14,7 @@ import { toCount, type DB } from '../../db/index.ts';
 import type { MarketHoldersT, OrderbookTradeT } from '../../wire/market-reads.ts';
 import { openInterestOf, type MarketRow } from '../markets/records.ts';
 import { TOP_HOLDERS } from '../markets/reads/market-holders.ts';
+import { batchHolding } from '../ledger/batch-range.ts';
 import { orderBookPrices } from './market-stats.ts';
 
 const marketIdOf = (m: MarketRow): bigint => {
@@ -26,9 +27,8 @@ export async function orderBookTrades(db: Kysely<DB>, m: MarketRow, p: { limit: 
   const rows = await db
     .selectFrom('order_fills as f')
     .innerJoin('orders as t', 't.id', 'f.taker_order')
-    .leftJoin('ledger_operations as op', 'op.seq', 'f.ledger_seq')
-    .leftJoin('ledger_batches as b', 'b.nonce', 'op.batch_nonce')
-    .select(['f.id', 'f.created_at', 'f.maker', 'f.taker', 'f.side', 'f.kind', 'f.price_bps', 'f.shares', 'f.taker_fee', 'f.ledger_seq', 't.outcome', 't.action', 'op.batch_nonce', 'b.status as batch_status'])
+    .leftJoinLateral(batchHolding(db, sql.ref('f.ledger_seq')), (join) => join.onTrue())
+    .select(['f.id', 'f.created_at', 'f.maker', 'f.taker', 'f.side', 'f.kind', 'f.price_bps', 'f.shares', 'f.taker_fee', 'f.ledger_seq', 't.outcome', 't.action', 'b.nonce as batch_nonce', 'b.status as batch_status'])
     .where('f.market_id', '=', marketIdOf(m).toString())
     .where('f.market', '=', m.address)
     .orderBy('f.id', 'desc')

@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Principal } from '../../../core/principal.ts';
+import { batchHolding } from '../../ledger/batch-range.ts';
 import { walletOf, type TraderError } from './trader.ts';
 import type { OrderBookDeps, OrderEvent } from './types.ts';
 
@@ -27,11 +28,10 @@ export async function listOrderEvents(deps: ListOrderEventsDeps, { principal, af
   const { agentId } = await walletOf(deps, principal);
   const rows = await deps.db
     .selectFrom('events as e')
-    // A fill event's fill (its body names it), the ledger operation that settled it and that operation's batch.
+    // A fill event's fill (its body names it) and the batch holding the ledger operation that settled it.
     .leftJoin('order_fills as f', (join) => join.on(sql<boolean>`f.id = (e.payload->>'fillId')::bigint`))
-    .leftJoin('ledger_operations as op', 'op.seq', 'f.ledger_seq')
-    .leftJoin('ledger_batches as b', 'b.nonce', 'op.batch_nonce')
-    .select(['e.agent_seq', 'e.payload', 'e.created_at', 'b.status as batch_status', 'op.batch_nonce'])
+    .leftJoinLateral(batchHolding(deps.db, sql.ref('f.ledger_seq')), (join) => join.onTrue())
+    .select(['e.agent_seq', 'e.payload', 'e.created_at', 'b.status as batch_status', 'b.nonce as batch_nonce'])
     .where('e.agent_id', '=', agentId)
     .where('e.agent_seq', '>', after.toString())
     .orderBy('e.agent_seq')

@@ -1,10 +1,11 @@
 // The order as the order loop answers it: its row and its fills, each fill from this order's side, in the wire's
 // units (docs/units.md): the rows keep basis points and whole shares, the answer decimal prices and base units.
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { MATCH_KIND_NAMES } from '../../../core/ledger/types.ts';
 import type { Outcome } from '../../../core/orderbook/types.ts';
 import { baseUnitsOfShares, priceOfBps } from '../../../core/orderbook/units.ts';
 import type { DB, OrderFillsTable, OrdersTable } from '../../../db/schema.ts';
+import { batchHolding } from '../../ledger/batch-range.ts';
 import type { OrderView } from './types.ts';
 
 /** A fill as an order's view shows it: the fill row with the status of the ledger batch holding it (null: none yet). */
@@ -69,9 +70,8 @@ export async function readFills(executor: Kysely<DB> | Transaction<DB>, orderIds
   if (orderIds.length === 0) return [];
   return executor
     .selectFrom('order_fills as f')
-    .innerJoin('ledger_operations as op', 'op.seq', 'f.ledger_seq')
-    .leftJoin('ledger_batches as b', 'b.nonce', 'op.batch_nonce')
-    .select(['f.id', 'f.maker_order', 'f.taker_order', 'f.kind', 'f.side', 'f.price_bps', 'f.shares', 'f.taker_fee', 'f.ledger_seq', 'f.created_at', 'op.batch_nonce', 'b.status as batch_status'])
+    .leftJoinLateral(batchHolding(executor, sql.ref('f.ledger_seq')), (join) => join.onTrue())
+    .select(['f.id', 'f.maker_order', 'f.taker_order', 'f.kind', 'f.side', 'f.price_bps', 'f.shares', 'f.taker_fee', 'f.ledger_seq', 'f.created_at', 'b.nonce as batch_nonce', 'b.status as batch_status'])
     .where((eb) => eb.or([eb('f.maker_order', 'in', orderIds), eb('f.taker_order', 'in', orderIds)]))
     .orderBy('f.id')
     .execute();
