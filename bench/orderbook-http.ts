@@ -30,7 +30,7 @@ import { prng } from './prng.ts';
 import { LONG_HOLD_MS, watchHolds } from './holds.ts';
 import { startProfile } from './profile.ts';
 import { startTimeline } from './timeline.ts';
-import { watchServerCpu } from './server-cpu.ts';
+import { watchServerCpu, watchWal } from './server-cpu.ts';
 import { watchThreadCpu } from './thread-cpu.ts';
 import { fitCostModel, type CostModel, type CostPoint } from './cost-model.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
@@ -96,6 +96,8 @@ export interface PlaceScenario extends LoadResult {
   cpuUsPerOrder?: number;
   /** The database server's CPU time per order placed (a local PostgreSQL only: server-cpu.ts), warm-up included. */
   dbCpuUsPerOrder?: number;
+  /** Bytes of write-ahead log per order placed (PostgreSQL only: server-cpu.ts watchWal), warm-up included. */
+  walBytesPerOrder?: number;
 }
 
 export interface PlaceBenchReport {
@@ -425,7 +427,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         ? `primed: ${opts.primeSeconds} s of the same load on a market of its own before the scenarios, not measured, so V8 has compiled the order path as in a server that has run for a while (BENCH_PLACE_PRIME_SECONDS=0: none)`
         : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
-      `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc)`,
+      `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc); WAL B/order: the write-ahead log PostgreSQL wrote (the same in any phase of the machine; – on PGlite)`,
       missing.length === 0
         ? `node: ${SERVICE_NODE_FLAGS.join(' ')}, as svc start runs the service (bin/node-flags.mjs)`
         : `node: WITHOUT ${missing.join(' ')}, which svc start runs the service with (bin/node-flags.mjs): these numbers are of another heap; run it as npm run bench does`,
@@ -511,6 +513,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const profile = opts.profileDir ? await startProfile() : null;
       const holds = opts.holds && runtime.database.kind === 'pglite' ? watchHolds() : null;
       const server = runtime.database.kind === 'postgres' ? await watchServerCpu(runtime.database.db) : null;
+      const wal = runtime.database.kind === 'postgres' ? await watchWal(runtime.database.db) : null;
       const timeline = stalls > 0 ? startTimeline() : null;
       const threads = watchThreadCpu();
       const cpu = process.cpuUsage();
@@ -522,6 +525,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const used = process.cpuUsage(cpu);
       const byThread = threads?.stop();
       const serverUs = server?.stop();
+      const walBytes = await wal?.stop();
       const long = holds?.stop() ?? [];
       if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
       const stallLines = timeline?.stop(result.slow ?? [], stalls) ?? [];
@@ -550,6 +554,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         wrapped: result.sent > script.length,
         cpuUsPerOrder: perOrder(used.user + used.system),
         ...(serverUs !== undefined ? { dbCpuUsPerOrder: perOrder(serverUs) } : {}),
+        ...(walBytes !== undefined ? { walBytesPerOrder: perOrder(walBytes) } : {}),
       });
       // An open loop that fell behind left the service placing what it was sent: the next scenario starts once it is done.
       if (rate !== undefined) await placementsDrained(runtime);
@@ -605,7 +610,7 @@ const ratio = (rps: number, anchorRps: number): string => {
 
 /** The report as an aligned text table, with the setup and notes as comment lines and the first failure of each run. */
 export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
-  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'DB CPU µs/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
+  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'DB CPU µs/order', 'WAL B/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
   const line = (r: PlaceScenario, isAnchor: boolean): string[] => {
     const failed = Object.entries(r.statuses)
       .filter(([status]) => status !== '201')
@@ -614,11 +619,11 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
     if (r.unanswered) failed.push(`${r.unanswered}×unanswered`);
     const f = (k: string) => String(r.fills[k] ?? 0);
     const fills = isAnchor ? '–' : `${f('TRANSFER')}/${f('TAKER_SELLS')}/${f('MINT')}/${f('MERGE')}`;
-    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.dbCpuUsPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
+    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.dbCpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.walBytesPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
   };
   const cells = [header, line(report.anchor, true), ...report.scenarios.map((s) => line(s, false))];
   const widths = header.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
-  const left = new Set([0, 7, 8, 10]);
+  const left = new Set([0, 8, 9, 11]);
   const render = (row: string[]) => row.map((cell, c) => (left.has(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [...report.setup.map((l) => `# ${l}`), ...report.notes.map((l) => `# ${l}`), '', render(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(render)];
   for (const s of report.scenarios) {

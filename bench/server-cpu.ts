@@ -34,3 +34,20 @@ export async function watchServerCpu(db: Kysely<DB>): Promise<{ stop(): number }
   const start = serverCpuUs(postmaster);
   return { stop: () => serverCpuUs(postmaster) - start };
 }
+
+/**
+ * Starts counting the write-ahead log the server writes; `stop()` answers the bytes written since (the distance its
+ * insert position moved). Unlike CPU time, what the writes cost in log is the same on any machine and in any phase of
+ * it, so it tells a change of the write model from noise in one run (docs/orderbook.md, session 28). The whole
+ * server's log: other databases' writes meanwhile would count too (the bench's is the only one it writes to).
+ */
+export async function watchWal(db: Kysely<DB>): Promise<{ stop(): Promise<number> }> {
+  const { rows } = await sql<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(db);
+  const start = rows[0]!.lsn;
+  return {
+    stop: async () => {
+      const { rows: moved } = await sql<{ bytes: string }>`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ${start}::pg_lsn)::text AS bytes`.execute(db);
+      return Number(moved[0]!.bytes);
+    },
+  };
+}
