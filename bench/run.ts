@@ -46,7 +46,8 @@ import { benchEvents, eventsOptionsFromEnv, formatEventsReport } from './events.
 import { benchMarketsListing, type ScenarioResult } from './markets-listing.ts';
 import { benchMerkle, formatMerkleReport, merkleMaxFromEnv } from './merkle.ts';
 import { benchOrderBook, formatOrderBookReport, orderBookOpsFromEnv } from './orderbook.ts';
-import { benchOrderBookHttp, formatOrderBookHttpReport, orderBookHttpOptionsFromEnv } from './orderbook-http.ts';
+import { benchOrderBookHttp, orderBookHttpOptionsFromEnv } from './orderbook-http.ts';
+import { formatOrderBookHttpReport } from './orderbook-http-report.ts';
 import { benchProcesses, formatProcessesReport, processesOptionsFromEnv } from './processes.ts';
 import { intFromEnv, runIfMain } from './scope.ts';
 
