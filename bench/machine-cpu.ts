@@ -2,8 +2,9 @@
  * The whole machine's CPU while a scenario runs (Linux, the first line of /proc/stat): how much of it was idle, and how
  * much the hypervisor gave to other guests while this one wanted it (steal). The order bench's rates move by ±30 % from
  * run to run on the same code (docs/orderbook.md, session 28); a scenario with much steal, or with no idle left, says
- * why one run is off. Elsewhere there is nothing to read.
+ * why one run is off. Elsewhere there is nothing to read. And how fast a core computes right now (`coreSpeedMs`).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /** The aggregate line's counters (ticks): user, nice, system, idle, iowait, irq, softirq, steal, …; null without /proc. */
@@ -37,4 +38,17 @@ export function watchMachineCpu(): { stop(): MachineCpu | null } {
       return { idlePct: (100 * (d[3]! + d[4]!)) / total, stealPct: (100 * d[7]!) / total };
     },
   };
+}
+
+const CALIBRATION = Buffer.alloc(1 << 20, 0x5a);
+
+/**
+ * Milliseconds to hash 20 MB with SHA-256 on this thread (~12 ms on this 2-core machine when it is quiet; ~27 % more
+ * while the other core is busy too): a fixed piece of work, timed between scenarios, that shows when the machine itself
+ * runs slower (a run whose service spent twice the CPU an order on the same code ran beside such a phase).
+ */
+export function coreSpeedMs(): number {
+  const start = performance.now();
+  for (let i = 0; i < 20; i++) createHash('sha256').update(CALIBRATION).digest();
+  return performance.now() - start;
 }

@@ -34,7 +34,7 @@ import { startProfile } from './profile.ts';
 import { startTimeline } from './timeline.ts';
 import { watchServerCpu, watchWal } from './server-cpu.ts';
 import { watchThreadCpu } from './thread-cpu.ts';
-import { watchMachineCpu } from './machine-cpu.ts';
+import { coreSpeedMs, watchMachineCpu } from './machine-cpu.ts';
 import { fitCostModel, type CostModel, type CostPoint } from './cost-model.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 import { missingServiceFlags, SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
@@ -492,6 +492,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const server = runtime.database.kind === 'postgres' ? await watchServerCpu(runtime.database.db) : null;
       const wal = runtime.database.kind === 'postgres' ? await watchWal(runtime.database.db) : null;
       const timeline = stalls > 0 ? startTimeline() : null;
+      const speedBefore = coreSpeedMs();
       const threads = watchThreadCpu();
       const machine = watchMachineCpu();
       const cpu = process.cpuUsage();
@@ -522,7 +523,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         commits.push(`"${name}": latency p50 ${result.p50Ms.toFixed(1)} ms, p90 ${result.p90Ms.toFixed(1)}, mean ${result.meanMs.toFixed(1)}${closed}`);
       }
       // The helpers' share is what a core of their own would take off the event loop's and the database's.
-      if (shares) commits.push(`"${name}": the machine's CPU idle ${shares.idlePct.toFixed(0)} % of the time, taken by the host for other guests (steal) ${shares.stealPct.toFixed(1)} %`);
+      const speed = `SHA-256 of 20 MB in ${speedBefore.toFixed(1)} ms before it and ${coreSpeedMs().toFixed(1)} after (bench/machine-cpu.ts)`;
+      const idle = shares ? `the machine's CPU idle ${shares.idlePct.toFixed(0)} % of the time, taken by the host for other guests (steal) ${shares.stealPct.toFixed(1)} %; ` : '';
+      commits.push(`"${name}": ${idle}${speed}`);
       if (byThread && o > 0) commits.push(`"${name}": the service's CPU by thread: its event loop ${(byThread.mainUs / o).toFixed(0)} µs an order, the other threads (V8 compiling in the background and collecting garbage, libuv's pool) ${(byThread.othersUs / o).toFixed(0)} µs, warm-up included`);
       if (inSweep) swept.push({ service: { orders: o, rounds: t, us: used.user + used.system }, ...(serverUs !== undefined ? { db: { orders: o, rounds: t, us: serverUs } } : {}) });
       const counts = await countsOf(runtime, scenarioMarkets, since);
