@@ -442,8 +442,30 @@ describe('votes', () => {
 
   it('an integrity restart opens round 2, after which the round-1 verdict is refused', async () => {
     const market = await createMarket({ n: 3 });
-    await disputeAndOpenVote(market, 3, 1);
-    const restarted = await send('MarketResolver', env.resolver, owner, 'openVote', [market]);
+    // Round 1 opens at a pinned second. Round 2's gas estimated in that second is too little a second later: there the
+    // new deadline (block time + window) equals the stored one and writing it costs less. Sent with that estimate as its
+    // limit it ran out of gas; with the headroom every send here gives (contract-kit.ts), it does not. Blocks keep round
+    // 1's time (an interval of 0) until the send has estimated; its transaction is mined a second later.
+    const t1 = (await kit.pub.getBlock()).timestamp + 100n;
+    await propose(market, 3);
+    await send('MarketResolver', env.resolver, bob, 'challenge', [market, 1]);
+    let restarted: TransactionReceipt;
+    let inRoundOnesSecond: bigint;
+    await rpc(anvil.rpcUrl, 'anvil_setBlockTimestampInterval', [0]);
+    const timeFlows = () => rpc(anvil.rpcUrl, 'anvil_removeBlockTimestampInterval', []);
+    try {
+      await rpc(anvil.rpcUrl, 'evm_setNextBlockTimestamp', [Number(t1)]);
+      await send('MarketResolver', env.resolver, owner, 'openVote', [market]);
+      inRoundOnesSecond = await kit.pub.estimateContractGas({ address: env.resolver, abi: abiWithAllErrors('MarketResolver'), functionName: 'openVote', args: [market], account: owner });
+      const nextSecond = async () => {
+        await timeFlows();
+        await rpc(anvil.rpcUrl, 'evm_setNextBlockTimestamp', [Number(t1 + 1n)]);
+      };
+      restarted = await kit.send('MarketResolver', env.resolver, owner, 'openVote', [market], { afterEstimate: nextSecond });
+    } finally {
+      await timeFlows();
+    }
+    expect([restarted.gasUsed > inRoundOnesSecond, (await kit.pub.getBlock({ blockNumber: restarted.blockNumber })).timestamp]).toEqual([true, t1 + 1n]);
     const t = (await kit.pub.getBlock({ blockNumber: restarted.blockNumber })).timestamp;
     expect(eventsOf(restarted, 'VoteOpened')).toEqual([{ market, round: 2, voteDeadline: t + BigInt(VOTE_WINDOW), reason: Reason.IntegrityRestart }]);
     expect(await revertOf('MarketResolver', env.resolver, owner, 'openVote', [market])).toEqual({ errorName: 'NoMoreVoteRounds', args: [] });
