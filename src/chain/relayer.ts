@@ -12,6 +12,7 @@ import type { LocalAccount } from 'viem/accounts';
 import type { Clock } from '../core/clock.ts';
 import type { DB } from '../db/schema.ts';
 import type { Logger } from '../core/logger.ts';
+import { gasWithHeadroom } from './gas.ts';
 
 /** Namespace of the per-address nonce lock (pg_advisory_xact_lock(namespace, hashtext(address))). */
 const RELAYER_NONCE_LOCK = 0x5c10;
@@ -130,7 +131,7 @@ export function createRelayer(deps: {
   const prepare = async (req: RelayRequest): Promise<RelayedTx> => {
     const value = req.value ?? 0n;
     const to = req.to ?? undefined;
-    const gas = req.gas ?? ((await client.estimateGas({ account: account.address, to, data: req.data, value })) * 12n) / 10n;
+    const gas = req.gas ?? gasWithHeadroom(await client.estimateGas({ account: account.address, to, data: req.data, value }));
     const fees = await client.estimateFeesPerGas();
     // The nonce is chosen and recorded under a transaction-level lock of the sending address: several processes of
     // one deployment (docs/operations.md) relay with one operator key without two of them picking the same nonce.

@@ -4,11 +4,9 @@ import { BaseError, ContractFunctionRevertedError, createPublicClient, createWal
 import { foundry } from 'viem/chains';
 import { expect } from 'vitest';
 import { abiWithAllErrors, loadArtifact, type ContractName } from '../../src/chain/artifacts.ts';
+import { gasWithHeadroom } from '../../src/chain/gas.ts';
 
 export const TEST_CHAIN = { ...foundry, id: 8453 };
-
-/** A transaction's gas limit from its estimate: a fifth on top, as the service's relayer sends (src/chain/relayer.ts). */
-export const gasWithHeadroom = (estimate: bigint): bigint => (estimate * 12n) / 10n;
 
 export function contractKit(rpcUrl: string, deployer: PrivateKeyAccount) {
   const pub = createPublicClient({ chain: TEST_CHAIN, transport: http(rpcUrl), pollingInterval: 20 });
@@ -26,11 +24,9 @@ export function contractKit(rpcUrl: string, deployer: PrivateKeyAccount) {
     pub.readContract({ address, abi: abiWithAllErrors(name), functionName, args }) as Promise<T>;
 
   /**
-   * Sends the call and waits for its receipt (a revert fails the test, with why). The gas limit has headroom
-   * (gasWithHeadroom): an estimate is made on the latest block's state and time, and a call whose cost depends on the
-   * time can need more in the block that mines it. openVote of round 2 rewrites the vote deadline (block time + window):
-   * estimated in the second that round 1 was opened in, that write changed nothing and cost 2,770 gas less than a
-   * second later, and the transaction ran out of gas (sessions 17 and 28 saw it, once in a whole suite each;
+   * Sends the call and waits for its receipt (a revert fails the test, with why). Its gas limit has the headroom the
+   * service's transactions have (src/chain/gas.ts): with the bare estimate, round 2's openVote estimated in round 1's
+   * second ran out of gas a second later (sessions 17 and 28 saw it, once in a whole suite each;
    * test/contracts/resolution.test.ts pins it with `afterEstimate`, which runs between the estimate and the send).
    */
   async function send(

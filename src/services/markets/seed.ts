@@ -24,6 +24,7 @@ import { CREDIT_REASONS, type Account } from '../../core/ledger/types.ts';
 import type { LedgerService } from '../ledger/ledger.ts';
 import type { OrderBookService } from '../orderbook/orders.ts';
 import { baseUnitsOfShares, priceOfBps } from '../../core/orderbook/units.ts';
+import { gasWithHeadroom } from '../../chain/gas.ts';
 
 const SEED_FLAG = 'seed:demo-markets';
 const DAY = 86_400_000;
@@ -215,7 +216,9 @@ function sender(deps: SeedDeps) {
   const client = deps.chain.client as PublicClient;
   return async (account: PrivateKeyAccount, to: Address, data: Hex): Promise<Hex> => {
     const wallet = createWalletClient({ account, chain: deps.chainDefinition, transport: http(deps.rpcUrl) });
-    const hash = await wallet.sendTransaction({ to, data });
+    // Gas with headroom over the estimate, as the relayer sends (src/chain/gas.ts): a failed seed stops `npm start`.
+    const gas = gasWithHeadroom(await client.estimateGas({ account: account.address, to, data }));
+    const hash = await wallet.sendTransaction({ to, data, gas });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (receipt.status !== 'success') throw new Error(`seed: transaction ${hash} to ${to} reverted`);
     return hash;
