@@ -3,7 +3,6 @@
  * allowed; `resetAtMs` is when the oldest charged request in the window ages out (spec Limits).
  * Memory store by default; the Redis store shares counters between processes.
  */
-import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface HitResult {
@@ -58,7 +57,9 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {allowed, count, oldest[2] or tostring(now)}
 `;
 
-const SLIDING_WINDOW_SHA = createHash('sha1').update(SLIDING_WINDOW_LUA).digest('hex');
+/** The script as an ioredis command: sent by its hash (EVALSHA), and whole only when Redis answers NOSCRIPT (it ran nothing then). */
+const SLIDING_WINDOW = 'svcSlidingWindow';
+type WithSlidingWindow = Redis & { [SLIDING_WINDOW](key: string, nowMs: number, windowMs: number, limit: number, member: string): Promise<[number, number, string]> };
 
 /**
  * The service's Redis connection for its rate limits (docs/operations.md "Rate limits in Redis"). Auto-pipelining:
@@ -74,22 +75,14 @@ export function connectRedisStore(url: string, namespace?: string): RateLimitSto
 }
 
 export function createRedisStore(redis: Redis, namespace = 'svc:rl:'): RateLimitStore {
+  redis.defineCommand(SLIDING_WINDOW, { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+  const scripted = redis as WithSlidingWindow;
   let seq = 0;
   return {
     async hit(key, limit, windowMs, nowMs) {
       // The member must be unique even for two hits in the same millisecond.
       const member = `${nowMs}:${process.pid}:${seq++}:${Math.random().toString(36).slice(2, 8)}`;
-      const args = [1, namespace + key, nowMs, windowMs, limit, member] as const;
-      // The script by its hash (Redis keeps it once run); sent whole only when this Redis does not hold it (NOSCRIPT:
-      // it ran nothing, so running it now charges the hit once).
-      let reply: unknown;
-      try {
-        reply = await redis.evalsha(SLIDING_WINDOW_SHA, ...args);
-      } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-        reply = await redis.eval(SLIDING_WINDOW_LUA, ...args);
-      }
-      const [allowed, count, oldest] = reply as [number, number, string];
+      const [allowed, count, oldest] = await scripted[SLIDING_WINDOW](namespace + key, nowMs, windowMs, limit, member);
       return { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetAtMs: Number(oldest) + windowMs };
     },
     async close() {
