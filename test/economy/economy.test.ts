@@ -322,12 +322,20 @@ describe('card purchase', () => {
 
 describe('signup grant', () => {
   it('reads the play money the ledger credited the wallet when it was bound, and nothing for a wallet never bound', async () => {
+    // No batch closes on its own meanwhile: the grant is committed only once the flush below is confirmed.
+    const batcher = server.runtime.services.ledgerBatcher;
+    await batcher.stop();
     const agent = await registerWallet(server);
     const b: Buyer = { account: agent.account, token: await session(server, agent.account) };
     const res = await call('GET', '/signup-grant', b);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ walletAddress: agent.account.address.toLowerCase(), granted: true, amount: server.config.ledger.signupGrant.toString(), decimals: 6, agentId: agent.agentId, currentGrant: server.config.ledger.signupGrant.toString() });
     expect(res.body.ledger.proofUrl).toBe(`/api/v1/ledger/proof/${agent.account.address.toLowerCase()}`);
+    // Committed once the ledger batch holding the grant is confirmed on chain.
+    expect(res.body.ledger.committed).toBe(false);
+    await batcher.start();
+    await batcher.flush({ force: true });
+    expect((await call('GET', '/signup-grant', b)).body.ledger).toMatchObject({ seq: res.body.ledger.seq, committed: true });
     const stranger = await buyer(server, 0n);
     expect((await call('GET', '/signup-grant', stranger)).body).toMatchObject({ granted: false, amount: '0', agentId: null, grantedAt: null, ledger: null });
   });

@@ -29,16 +29,17 @@ export async function signupGrantOf(deps: EconomyDeps & { currentGrant: bigint }
   const agent = await deps.db.selectFrom('agents').select('id').where('wallet_address', '=', walletKey).executeTakeFirst();
   const op = agent
     ? await deps.db
-        .selectFrom('ledger_operations')
-        .select(['seq', 'kind', 'op', 'created_at'])
+        .selectFrom('ledger_operations as o')
+        // The batch holding it, if any: the grant is committed once that batch is confirmed on chain.
+        .leftJoinLateral(batchHolding(deps.db, sql.ref('o.seq')), (join) => join.onTrue())
+        .select(['o.seq', 'o.kind', 'o.op', 'o.created_at', 'b.status as batch_status'])
         // The ledger keys an operation by its submission's source and its index in it (ledger.ts).
-        .where('source', 'in', [`signup-grant:${agent.id}#0`, `seed-play-money:${agent.id}#0`])
-        .orderBy('seq')
+        .where('o.source', 'in', [`signup-grant:${agent.id}#0`, `seed-play-money:${agent.id}#0`])
+        .orderBy('o.seq')
         .executeTakeFirst()
     : undefined;
   const amount = op ? grantAmount(op) : 0n;
-  const batch = op ? await deps.db.selectFrom(batchHolding(deps.db, sql.val(op.seq))).select('b.status').executeTakeFirst() : undefined;
-  const committed = batch?.status === 'confirmed';
+  const committed = op?.batch_status === 'confirmed';
   return {
     walletAddress: walletKey,
     granted: amount > 0n,
