@@ -69,6 +69,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     return { token, body: scripted?.body, idempotencyKey: job.idempotencyPrefix === undefined ? undefined : `${job.idempotencyPrefix}-${n}` };
   };
 
+  /** The port of connection (closed loop) or request (open loop) `i`: the ports in turn, as a round-robin balancer. */
+  const portOf = (i: number): number => (job.ports && job.ports.length > 0 ? job.ports[i % job.ports.length]! : job.port);
+
   /** Counts an answer in the window, its latency from `from` (when it was sent, or due). */
   const tally = (answer: Answer, from: number): void => {
     const latency = performance.now() - from;
@@ -85,7 +88,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   };
 
   const connection = async (index: number): Promise<void> => {
-    const port = job.ports && job.ports.length > 0 ? job.ports[index % job.ports.length]! : job.port;
+    const port = portOf(index);
     for (;;) {
       const t0 = performance.now();
       if (t0 >= end) return;
@@ -114,7 +117,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     const inFlight = new Set<Promise<void>>();
     const one = async (due: number, n: number): Promise<void> => {
       const out = outgoing(n);
-      const port = job.ports && job.ports.length > 0 ? job.ports[n % job.ports.length]! : job.port;
+      const port = portOf(n);
       const counted = due >= measureFrom && due < end;
       try {
         const answer = await send(agent, job, port, out, sample === undefined);

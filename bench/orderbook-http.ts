@@ -146,6 +146,20 @@ export function placeOrderStream(n: number, markets: readonly string[], agents: 
   return out;
 }
 
+/**
+ * The seeded stream (placeOrderStream) as the load client sends it: each order with the next of its agent's keys in
+ * rotation (`keysOf[agent]`), so every key's write budget is spent evenly.
+ */
+export function placeOrderScript(n: number, markets: readonly string[], keysOf: readonly (readonly string[])[], seed: number): ScriptedRequest[] {
+  const used = new Array<number>(keysOf.length).fill(0);
+  return placeOrderStream(n, markets, keysOf.length, seed).map(({ agent, body }) => {
+    const keys = keysOf[agent]!;
+    const turn = used[agent]!;
+    used[agent] = turn + 1;
+    return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
+  });
+}
+
 export interface Trader {
   principal: Principal;
   keys: string[];
@@ -419,15 +433,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         0,
         `s${scenario}`,
       );
-    const scriptOf = (scenarioMarkets: readonly string[], seed: number, keysOf: readonly (readonly string[])[] = traders.map((t) => t.keys)): ScriptedRequest[] => {
-      const used = new Array<number>(opts.agents).fill(0);
-      return placeOrderStream(streamLength, scenarioMarkets, opts.agents, seed).map(({ agent, body }) => {
-        const keys = keysOf[agent]!;
-        const turn = used[agent]!;
-        used[agent] = turn + 1;
-        return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
-      });
-    };
+    const scriptOf = (scenarioMarkets: readonly string[], seed: number, keysOf: readonly (readonly string[])[] = traders.map((t) => t.keys)): ScriptedRequest[] =>
+      placeOrderScript(streamLength, scenarioMarkets, keysOf, seed);
     let runs = 0;
     const stalls = opts.stalls ?? 0;
     const run = async (

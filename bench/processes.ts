@@ -21,7 +21,7 @@ import { createLogger } from '../src/runtime/logger.ts';
 import { createRuntime } from '../src/runtime/runtime.ts';
 import { startLoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { createBenchDatabase, insertRows } from './markets-listing.ts';
-import { createMarkets, mintInventory, placeOrderStream, registerWalletAgent, registrationAddress, type Trader } from './orderbook-http.ts';
+import { createMarkets, mintInventory, placeOrderScript, registerWalletAgent, registrationAddress, type Trader } from './orderbook-http.ts';
 import { intFromEnv, runIfMain, withCleanups } from './scope.ts';
 import { SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
 
@@ -126,14 +126,13 @@ export async function benchProcesses(opts: ProcessesBenchOptions): Promise<Proce
         try {
           const tokens = traders.flatMap((t) => t.keys);
           const listing = await client.run({ host: '127.0.0.1', port: ports[0]!, ports, path: '/api/v1/markets', tokens, connections: opts.connections, warmupMs: WARMUP_MS, durationMs: opts.seconds * 1000 });
-          const used = new Array<number>(opts.agents).fill(0);
           const scriptOf = (seconds: number, seed: number) =>
-            placeOrderStream(Math.ceil(seconds * 2_000), markets.slice(1), opts.agents, seed).map(({ agent, body }) => {
-              const keys = traders[agent]!.keys;
-              const turn = used[agent]!;
-              used[agent] = turn + 1;
-              return { token: keys[turn % keys.length]!, body: JSON.stringify(body) };
-            });
+            placeOrderScript(
+              Math.ceil(seconds * 2_000),
+              markets.slice(1),
+              traders.map((t) => t.keys),
+              seed,
+            );
           const placeOrders = (script: ScriptedRequest[], idempotencyPrefix: string, warmupMs: number, seconds: number) =>
             client.run({
               host: '127.0.0.1',
