@@ -172,6 +172,11 @@ describe('a key another request recorded while the batch ran', () => {
     await gas(server, agent.account.address);
     const market = await createOrderBookMarket(server, agent, 'Will a raced record stop its batch?', new Date(clock.now().getTime() + 7 * 86_400_000));
     const body = (price: string) => ({ market: market.address, outcome: 0 as const, action: 'buy' as const, price, shares: '10000000' });
+    // An earlier placement, so the trader and the market are known (place-order.ts): nothing is awaited before the three
+    // below join the market's queue, and they make one batch however slowly the database answers (on a busy CI machine
+    // the first's look-ups came back a turn before the others', and it went alone).
+    const earlier = await server.call('POST', `${A}/orderbook/place-order`, { key: agent.key, idempotencyKey: 'record-race-0', body: body('0.1') });
+    expect(earlier.status).toBe(201);
     const { idempotency, orderbook, keys } = server.runtime.services;
     const principal = await keys.authenticate(agent.key);
     const keyedOf = (key: string) => ({ principal: `key:${principal.keyId}`, key, requestHash: `hash-${key}`, route: { method: 'POST', path: `${A}/orderbook/place-order` } });
@@ -189,7 +194,7 @@ describe('a key another request recorded while the batch ran', () => {
     // The batch rolled back, then each alone: two of those commit.
     expect(orderbook.stats().transactions - before).toBe(2);
     const orders = await server.runtime.database.db.selectFrom('orders').select('price_bps').where('agent_id', '=', agent.agentId).orderBy('price_bps').execute();
-    expect(orders.map((o) => o.price_bps)).toEqual([1200, 1300]);
+    expect(orders.map((o) => o.price_bps)).toEqual([1000, 1200, 1300]);
     expect(await idempotency.find(keyedOf('raced-1'))).toEqual({ kind: 'replay', response: { status: 201, body: { id: 'someone-else' }, headers: {} } });
     expect(await idempotency.find(keyedOf('raced-2'))).toMatchObject({ kind: 'replay', response: { status: 201, body: { id: (second as PromiseFulfilledResult<{ id: string }>).value.id } } });
   });
