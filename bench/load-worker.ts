@@ -51,6 +51,7 @@ const percentile = (sorted: Float64Array, p: number): number =>
 
 async function runJob(job: LoadJob): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections, maxFreeSockets: job.connections });
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const measureFrom = start + job.warmupMs;
   const end = measureFrom + job.durationMs;
@@ -150,6 +151,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   if (job.ratePerSecond !== undefined) await openLoop(job.ratePerSecond);
   else await Promise.all(Array.from({ length: job.connections }, (_, i) => connection(i)));
   agent.destroy();
+  const used = process.cpuUsage(cpu);
   const sorted = Float64Array.from(latencies).sort();
   return {
     ok,
@@ -162,6 +164,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     statuses,
     errors,
     bytesPerResponse: ok === 0 ? 0 : Math.round(bytes / ok),
+    clientCpuUs: used.user + used.system,
     ...(job.ratePerSecond === undefined ? {} : { unanswered }),
     ...(sample === undefined ? {} : { sample }),
     ...(job.slowMs === undefined ? {} : { slow }),

@@ -61,6 +61,11 @@ export interface LoadResult {
   /** Open loop: requests scheduled in the window that had no answer by the time the run gave up on them (5 s after it). */
   unanswered?: number;
   bytesPerResponse: number;
+  /**
+   * The load process's CPU time over the whole job (warm-up and the wait for the last answers included), µs: what the
+   * client took of a machine it shares with the server under test.
+   */
+  clientCpuUs: number;
   /** The first failure seen (status and the start of its body), to tell throttling from a bug. */
   sample?: string;
   /** With `slowMs`: each answer slower than that, as [when it was sent (epoch ms), its latency ms]. */

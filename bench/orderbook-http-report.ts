@@ -23,6 +23,15 @@ export interface PlaceScenario extends LoadResult {
   walBytesPerOrder?: number;
 }
 
+/**
+ * The load client's CPU time per order placed (per request sent, for the anchor), warm-up included: the share of the
+ * machine the client takes from the service and the database, which on a deployment run on other machines.
+ */
+export function clientUsPerOrder(r: PlaceScenario, isAnchor: boolean): number {
+  const n = isAnchor ? r.sent : r.orders;
+  return n > 0 ? r.clientCpuUs / n : Number.NaN;
+}
+
 export interface PlaceBenchReport {
   setup: string[];
   anchor: PlaceScenario;
@@ -63,7 +72,7 @@ const ratio = (rps: number, anchorRps: number): string => {
 
 /** The report as an aligned text table, with the setup and notes as comment lines and the first failure of each run. */
 export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
-  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'DB CPU µs/order', 'WAL B/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
+  const header = ['scenario', 'orders/s', 'p50 ms', 'p99 ms', 'CPU µs/order', 'DB CPU µs/order', 'client CPU µs/order', 'WAL B/order', 'body B', 'vs anchor', 'non-201', 'orders in DB', 'fills TRANSFER/TAKER_SELLS/MINT/MERGE'];
   const line = (r: PlaceScenario, isAnchor: boolean): string[] => {
     const failed = Object.entries(r.statuses)
       .filter(([status]) => status !== '201')
@@ -72,11 +81,11 @@ export function formatOrderBookHttpReport(report: PlaceBenchReport): string {
     if (r.unanswered) failed.push(`${r.unanswered}×unanswered`);
     const f = (k: string) => String(r.fills[k] ?? 0);
     const fills = isAnchor ? '–' : `${f('TRANSFER')}/${f('TAKER_SELLS')}/${f('MINT')}/${f('MERGE')}`;
-    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.dbCpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.walBytesPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
+    return [r.name, fmt(r.rps, 0), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), isAnchor ? '–' : fmt(r.cpuUsPerOrder ?? Number.NaN, 0), isAnchor ? '–' : fmt(r.dbCpuUsPerOrder ?? Number.NaN, 0), fmt(clientUsPerOrder(r, isAnchor), 0), isAnchor ? '–' : fmt(r.walBytesPerOrder ?? Number.NaN, 0), String(r.bytesPerResponse), `${ratio(r.rps, report.anchor.rps)}× bare Fastify`, failed.join(' ') || '0', isAnchor ? '–' : String(r.orders), fills];
   };
   const cells = [header, line(report.anchor, true), ...report.scenarios.map((s) => line(s, false))];
   const widths = header.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
-  const left = new Set([0, 8, 9, 11]);
+  const left = new Set([0, 9, 10, 12]);
   const render = (row: string[]) => row.map((cell, c) => (left.has(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [...report.setup.map((l) => `# ${l}`), ...report.notes.map((l) => `# ${l}`), '', render(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(render)];
   for (const s of report.scenarios) {

@@ -418,7 +418,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         ? `primed: ${opts.primeSeconds} s of the same load on a market of its own before the scenarios, not measured, so V8 has compiled the order path as in a server that has run for a while (BENCH_PLACE_PRIME_SECONDS=0: none)`
         : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
-      `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc); WAL B/order: the write-ahead log PostgreSQL wrote (the same in any phase of the machine; – on PGlite)`,
+      `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc); client CPU µs/order: the load client's process (per request sent, for the anchor), which a deployment's clients would not take from the service's machine; WAL B/order: the write-ahead log PostgreSQL wrote (the same in any phase of the machine; – on PGlite)`,
       missing.length === 0
         ? `node: ${SERVICE_NODE_FLAGS.join(' ')}, as svc start runs the service (bin/node-flags.mjs)`
         : `node: WITHOUT ${missing.join(' ')}, which svc start runs the service with (bin/node-flags.mjs): these numbers are of another heap; run it as npm run bench does`,
