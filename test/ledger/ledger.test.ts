@@ -17,6 +17,7 @@ import { balanceKey, writeBalanceSteps } from '../../src/services/ledger/rows.ts
 import { verifyLedger } from '../../src/services/ledger/verify.ts';
 import { batchHolding, waitingOperations } from '../../src/services/ledger/batch-range.ts';
 import { newAccount } from '../support/agents.ts';
+import { onPostgres } from '../support/postgres.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { compileVerifier } from '../support/ledger-verifier.ts';
 import { gas } from '../support/markets.ts';
@@ -155,15 +156,56 @@ describe('play-money ledger', () => {
     }
   });
 
+  // PostgreSQL only: on PGlite a transaction held open keeps the one connection, so nothing else runs meanwhile anyway.
+  it.skipIf(!onPostgres)('closes a batch while a ledger writer is in flight, without its lock: the batch takes what committed, the writer\'s operations the next one', async () => {
+    const services = server.runtime.services;
+    const { db } = server.runtime.database;
+    await services.ledgerBatcher.stop();
+    const own = batcherOf('journal', 10_000);
+    await own.start();
+    let release = () => {};
+    let writer: Promise<unknown> = Promise.resolve();
+    try {
+      await own.flush({ force: true });
+      const [done, inFlight] = [newAccount().address.toLowerCase() as Account, newAccount().address.toLowerCase() as Account];
+      const { seqs: [committedSeq] } = await services.ledger.submit([grant(done, 7n)]);
+      // A writer holding the ledger lock, its operation written and not committed.
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let wrote!: () => void;
+      const written = new Promise<void>((resolve) => (wrote = resolve));
+      writer = db.transaction().execute(async (trx) => {
+        const { seqs } = await services.ledger.submit([grant(inFlight, 9n)], { trx });
+        wrote();
+        await held;
+        return seqs;
+      });
+      await written;
+      // Before session 29 the batcher read what waits under the ledger lock: this waited for the writer, which waits for the test.
+      const batch = await own.flush({ force: true });
+      expect(batch).toMatchObject({ opCount: 1 });
+      const holding = await db.selectFrom('ledger_operations as o').leftJoinLateral(batchHolding(db, sql.ref('o.seq')), (join) => join.onTrue()).select(['o.seq', 'b.nonce']).where('o.seq', '>=', committedSeq!).orderBy('o.seq').execute();
+      expect(holding.map((h) => [String(h.seq), h.nonce === null ? null : BigInt(h.nonce)])).toEqual([[committedSeq, batch!.nonce]]);
+      release();
+      const [writerSeq] = (await writer) as string[];
+      expect(BigInt(writerSeq!)).toBeGreaterThan(BigInt(committedSeq!));
+      expect(await own.flush({ force: true })).toMatchObject({ nonce: batch!.nonce + 1n, opCount: 1 });
+    } finally {
+      release();
+      await writer.catch(() => undefined);
+      await own.stop();
+      await services.ledgerBatcher.start();
+    }
+  });
+
   it('commits a legacy batch after journal ones; the replay reproduces the root, then finds a tampered payload', async () => {
     const services = server.runtime.services;
     await services.ledgerBatcher.stop();
     const legacy = batcherOf('legacy', 10_000);
     await legacy.start();
     try {
-      // The journal batches before it: the first test's, and the backlog test's three.
+      // The journal batches before it: the first test's, the backlog test's three, and on PostgreSQL the in-flight writer's two.
       const before = legacy.committed().nonce;
-      expect(before).toBe(4n);
+      expect(before).toBe(onPostgres ? 6n : 4n);
       const [n, t] = [before + 1n, before + 2n];
       await services.ledger.submit([grant(C, 1_000_000n), match(MATCH_KINDS.TRANSFER, B, C, 2n, 4000, 10n), match(MATCH_KINDS.TAKER_SELLS, B, C, 1n, 3000, 5n)]);
       const second = await legacy.flush({ force: true });

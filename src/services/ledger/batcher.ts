@@ -10,7 +10,7 @@
  * after a restart; confirming is one transaction. A crash between any two of these resumes at the
  * next step with the same nonce and the same bytes.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { encodeFunctionData, type Address, type Hex, type PublicClient } from 'viem';
 import type { Clock } from '../../core/clock.ts';
 import { LedgerBalances } from '../../core/ledger/engine.ts';
@@ -24,7 +24,6 @@ import type { Executor } from '../../db/index.ts';
 import type { Logger } from '../../core/logger.ts';
 import { allBalances, balanceKey, balanceKeysOfAll, readBalances, rowToOp, writeBalanceSteps } from './rows.ts';
 import { runSteps } from '../../db/pipeline.ts';
-import { LEDGER_WRITE_LOCK } from './ledger.ts';
 import { lastBatchedSeq, waitingOperations } from './batch-range.ts';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
@@ -150,23 +149,22 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
   };
 
   /**
-   * The operations the next batch takes: the oldest waiting, read under the ledger lock, which every ledger writer holds
-   * from reserving its seqs until it commits. Once it is held no writer is in flight, so what is read is every operation
-   * up to the last seq read, and whatever is written later gets a later seq: the batch is a prefix of what waits. The
-   * lock goes with this short transaction, before the batch is made (its balances, tree and calldata: 25-100 ms of
-   * work during which, on PostgreSQL, every order batch with fills waited for the lock).
+   * The operations the next batch takes: the oldest waiting, read without the ledger lock. Every ledger writer takes
+   * that lock before it reserves its seqs and holds it until it commits (ledger.ts), so a writer in flight holds seqs
+   * above every committed one, and whatever a read sees is a prefix of the operations there will ever be after the last
+   * batch (a rolled-back writer's seqs are a gap no one fills). Until session 29 this read took the lock, in a
+   * transaction of four round trips with the read of up to LEDGER_BATCH_MAX_OPS operations, and every order batch
+   * with fills waited for it meanwhile (docs/orderbook.md, session 29).
    */
-  const due = async (force: boolean) =>
-    db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`.execute(trx);
-      const open = await trx.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
-      if (open) return { open: toBatch(open), pending: [] };
-      const pending = await waitingOperations(trx).select(['seq', 'kind', 'op', 'created_at']).limit(deps.maxOps).execute();
-      if (pending.length === 0) return null;
-      const oldest = pending[0]!.created_at.getTime();
-      if (!force && pending.length < deps.maxOps && clock.now().getTime() - oldest < deps.intervalMs) return null;
-      return { open: null, pending };
-    });
+  const due = async (force: boolean) => {
+    const open = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
+    if (open) return { open: toBatch(open), pending: [] };
+    const pending = await waitingOperations(db).select(['seq', 'kind', 'op', 'created_at']).limit(deps.maxOps).execute();
+    if (pending.length === 0) return null;
+    const oldest = pending[0]!.created_at.getTime();
+    if (!force && pending.length < deps.maxOps && clock.now().getTime() - oldest < deps.intervalMs) return null;
+    return { open: null, pending };
+  };
 
   /**
    * Closes the next batch when one is due (the one left closed, if any): made from the operations `due` read, then
