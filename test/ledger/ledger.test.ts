@@ -164,7 +164,7 @@ describe('play-money ledger', () => {
     const own = batcherOf('journal', 10_000);
     await own.start();
     let release = () => {};
-    let writer: Promise<unknown> = Promise.resolve();
+    let writer: Promise<string[]> = Promise.resolve([]);
     try {
       await own.flush({ force: true });
       const [done, inFlight] = [newAccount().address.toLowerCase() as Account, newAccount().address.toLowerCase() as Account];
@@ -186,7 +186,7 @@ describe('play-money ledger', () => {
       const holding = await db.selectFrom('ledger_operations as o').leftJoinLateral(batchHolding(db, sql.ref('o.seq')), (join) => join.onTrue()).select(['o.seq', 'b.nonce']).where('o.seq', '>=', committedSeq!).orderBy('o.seq').execute();
       expect(holding.map((h) => [String(h.seq), h.nonce === null ? null : BigInt(h.nonce)])).toEqual([[committedSeq, batch!.nonce]]);
       release();
-      const [writerSeq] = (await writer) as string[];
+      const [writerSeq] = await writer;
       expect(BigInt(writerSeq!)).toBeGreaterThan(BigInt(committedSeq!));
       expect(await own.flush({ force: true })).toMatchObject({ nonce: batch!.nonce + 1n, opCount: 1 });
     } finally {

@@ -1,11 +1,11 @@
 /**
  * Which ledger batch holds an operation (docs/ledger.md "Batcher"). A batch is the range of seqs it took, first_seq to
  * last_seq, and it takes a prefix of what waits (operations commit in seq order: batcher.ts `due`), so the batches
- * cover the operations in seq order without gaps or overlaps: the operations waiting are those after the last batch's last_seq,
- * and an operation's batch is the first one that ends at or after its seq. Nothing is written on an operation when
- * its batch closes (each update was a row lock, a new row version and two index entries per operation: 4-15 % of the
- * write-ahead log an order cost, the more when a checkpoint had passed since the page was written; docs/orderbook.md,
- * session 28).
+ * cover the operations in seq order without gaps or overlaps: the operations waiting are those after the last batch's
+ * last_seq, and an operation's batch is the first one that ends at or after its seq. Nothing is written on an
+ * operation when its batch closes (each update was a row lock, a new row version and two index entries per operation:
+ * 4-15 % of the write-ahead log an order cost, the more when a checkpoint had passed since the page was written;
+ * docs/orderbook.md, session 28).
  */
 import { sql, type Expression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';

@@ -14,8 +14,8 @@ import { takeNumbers } from '../../db/sequences.ts';
 import { unnestRows, type Cell } from '../../db/unnest.ts';
 import { balanceKey, balanceKeysOfAll, balancesStep, opToRow, writeBalanceSteps } from './rows.ts';
 
-/** Lock key of every ledger write and batch close (pg_advisory_xact_lock). */
-export const LEDGER_WRITE_LOCK = 0x1ed9e7;
+/** Lock key of every ledger write (pg_advisory_xact_lock), held from reserving its seqs to its commit: operations commit in seq order. */
+const LEDGER_WRITE_LOCK = 0x1ed9e7;
 
 export interface SubmitResult {
   /** Sequence numbers of the operations written (or already written under the same source). */
