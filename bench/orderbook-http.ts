@@ -462,7 +462,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
     log('bench: running anchor');
     const anchorScript = scriptOf([markets[0]!], 0x0b00c);
     const anchorResult = await run(anchorPort, '/anchor', anchorScript);
-    const anchor: PlaceScenario = { name: 'anchor: bare Fastify, same body', ...anchorResult, orders: 0, fills: {}, orderStatuses: {}, wrapped: anchorResult.sent > anchorScript.length };
+    const anchor: PlaceScenario = { name: 'anchor: bare Fastify, same body', ...anchorResult, orders: 0, fills: {}, orderStatuses: {}, wrapped: anchorResult.sent > anchorScript.length, clientCpuUsPerOrder: anchorResult.clientCpuUs / Math.max(anchorResult.sent, 1) };
 
     if (primeMarket) {
       log(`bench: priming the order path (${opts.primeSeconds} s on a market of its own)`);
@@ -543,6 +543,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         ...counts,
         wrapped: result.sent > script.length,
         cpuUsPerOrder: perOrder(used.user + used.system),
+        clientCpuUsPerOrder: perOrder(result.clientCpuUs),
         ...(serverUs !== undefined ? { dbCpuUsPerOrder: perOrder(serverUs) } : {}),
         ...(walBytes !== undefined ? { walBytesPerOrder: perOrder(walBytes) } : {}),
       });
