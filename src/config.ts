@@ -51,6 +51,8 @@ const EnvSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/ }))),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** The embedded PGlite's shared buffers in MB (PostgreSQL's 128 when unset); docs/operations.md "Shared buffers". */
+  PGLITE_SHARED_BUFFERS_MB: int(z.number().int().min(1).max(16_384)).optional(),
   CHAIN_RPC_URL: url.optional(),
   CHAIN_PUBLIC_RPC_URL: url.optional(),
   CHAIN_ID: int(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).default(8453),
@@ -198,7 +200,8 @@ export interface Config {
   mcpUrl: string;
   mcpAllowedOrigins: string[];
   dataDir: string;
-  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string };
+  /** PGlite: `sharedBuffersMb` from PGLITE_SHARED_BUFFERS_MB, absent for PostgreSQL's default (128 MB). */
+  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string; sharedBuffersMb?: number };
   chain: {
     id: number;
     name: string;
@@ -324,7 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }
-      : { kind: 'pglite', dir: path.join(dataDir, 'pg') },
+      : { kind: 'pglite', dir: path.join(dataDir, 'pg'), ...(e.PGLITE_SHARED_BUFFERS_MB === undefined ? {} : { sharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB }) },
     chain: {
       id: e.CHAIN_ID,
       name: e.CHAIN_NAME ?? (external ? 'Base' : 'Base (local anvil)'),

@@ -88,11 +88,17 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export const PGLITE_COMMAND_SETTINGS = ['shared_buffers=16MB'];
 
 /**
- * Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`. `pgliteSettings` applies to
- * PGlite only (OpenDatabaseOptions.pgliteSettings).
+ * Opens the database a config names: `{kind: 'postgres', url}` or `{kind: 'pglite', dir}`, with its shared buffers when
+ * the config sets them (PGLITE_SHARED_BUFFERS_MB). `pgliteSettings` applies to PGlite only, after those
+ * (OpenDatabaseOptions.pgliteSettings): a command's own 16 MB stand.
  */
-export function openConfiguredDatabase(d: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string }, pgliteSettings?: readonly string[]): Promise<Database> {
-  return openDatabase(d.kind === 'postgres' ? { databaseUrl: d.url } : { pgliteDir: d.dir, ...(pgliteSettings ? { pgliteSettings } : {}) });
+export function openConfiguredDatabase(
+  d: { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string; sharedBuffersMb?: number },
+  pgliteSettings: readonly string[] = [],
+): Promise<Database> {
+  if (d.kind === 'postgres') return openDatabase({ databaseUrl: d.url });
+  const own = d.sharedBuffersMb === undefined ? [] : [`shared_buffers=${d.sharedBuffersMb}MB`];
+  return openDatabase({ pgliteDir: d.dir, pgliteSettings: [...own, ...pgliteSettings] });
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {

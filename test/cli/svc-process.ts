@@ -18,8 +18,10 @@ const SVC_VARS = ENV_VARS;
 export function svcEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SVC_VARS) delete out[name];
-  // The demo seed adds seconds to a first start; the tests that want it ask for it.
-  return { ...out, SEED_DEMO_MARKETS: 'false', ...env };
+  // The demo seed adds seconds to a first start; the tests that want it ask for it. PGlite with 16 MB of shared buffers
+  // instead of 128, as the in-process suites run it: setting up 128 MB took ~0.4 s of CPU at every start of a process
+  // (docs/testing.md "Process suites").
+  return { ...out, SEED_DEMO_MARKETS: 'false', PGLITE_SHARED_BUFFERS_MB: '16', ...env };
 }
 
 export interface CliResult {

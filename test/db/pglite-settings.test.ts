@@ -82,4 +82,22 @@ describe('embedded database settings', () => {
       await service.close();
     }
   });
+
+  it('PGLITE_SHARED_BUFFERS_MB sets the service\'s shared buffers, not a command\'s; anything but a whole number of MB is refused', async () => {
+    const data = path.join(dir, 'sized', 'pg');
+    await (await blankPGlite(data)).close();
+    const config = loadConfig({ DATA_DIR: path.join(dir, 'sized'), PGLITE_SHARED_BUFFERS_MB: '24' });
+    expect(config.database).toEqual({ kind: 'pglite', dir: data, sharedBuffersMb: 24 });
+    const service = await openConfiguredDatabase(config.database);
+    try {
+      expect(await setting(service, 'shared_buffers')).toBe('24MB');
+    } finally {
+      await service.close();
+    }
+    const inCommand = await withDirectHost(config, createLogger('silent'), systemClock, async (host) => setting({ db: await host.db() } as Database, 'shared_buffers'));
+    expect(inCommand).toBe('16MB');
+    for (const bad of ['0', '1.5', '64MB', '-1', '16385']) expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), bad).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
+    // PostgreSQL's own setting: nothing to give PGlite.
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/svc', PGLITE_SHARED_BUFFERS_MB: '24' }).database).toEqual({ kind: 'postgres', url: 'postgres://db/svc' });
+  });
 });
