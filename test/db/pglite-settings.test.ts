@@ -68,34 +68,21 @@ describe('embedded database settings', () => {
     }
   });
 
-  it('a command that opens the database itself does so with 16 MB of shared buffers; the service with 128', async () => {
+  it('a command that opens the database itself does so with 16 MB of shared buffers; the service with 128, or PGLITE_SHARED_BUFFERS_MB', async () => {
     const data = path.join(dir, 'command', 'pg');
     await (await blankPGlite(data)).close();
-    const config = loadConfig({ DATA_DIR: path.join(dir, 'command') });
-    expect(config.database).toEqual({ kind: 'pglite', dir: data });
-    const inCommand = await withDirectHost(config, createLogger('silent'), systemClock, async (host) => setting({ db: await host.db() } as Database, 'shared_buffers'));
-    expect(inCommand).toBe('16MB');
-    const service = await openConfiguredDatabase(config.database);
-    try {
-      expect(await setting(service, 'shared_buffers')).toBe('128MB');
-    } finally {
-      await service.close();
-    }
-  });
-
-  it('PGLITE_SHARED_BUFFERS_MB sets the service\'s shared buffers, not a command\'s; anything but a whole number of MB is refused', async () => {
-    const data = path.join(dir, 'sized', 'pg');
-    await (await blankPGlite(data)).close();
-    const config = loadConfig({ DATA_DIR: path.join(dir, 'sized'), PGLITE_SHARED_BUFFERS_MB: '24' });
-    expect(config.database).toEqual({ kind: 'pglite', dir: data, sharedBuffersMb: 24 });
-    const service = await openConfiguredDatabase(config.database);
-    try {
-      expect(await setting(service, 'shared_buffers')).toBe('24MB');
-    } finally {
-      await service.close();
-    }
-    const inCommand = await withDirectHost(config, createLogger('silent'), systemClock, async (host) => setting({ db: await host.db() } as Database, 'shared_buffers'));
-    expect(inCommand).toBe('16MB');
+    const sharedBuffers = async (env: Record<string, string>) => {
+      const config = loadConfig({ DATA_DIR: path.join(dir, 'command'), ...env });
+      const inCommand = await withDirectHost(config, createLogger('silent'), systemClock, async (host) => setting({ db: await host.db() } as Database, 'shared_buffers'));
+      const service = await openConfiguredDatabase(config.database);
+      try {
+        return { config: config.database, inCommand, service: await setting(service, 'shared_buffers') };
+      } finally {
+        await service.close();
+      }
+    };
+    expect(await sharedBuffers({})).toEqual({ config: { kind: 'pglite', dir: data }, inCommand: '16MB', service: '128MB' });
+    expect(await sharedBuffers({ PGLITE_SHARED_BUFFERS_MB: '24' })).toEqual({ config: { kind: 'pglite', dir: data, sharedBuffersMb: 24 }, inCommand: '16MB', service: '24MB' });
     for (const bad of ['0', '1.5', '64MB', '-1', '16385']) expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), bad).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
     // PostgreSQL's own setting: nothing to give PGlite.
     expect(loadConfig({ DATABASE_URL: 'postgres://db/svc', PGLITE_SHARED_BUFFERS_MB: '24' }).database).toEqual({ kind: 'postgres', url: 'postgres://db/svc' });
