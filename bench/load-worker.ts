@@ -18,8 +18,11 @@ interface Outgoing {
   idempotencyKey: string | undefined;
 }
 
-/** One request; the answer's body is read to the end (and kept only when `keepBody`, for a sample of a failure). */
-function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keepBody: boolean): Promise<Answer> {
+/**
+ * One request; the answer's body is read to the end (and kept only when `keepBody`, for a sample of a failure).
+ * `queued`: called if the request finds every connection of the agent busy; what it answers is called when one frees.
+ */
+function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keepBody: boolean, queued?: () => () => void): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (out.token !== undefined) headers.authorization = `Bearer ${out.token}`;
@@ -39,6 +42,8 @@ function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keep
       res.on('error', reject);
     });
     req.on('error', reject);
+    // The agent keeps a request it has no connection for in its queue until one frees.
+    if (queued && Object.values(agent.requests).some((waiting) => waiting?.includes(req))) req.once('socket', queued());
     req.end(out.body);
   });
 }
@@ -114,14 +119,25 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
    * for those up to UNANSWERED_AFTER_MS past the window's end, and counts the rest as unanswered.
    */
   let unanswered = 0;
+  /** Open loop: the requests counted, those of them that found every connection busy, and how long those waited for one. */
+  let countedDue = 0;
+  let queuedDue = 0;
+  const waits: number[] = [];
   const openLoop = async (rate: number): Promise<void> => {
     const inFlight = new Set<Promise<void>>();
     const one = async (due: number, n: number): Promise<void> => {
       const out = outgoing(n);
       const port = portOf(n);
       const counted = due >= measureFrom && due < end;
+      if (counted) countedDue++;
+      const queued = counted
+        ? () => {
+            queuedDue++;
+            return () => void waits.push(performance.now() - due);
+          }
+        : undefined;
       try {
-        const answer = await send(agent, job, port, out, sample === undefined);
+        const answer = await send(agent, job, port, out, sample === undefined, queued);
         if (counted) tally(answer, due);
       } catch (err) {
         if (!counted) return;
@@ -153,6 +169,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   agent.destroy();
   const used = process.cpuUsage(cpu);
   const sorted = Float64Array.from(latencies).sort();
+  const waited = Float64Array.from(waits).sort();
   return {
     ok,
     rps: ok / (job.durationMs / 1000),
@@ -165,7 +182,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     errors,
     bytesPerResponse: ok === 0 ? 0 : Math.round(bytes / ok),
     clientCpuUs: used.user + used.system,
-    ...(job.ratePerSecond === undefined ? {} : { unanswered }),
+    ...(job.ratePerSecond === undefined
+      ? {}
+      : { unanswered, clientWait: { queued: queuedDue, of: countedDue, p50Ms: percentile(waited, 50), p99Ms: percentile(waited, 99), maxMs: waited.at(-1) ?? Number.NaN } }),
     ...(sample === undefined ? {} : { sample }),
     ...(job.slowMs === undefined ? {} : { slow }),
   };

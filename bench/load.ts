@@ -60,6 +60,12 @@ export interface LoadResult {
   errors: number;
   /** Open loop: requests scheduled in the window that had no answer by the time the run gave up on them (5 s after it). */
   unanswered?: number;
+  /**
+   * Open loop: of the `of` requests due in the window, the `queued` ones found every connection of the client busy with an
+   * earlier request and waited for one to free; the times are how long, from when they were due, for those that got one
+   * (ms, NaN with none). That part of their latency is the client's cap on connections, not the server's.
+   */
+  clientWait?: { queued: number; of: number; p50Ms: number; p99Ms: number; maxMs: number };
   bytesPerResponse: number;
   /**
    * The load process's CPU time over the whole job (warm-up and the wait for the last answers included), µs: what the

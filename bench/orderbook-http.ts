@@ -529,6 +529,13 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         const closed = rate === undefined ? `; were every answer as quick as the p50, ${connections} connections would place ${Math.round((1000 * connections) / result.p50Ms)} orders/s` : '';
         commits.push(`"${name}": latency p50 ${result.p50Ms.toFixed(1)} ms, p90 ${result.p90Ms.toFixed(1)}, mean ${result.meanMs.toFixed(1)}${closed}`);
       }
+      // The open loop's connections are a cap: past it, orders wait in the client, and the service sees them late and in
+      // step with its own answers (docs/orderbook.md, session 30).
+      const wait = result.clientWait;
+      if (wait && wait.of > 0) {
+        const waited = wait.queued > 0 ? `, and waited for one to free (p50 ${wait.p50Ms.toFixed(1)} ms, p99 ${wait.p99Ms.toFixed(1)}, longest ${wait.maxMs.toFixed(1)}): that part of their latency is the client's` : '';
+        commits.push(`"${name}": ${wait.queued} of the ${wait.of} orders due found all ${connections} of the client's connections busy${waited}`);
+      }
       // The helpers' share is what a core of their own would take off the event loop's and the database's.
       const speed = `SHA-256 of 20 MB in ${speedBefore.toFixed(1)} ms before it and ${coreSpeedMs().toFixed(1)} after (bench/machine-cpu.ts)`;
       const idle = shares ? `the machine's CPU idle ${shares.idlePct.toFixed(0)} % of the time, taken by the host for other guests (steal) ${shares.stealPct.toFixed(1)} %; ` : '';
