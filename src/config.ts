@@ -51,8 +51,11 @@ const EnvSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/ }))),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  /** The embedded PGlite's shared buffers in MB (PostgreSQL's 128 when unset); docs/operations.md "Shared buffers". */
-  PGLITE_SHARED_BUFFERS_MB: int(z.number().int().min(1).max(16_384)).optional(),
+  /**
+   * The embedded PGlite's shared buffers in MB (PostgreSQL's 128 when unset); at most 1,024, as PGlite's WebAssembly memory
+   * is 2 GB at most (2,048 does not start). docs/operations.md "Shared buffers".
+   */
+  PGLITE_SHARED_BUFFERS_MB: int(z.number().int().min(1).max(1_024)).optional(),
   CHAIN_RPC_URL: url.optional(),
   CHAIN_PUBLIC_RPC_URL: url.optional(),
   CHAIN_ID: int(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).default(8453),
