@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { PROCESS_SUITES } from './vitest.processes.config.ts';
 import { WEB_SESSION_SUITES } from './vitest.web.config.ts';
+import { onPostgres } from './test/support/postgres.ts';
 
 // Suites open PGlite and run on anvil. Two worker processes, each running its files one after another in one module
 // graph (isolate: false): modules, PGlite's WASM, the migrated template and the shared chain are loaded once per
@@ -11,7 +12,6 @@ import { WEB_SESSION_SUITES } from './vitest.web.config.ts';
 // DATABASE_URL (test/architecture/database-free.test.ts checks it). They pass or fail alike on either database, so a run
 // on PostgreSQL (DATABASE_URL set) leaves them to the run on PGlite (docs/testing.md).
 export const DATABASE_FREE_FOLDERS = ['src/core', 'src/chain', 'test/contracts'];
-const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
 
 export default defineConfig({
   test: {

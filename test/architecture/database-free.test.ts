@@ -2,17 +2,14 @@
 // database: no file they import, directly or through others (type-only and dynamic imports count), is under src/db or
 // is one of the test databases' helpers, and none names DATABASE_URL. A suite there that starts to use one fails here,
 // and belongs in another folder.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FREE_FOLDERS } from '../../vitest.config.ts';
-import { importGraph } from '../support/import-graph.ts';
+import { importGraph, sourceFiles } from '../support/import-graph.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const filesUnder = (folder: string, test: (name: string) => boolean) =>
-  readdirSync(path.join(ROOT, folder), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && test(e.name))
-    .map((e) => path.join(e.parentPath, e.name));
+const filesUnder = (folder: string, suffix: string) => sourceFiles(path.join(ROOT, folder), suffix);
 const DATABASE_HELPERS = ['harness.ts', 'postgres.ts', 'pglite-template.ts', 'shared-chain.ts'].map((f) => path.join(ROOT, 'test', 'support', f));
 
 /** The first file of `file`'s imports, itself included, that reaches a database, with the path to it; null if none. */
@@ -34,10 +31,10 @@ function databaseReachedFrom(graph: Map<string, string[]>, file: string): string
 }
 
 describe('the suites a run on PostgreSQL leaves out', () => {
-  const graph = importGraph([...filesUnder('src', (n) => n.endsWith('.ts')), ...filesUnder('test', (n) => n.endsWith('.ts')), ...filesUnder('bin', (n) => n.endsWith('.mjs'))]);
+  const graph = importGraph([...filesUnder('src', '.ts'), ...filesUnder('test', '.ts'), ...filesUnder('bin', '.mjs')]);
 
   it.each(DATABASE_FREE_FOLDERS)('%s: none reaches a database', (folder) => {
-    const suites = filesUnder(folder, (n) => n.endsWith('.test.ts'));
+    const suites = filesUnder(folder, '.test.ts');
     expect(suites.length).toBeGreaterThan(0);
     expect(suites.map((suite) => databaseReachedFrom(graph, suite)).filter((trail) => trail !== null)).toEqual([]);
   });

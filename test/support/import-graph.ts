@@ -6,10 +6,10 @@ import ts from 'typescript';
 
 export const SRC_ROOT = path.resolve(import.meta.dirname, '../../src');
 
-/** Every .ts file under `dir` (absolute paths, sorted). */
-export function sourceFiles(dir = SRC_ROOT): string[] {
+/** Every file under `dir` whose name ends with `suffix`, .ts by default (absolute paths, sorted). */
+export function sourceFiles(dir = SRC_ROOT, suffix = '.ts'): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .filter((e) => e.isFile() && e.name.endsWith(suffix))
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
 }
