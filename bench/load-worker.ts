@@ -42,8 +42,9 @@ function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keep
       res.on('error', reject);
     });
     req.on('error', reject);
-    // The agent keeps a request it has no connection for in its queue until one frees.
-    if (queued && Object.values(agent.requests).some((waiting) => waiting?.includes(req))) req.once('socket', queued());
+    // The agent appends a request it has no connection for to its origin's queue until one frees: the last entry, as
+    // this request was just made (looking through the whole queue would cost the client more the further behind it is).
+    if (queued && Object.values(agent.requests).some((waiting) => waiting?.at(-1) === req)) req.once('socket', queued());
     req.end(out.body);
   });
 }
