@@ -8,6 +8,7 @@ import { listeningInodes, socketInodesOf } from '../../src/chain/listeners.ts';
 import { svc } from '../../src/cli/svc.ts';
 import { ENV_VARS } from '../../src/config.ts';
 import { SERVICE_NODE_FLAGS } from '../../bin/node-flags.mjs';
+import { BASE_ENV } from '../support/shared-chain.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(REPO_ROOT, 'bin', 'svc.mjs');
@@ -18,10 +19,9 @@ const SVC_VARS = ENV_VARS;
 export function svcEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SVC_VARS) delete out[name];
-  // The demo seed adds seconds to a first start; the tests that want it ask for it. PGlite with 16 MB of shared buffers
-  // instead of 128, as the in-process suites run it: setting up 128 MB took ~0.4 s of CPU at every start of a process
-  // (docs/testing.md "Process suites").
-  return { ...out, SEED_DEMO_MARKETS: 'false', PGLITE_SHARED_BUFFERS_MB: '16', ...env };
+  // The demo seed adds seconds to a first start; the tests that want it ask for it. PGlite's shared buffers as every
+  // test server has them (BASE_ENV; docs/testing.md "Process suites").
+  return { ...out, SEED_DEMO_MARKETS: 'false', PGLITE_SHARED_BUFFERS_MB: BASE_ENV.PGLITE_SHARED_BUFFERS_MB, ...env };
 }
 
 export interface CliResult {

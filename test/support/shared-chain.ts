@@ -30,8 +30,9 @@ interface SharedChain {
 }
 
 /**
- * Settings every test server has, that the deployment depends on. A server on a data folder of its own opens it with 16 MB
- * of shared buffers, as the in-memory copies do (TEST_PGLITE_SETTINGS): 128 took ~0.4 s of CPU at every open.
+ * Settings every test server has, that the deployment depends on. A server on a data folder of its own, and every `svc`
+ * process a suite starts (svcEnv), opens it with 16 MB of shared buffers, as the in-memory copies do
+ * (TEST_PGLITE_SETTINGS): 128 took ~0.4 s of CPU at every open.
  */
 export const BASE_ENV = { PORT: '0', ANVIL_PORT: '0', LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://svc.test', SEED_DEMO_MARKETS: 'false', PGLITE_SHARED_BUFFERS_MB: '16' };
 
