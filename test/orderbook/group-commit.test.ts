@@ -17,6 +17,7 @@ import type { Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../src
 import type { Principal } from '../../src/core/principal.ts';
 import { createOrderBookService, ENGINE_CONFIG, type OrderBookService } from '../../src/services/orderbook/orders.ts';
 import type { OrderView, PlaceOrderInput } from '../../src/services/orderbook/orders/types.ts';
+import { ROUND_PHASES } from '../../src/services/orderbook/orders/round-phases.ts';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
@@ -196,7 +197,7 @@ describe('group commit of placements', () => {
       return { trader, input };
     });
     const before = await snapshot();
-    const { transactions, transactionMs } = service.stats();
+    const { transactions, transactionMs, phaseMs } = service.stats();
     fenced.length = 0;
     roundTrips = 0;
 
@@ -214,6 +215,12 @@ describe('group commit of placements', () => {
     const spent = service.stats().transactionMs - transactionMs;
     expect(spent).toBeGreaterThan(0);
     expect(spent).toBeLessThanOrEqual(tookMs);
+    // The same time by phase (the bench's "where a transaction's time goes"): each phase took some, and together they are
+    // the transaction's from its start to its commit.
+    const phases = service.stats().phaseMs;
+    const byPhase = ROUND_PHASES.map((phase) => phases[phase] - phaseMs[phase]);
+    for (const ms of byPhase) expect(ms).toBeGreaterThan(0);
+    expect(byPhase.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(spent);
     expect(fenced).toEqual([market.marketId]);
     expect(views.filter((v) => v.fills.length > 0).length).toBeGreaterThan(3);
     await expectOneByOne(

@@ -18,6 +18,7 @@ import { Allowances } from './allowance.ts';
 import type { BookChanges } from './books.ts';
 import { lockOwners } from './locks.ts';
 import { renderView } from './order-view.ts';
+import type { PhaseClock } from './round-phases.ts';
 import { Availability, reservationOf, reservedAssetOf } from './reservations.ts';
 import { matchOf, settleFills, type BatchFill, type MakerChange, type PlacedOrder, type SettledOrders } from './settle-fills.ts';
 import { lockOpenMarket, type OrderBookMarket } from './tradeable-market.ts';
@@ -87,7 +88,7 @@ export async function placeBatch(
   deps: OrderBookDeps,
   trx: Transaction<DB>,
   parts: readonly MarketPlacements[],
-  published?: (events: StoredEvent[]) => void,
+  { published, phases }: { published?: (events: StoredEvent[]) => void; phases?: PhaseClock } = {},
 ): Promise<PromiseSettledResult<OrderView>[][]> {
   const sorted = [...parts].sort((a, b) => (a.market.marketId < b.market.marketId ? -1 : a.market.marketId > b.market.marketId ? 1 : 0));
   const batch = sorted.flatMap((part) => part.placements);
@@ -110,6 +111,7 @@ export async function placeBatch(
   ] as const);
   const allowances = read ?? Allowances.none(deps, trx);
   const recorded = await Promise.all(keyTaken);
+  phases?.end('reads');
 
   const states: BatchState[] = [];
   const outcomes: (PlacedOrder | ProblemError)[][] = [];
@@ -164,6 +166,7 @@ export async function placeBatch(
     allowances,
     answered,
     published,
+    phases,
   });
   await Promise.all(effects);
   const answer = (o: PlacedOrder | ProblemError): PromiseSettledResult<OrderView> => ('orderId' in o ? { status: 'fulfilled', value: views.get(o.orderId)! } : { status: 'rejected', reason: o });

@@ -15,6 +15,7 @@ import { TURNS_BEFORE_BATCH, type BookChanges, type MarketBooks } from './books.
 import { retryingDeadlocks, type BusyError } from './locks.ts';
 import type { Lookups } from './lookups.ts';
 import { BatchRefused, placeBatch, type Placement } from './place-batch.ts';
+import { PhaseClock } from './round-phases.ts';
 import { PlacementRounds, type RoundEntry } from './rounds.ts';
 import type { InsufficientBalanceError } from './reservations.ts';
 import { openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
@@ -124,13 +125,16 @@ async function placeQueued(deps: RoundDeps, marketId: bigint, take: () => Placem
 async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; take: () => Placement[] }[]): Promise<PromiseSettledResult<OrderView>[][]> {
   const started = performance.now();
   let published: StoredEvent[] = [];
+  // The phases of the attempt that committed (an attempt the database broke as a deadlock counts in transactionMs only).
+  let phases = new PhaseClock();
   const outcomes = await retryingDeadlocks(() =>
     changingAll(
       deps.books,
       markets.map((m) => m.marketId),
-      (books) => {
+      async (books) => {
         published = [];
-        return deps.db.transaction().execute((trx) =>
+        phases = new PhaseClock();
+        const placed = await deps.db.transaction().execute((trx) =>
           placeBatch(
             deps,
             trx,
@@ -138,15 +142,18 @@ async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; tak
               const placements = m.take();
               return { market: placements[0]!.market, book: books[i]!, placements };
             }),
-            (events) => published.push(...events),
+            { published: (events) => published.push(...events), phases },
           ),
         );
+        phases.end('commit');
+        return placed;
       },
     ),
   );
   deps.stats.transactions += 1;
   deps.stats.orders += outcomes.flat().filter((o) => o.status === 'fulfilled').length;
   deps.stats.transactionMs += performance.now() - started;
+  phases.addTo(deps.stats.phaseMs);
   if (published.length > 0) deps.events.committed(published);
   else deps.events.notify();
   return outcomes;

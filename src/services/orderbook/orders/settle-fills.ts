@@ -19,6 +19,7 @@ import { consumeFills, countFreeFills, type Allowances } from './allowance.ts';
 import { emit, eventCursors, eventWrites, type PendingEvent } from './order-events.ts';
 import type { ViewFill } from './order-view.ts';
 import { addReservations, reservationOf, type ReservationChange } from './reservations.ts';
+import type { PhaseClock } from './round-phases.ts';
 import type { OrderBookMarket } from './tradeable-market.ts';
 import type { OrderBookDeps, OrderTerms } from './types.ts';
 
@@ -81,6 +82,8 @@ export interface SettleFillsParams {
   answered: (settled: SettledOrders) => void;
   /** Told the outbox events the batch wrote (to hand them to the event bus once it commits). */
   published?: (events: StoredEvent[]) => void;
+  /** Told where the matching, the two pipelines of writes and the work between them end. */
+  phases?: PhaseClock;
 }
 
 /** Each placed order as its caller is answered: its row as its placement left it, and its fills (as the taker). */
@@ -102,7 +105,7 @@ export const matchOf = (marketId: bigint, f: Fill): LedgerOperation => ({
  * Idempotency-Key records go first in (2)). A batch whose agents are past the smallest tier's free fills (rare) counts
  * them between the two as well, one by one.
  */
-export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { placed, fills, makers, reservations, allowances, answered, published }: SettleFillsParams): Promise<void> {
+export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { placed, fills, makers, reservations, allowances, answered, published, phases }: SettleFillsParams): Promise<void> {
   const now = deps.clock.now();
   const ledger = fills.length > 0 ? deps.ledger.appending(trx, fills.map((f) => matchOf(f.market.marketId, f.fill))) : null;
   const { rows, insert } = insertOrders(deps, trx, placed);
@@ -173,6 +176,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
     settled.set(p.orderId, { row: { ...rows.get(p.orderId)!, ...stateColumns(p, p.placedAs) }, fills: own });
   }
 
+  phases?.end('matching');
   const [, balances, ledgerSeqs, , , fillIds, leftToCount, firstSeqs] = await runStepsAfter(trx, [insert, ...records], [
     ledger?.reads[0] ?? null,
     ledger?.reads[1] ?? null,
@@ -183,6 +187,7 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
     countFreeFills(deps, trx, perAgent),
     eventCursors(trx, queue),
   ] as const);
+  phases?.end('firstWrites');
   for (const [i, row] of fillRows.entries()) Object.assign(row, { id: fillIds![i]!, ledger_seq: ledgerSeqs![i]! });
   for (const { fill, body, report } of awaiting) {
     const row = fillRows[fill]!;
@@ -198,11 +203,13 @@ export async function settleFills(deps: SettleDeps, trx: Transaction<DB>, { plac
 
   // The balances come with the ledger's operations: every writer of them holds the ledger lock, so where they come in
   // the lock order does not matter. The outbox counter is locked last (docs/events.md).
+  phases?.end('answers');
   await runSteps(trx, [
     ...ledgerWrites,
     insertFills(deps, trx, fills, fillRows),
     ...eventWrites(deps, trx, queue, firstSeqs ?? new Map(), trades, published),
   ]);
+  phases?.end('lastWrites');
 }
 
 /** The agents of orders by id (the makers a book did not know). */

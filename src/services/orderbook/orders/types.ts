@@ -14,6 +14,7 @@ import type { DB } from '../../../db/schema.ts';
 import type { OrderSchema } from '../../../wire/orders.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { LedgerService } from '../../ledger/ledger.ts';
+import type { PhaseTimes } from './round-phases.ts';
 
 export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 
@@ -84,6 +85,8 @@ export interface PlacementStats {
    * after another (rounds.ts), so over a stretch of time this says how much of it a placement transaction was running.
    */
   transactionMs: number;
+  /** Those milliseconds by phase (round-phases.ts), of each transaction's attempt that committed. */
+  phaseMs: PhaseTimes;
 }
 
 /** The problem an operation throws with one of `C` as its code (the edge maps the code to a status). */

@@ -1,0 +1,35 @@
+/**
+ * A placement transaction's time by phase (PlacementStats.phaseMs), so the bench can say where a round's time goes
+ * (docs/orderbook.md, session 31): the database's three round trips and commit, and the service's own work between
+ * them. Each phase ends where the next begins, so together they are the transaction from its start to its commit.
+ */
+import { performance } from 'node:perf_hooks';
+
+/**
+ * In their order: `reads` the locks and reads (the transaction's first pipeline, its BEGIN with it); `matching` the
+ * orders' checks and matching in memory, and the first writes built; `firstWrites` their pipeline; `answers` the
+ * answers rendered and the last writes built (the ledger's, the fills', the events'); `lastWrites` their pipeline;
+ * `commit` the COMMIT.
+ */
+export const ROUND_PHASES = ['reads', 'matching', 'firstWrites', 'answers', 'lastWrites', 'commit'] as const;
+export type RoundPhase = (typeof ROUND_PHASES)[number];
+export type PhaseTimes = Record<RoundPhase, number>;
+
+export const noPhaseTimes = (): PhaseTimes => ({ reads: 0, matching: 0, firstWrites: 0, answers: 0, lastWrites: 0, commit: 0 });
+
+/** Times one transaction's phases: each `end` gives the phase the milliseconds since the last one ended. */
+export class PhaseClock {
+  readonly ms = noPhaseTimes();
+  #at = performance.now();
+
+  end(phase: RoundPhase): void {
+    const now = performance.now();
+    this.ms[phase] += now - this.#at;
+    this.#at = now;
+  }
+
+  /** Adds this transaction's phases to `total`. */
+  addTo(total: PhaseTimes): void {
+    for (const phase of ROUND_PHASES) total[phase] += this.ms[phase];
+  }
+}
