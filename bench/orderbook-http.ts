@@ -24,6 +24,7 @@ import { createLogger } from '../src/runtime/logger.ts';
 import type { Runtime } from '../src/runtime/runtime.ts';
 import { waitingOperations } from '../src/services/ledger/batch-range.ts';
 import { ENGINE_CONFIG } from '../src/services/orderbook/orders.ts';
+import { ROUND_PHASES, type RoundPhase } from '../src/services/orderbook/orders/round-phases.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { formatOrderBookHttpReport, goalLines, PLACE_GOALS, type PlaceBenchReport, type PlaceScenario } from './orderbook-http-report.ts';
@@ -35,6 +36,7 @@ import { startTimeline } from './timeline.ts';
 import { watchServerCpu, watchWal } from './server-cpu.ts';
 import { watchThreadCpu } from './thread-cpu.ts';
 import { coreSpeedMs, watchMachineCpu } from './machine-cpu.ts';
+import { watchLoopDelay } from './loop-delay.ts';
 import { fitCostModel, type CostModel, type CostPoint } from './cost-model.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
 import { missingServiceFlags, SERVICE_NODE_FLAGS } from '../bin/node-flags.mjs';
@@ -502,6 +504,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const speedBefore = coreSpeedMs();
       const threads = watchThreadCpu();
       const machine = watchMachineCpu();
+      const loop = watchLoopDelay();
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const progress = opts.progressSeconds ? watchProgress(runtime, opts.progressSeconds, (line) => log(`bench: ${name}: ${line}`)) : null;
@@ -511,6 +514,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const used = process.cpuUsage(cpu);
       const byThread = threads?.stop();
       const shares = machine.stop();
+      const lateness = loop.stop();
       const serverUs = server?.stop();
       const walBytes = await wal?.stop();
       const long = holds?.stop() ?? [];
@@ -519,11 +523,17 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       if (timeline) holdLines.push(`"${name}": its ${stalls} longest stalls (placements over ${STALL_MS} ms sent within 5 ms of each other):`, ...stallLines.map((l) => `  ${l}`));
       delete result.slow;
       if (profile) log(`bench: CPU profile of "${name}" in ${await profile.stop(opts.profileDir!, name)}`);
-      const [t, o, ms] = placedBetween(stats, runtime.services.orderbook.stats());
+      const statsAfter = runtime.services.orderbook.stats();
+      const [t, o, ms] = placedBetween(stats, statsAfter);
       // Rounds run one after another: the share of the scenario a placement transaction was running says whether a
       // round's latency is the limit (near 100 %) or something else is (docs/orderbook.md, session 20).
       const timing = t > 0 ? `; ${(ms / t).toFixed(1)} ms a transaction on average, one running ${((100 * ms) / wallMs).toFixed(0)} % of the time` : '';
       commits.push(`"${name}": ${o} orders placed in ${t} transactions (group commit: ${t > 0 ? (o / t).toFixed(1) : '–'} orders per transaction${timing}), warm-up included`);
+      if (t > 0) {
+        commits.push(
+          `"${name}": a transaction's time by phase, ms on average: ${phasesBetween(stats, statsAfter, t)}; the event loop ran what was ready ${lateness.meanMs.toFixed(2)} ms late on average (p99 ${lateness.p99Ms.toFixed(1)})${runtime.database.kind === 'postgres' ? ', which is in each database phase too' : ''} (bench/loop-delay.ts)`,
+        );
+      }
       // A closed loop of N connections places about N / mean latency orders a second: the tail costs rate, not p99 alone.
       if (result.ok > 0) {
         const closed = rate === undefined ? `; were every answer as quick as the p50, ${connections} connections would place ${Math.round((1000 * connections) / result.p50Ms)} orders/s` : '';
@@ -587,6 +597,21 @@ async function placementsDrained(runtime: Runtime): Promise<void> {
     if (now === last) return;
     last = now;
   }
+}
+
+/** What the service's order path does in each phase of a transaction (round-phases.ts), as the bench names it. */
+const PHASE_NAMES: Record<RoundPhase, string> = {
+  reads: 'locks and reads (database)',
+  matching: 'matching and the first writes built',
+  firstWrites: 'first writes (database)',
+  answers: 'answers and the last writes built',
+  lastWrites: 'last writes (database)',
+  commit: 'commit (database)',
+};
+
+/** The mean milliseconds a transaction spent in each phase from `before` to `now`, over `transactions`. */
+function phasesBetween(before: PlacementStats, now: PlacementStats, transactions: number): string {
+  return ROUND_PHASES.map((phase) => `${PHASE_NAMES[phase]} ${((now.phaseMs[phase] - before.phaseMs[phase]) / transactions).toFixed(2)}`).join(', ');
 }
 
 /** Placement transactions, orders and the transactions' milliseconds from `before` to `now` (two of the service's stats). */
