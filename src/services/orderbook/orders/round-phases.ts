@@ -9,7 +9,8 @@ import { performance } from 'node:perf_hooks';
  * In their order: `reads` the locks and reads (the transaction's first pipeline, its BEGIN with it); `matching` the
  * orders' checks and matching in memory, and the first writes built; `firstWrites` their pipeline; `answers` the
  * answers rendered and the last writes built (the ledger's, the fills', the events'); `lastWrites` their pipeline;
- * `commit` the COMMIT.
+ * `commit` the COMMIT. A batch's rare extra round trips (the agents of makers the book does not know, fills past the
+ * smallest tier's free ones: settle-fills.ts) count in the phase they happen in.
  */
 export const ROUND_PHASES = ['reads', 'matching', 'firstWrites', 'answers', 'lastWrites', 'commit'] as const;
 export type RoundPhase = (typeof ROUND_PHASES)[number];
