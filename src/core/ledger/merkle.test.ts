@@ -170,6 +170,48 @@ describe('ledger Merkle tree', () => {
     );
   });
 
+  it('applied in steps, pauses after every so many hashes and ends as the whole apply does', () => {
+    const scenario = balanceSet(30).chain((initial) => fc.tuple(fc.constant(initial), changeBatch(initial), fc.integer({ min: 1, max: 5 })));
+    fc.assert(
+      fc.property(scenario, ([initial, batch, perStep]) => {
+        const whole = LedgerMerkleTree.fromBalances(initial);
+        whole.apply(batch);
+        // One hash a step: the pauses count the hashes.
+        const single = LedgerMerkleTree.fromBalances(initial);
+        const hashes = [...single.applySteps(batch, 1)].length;
+        const stepped = LedgerMerkleTree.fromBalances(initial);
+        const pauses = [...stepped.applySteps(batch, perStep)].length;
+        expect(pauses).toBe(Math.floor(hashes / perStep));
+        for (const tree of [single, stepped]) {
+          expect(tree.root()).toBe(whole.root());
+          expect([...tree.entries()]).toEqual([...whole.entries()]);
+        }
+        // A change that reaches a tree of two leaves or more hashes at least the root.
+        const changed = whole.root() !== LedgerMerkleTree.fromBalances(initial).root();
+        if (changed && whole.size > 1) expect(hashes).toBeGreaterThan(0);
+        // With no limit it never pauses: apply is the steps run through at once.
+        const unlimited = LedgerMerkleTree.fromBalances(initial);
+        expect([...unlimited.applySteps(batch, Infinity)]).toHaveLength(0);
+        expect(unlimited.root()).toBe(whole.root());
+      }),
+      replayable({ numRuns: 100 }),
+    );
+  });
+
+  it('refuses a bad change at the first step, before anything changed', () => {
+    const tree = LedgerMerkleTree.fromBalances([{ account: POOL[1]!, assetId: 0n, balance: 5n }]);
+    const before = tree.root();
+    const steps = tree.applySteps(
+      [
+        { account: POOL[2]!, assetId: 0n, balance: 1n },
+        { account: POOL[2]!, assetId: 0n, balance: 2n },
+      ],
+      1,
+    );
+    expect(() => steps.next()).toThrow(RangeError);
+    expect(tree.root()).toBe(before);
+  });
+
   it('copies into a tree that changes apart from the original: changes applied to one never reach the other', () => {
     const scenario = balanceSet(30).chain((initial) => fc.tuple(fc.constant(initial), changeBatch(initial), changeBatch(initial)));
     fc.assert(

@@ -287,6 +287,18 @@ export class LedgerMerkleTree {
    * resulting balance set.
    */
   apply(changes: Iterable<BalanceEntry>): void {
+    const steps = this.applySteps(changes, Infinity);
+    while (!steps.next().done);
+  }
+
+  /**
+   * `apply` in steps: the generator pauses after every `hashesPerStep` keccak calls (leaf and node hashes), so a caller
+   * can let other work run between steps (an insert into 100,000 leaves rehashes tens of thousands of nodes:
+   * services/ledger/tree-turns.ts). The changes are validated at the first step, before anything changes. Until the
+   * generator is done the tree is half updated: nothing may read it meanwhile (apply to a clone, then use the clone).
+   */
+  *applySteps(changes: Iterable<BalanceEntry>, hashesPerStep: number): Generator<void, void, void> {
+    let hashed = 0;
     const touched: BalanceEntry[] = [];
     for (const c of changes) {
       checkEntry(c, 'apply');
@@ -327,6 +339,10 @@ export class LedgerMerkleTree {
         oldLeaves[index] = entry;
         hashLeafInto(entry.account, entry.assetId, entry.balance, oldLeafLevel, index * HASH);
         dirty.push(index);
+        if (++hashed >= hashesPerStep) {
+          hashed = 0;
+          yield;
+        }
       }
     } else {
       suffixStart = firstStructural;
@@ -347,6 +363,10 @@ export class LedgerMerkleTree {
           newLeaves[index] = entry;
           hashLeafInto(entry.account, entry.assetId, entry.balance, newLeafLevel, index * HASH);
           dirty.push(index);
+          if (++hashed >= hashesPerStep) {
+            hashed = 0;
+            yield;
+          }
           continue;
         }
         newLeafLevel.set(oldLeafLevel.subarray(from * HASH, index * HASH), newLeaves.length * HASH);
@@ -355,6 +375,10 @@ export class LedgerMerkleTree {
         if (entry.balance !== 0n) {
           hashLeafInto(entry.account, entry.assetId, entry.balance, newLeafLevel, newLeaves.length * HASH);
           newLeaves.push(entry);
+          if (++hashed >= hashesPerStep) {
+            hashed = 0;
+            yield;
+          }
         }
       }
       newLeafLevel.set(oldLeafLevel.subarray(from * HASH), newLeaves.length * HASH);
@@ -379,8 +403,20 @@ export class LedgerMerkleTree {
         const j = i >> 1;
         if (j < start && parents[parents.length - 1] !== j) parents.push(j);
       }
-      for (const j of parents) computeNode(below, sizes[d - 1]!, level, j);
-      for (let j = start; j < len; j++) computeNode(below, sizes[d - 1]!, level, j);
+      for (const j of parents) {
+        computeNode(below, sizes[d - 1]!, level, j);
+        if (++hashed >= hashesPerStep) {
+          hashed = 0;
+          yield;
+        }
+      }
+      for (let j = start; j < len; j++) {
+        computeNode(below, sizes[d - 1]!, level, j);
+        if (++hashed >= hashesPerStep) {
+          hashed = 0;
+          yield;
+        }
+      }
       dirty = parents;
       levels.push(level);
     }
