@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { LedgerMerkleTree } from '../../core/ledger/merkle.ts';
+import type { Account, BalanceEntry } from '../../core/ledger/types.ts';
+import { treeApplied } from './tree-turns.ts';
+
+const accountOf = (i: number) => `0x${(i * 7919 + 1).toString(16).padStart(40, '0')}` as Account;
+
+describe('the ledger tree updated in turns of the event loop', () => {
+  // 64 accounts with two assets each; the batch changes values, removes leaves and adds new ones before most of the others.
+  const initial: BalanceEntry[] = Array.from({ length: 128 }, (_, i) => ({ account: accountOf(i >> 1), assetId: BigInt(i & 1), balance: BigInt(1_000 + i) }));
+  const changes: BalanceEntry[] = [
+    ...Array.from({ length: 10 }, (_, i) => ({ ...initial[i * 12]!, balance: 5n + BigInt(i) })),
+    { ...initial[3]!, balance: 0n },
+    { account: accountOf(0), assetId: 9n, balance: 77n },
+    { account: accountOf(1), assetId: 9n, balance: 78n },
+  ];
+
+  it('lets the event loop turn between its steps and answers the tree a whole apply gives, leaving the original as it was', async () => {
+    const tree = LedgerMerkleTree.fromBalances(initial);
+    const before = tree.root();
+    const whole = tree.clone();
+    whole.apply(changes);
+    const steps = [...tree.clone().applySteps(changes, 4)].length;
+    expect(steps).toBeGreaterThan(10);
+
+    let turns = 0;
+    let done = false;
+    const count = () => {
+      turns++;
+      if (!done) setImmediate(count);
+    };
+    setImmediate(count);
+    const next = await treeApplied(tree, changes, 4);
+    done = true;
+
+    // Each step waits for a turn, and the counter runs once a turn.
+    expect(turns).toBeGreaterThanOrEqual(steps);
+    expect(next.root()).toBe(whole.root());
+    expect([...next.entries()]).toEqual([...whole.entries()]);
+    expect(tree.root()).toBe(before);
+  });
+});
