@@ -198,6 +198,31 @@ describe('ledger Merkle tree', () => {
     );
   });
 
+  it('built in steps, pauses after every so many hashes and ends as the tree built at once', () => {
+    fc.assert(
+      fc.property(balanceSet(40), fc.integer({ min: 1, max: 5 }), (entries, perStep) => {
+        const whole = LedgerMerkleTree.fromBalances(entries);
+        const drain = (steps: Generator<void, LedgerMerkleTree, void>): [LedgerMerkleTree, number] => {
+          for (let pauses = 0; ; pauses++) {
+            const step = steps.next();
+            if (step.done) return [step.value, pauses];
+          }
+        };
+        const [single, hashes] = drain(LedgerMerkleTree.buildSteps(entries, 1));
+        const [stepped, pauses] = drain(LedgerMerkleTree.buildSteps(entries, perStep));
+        expect(pauses).toBe(Math.floor(hashes / perStep));
+        // Every leaf is hashed, and every node above them.
+        expect(hashes).toBeGreaterThanOrEqual(whole.size);
+        for (const tree of [single, stepped]) {
+          expect(tree.root()).toBe(whole.root());
+          expect([...tree.entries()]).toEqual([...whole.entries()]);
+        }
+        expect(drain(LedgerMerkleTree.buildSteps(entries, Infinity))[1]).toBe(0);
+      }),
+      replayable({ numRuns: 100 }),
+    );
+  });
+
   it('refuses a bad change at the first step, before anything changed', () => {
     const tree = LedgerMerkleTree.fromBalances([{ account: POOL[1]!, assetId: 0n, balance: 5n }]);
     const before = tree.root();

@@ -166,6 +166,20 @@ export class LedgerMerkleTree {
    * Cost: n log n to sort plus 3n − 1 keccak calls (2 per leaf, 1 per inner node).
    */
   static fromBalances(entries: Iterable<BalanceEntry>): LedgerMerkleTree {
+    const steps = LedgerMerkleTree.buildSteps(entries, Infinity);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `fromBalances` in steps: validated and sorted at the first step, then the generator pauses after every
+   * `hashesPerStep` leaf or node hashes and returns the tree when done (a process elected to run the batcher builds the
+   * committed tree while it serves requests: services/ledger/tree-turns.ts).
+   */
+  static *buildSteps(entries: Iterable<BalanceEntry>, hashesPerStep: number): Generator<void, LedgerMerkleTree, void> {
+    let hashed = 0;
     const all: BalanceEntry[] = [];
     for (const e of entries) {
       checkEntry(e, 'fromBalances');
@@ -185,12 +199,22 @@ export class LedgerMerkleTree {
       for (let i = 0; i < leaves.length; i++) {
         const e = leaves[i]!;
         hashLeafInto(e.account, e.assetId, e.balance, leafLevel, i * HASH);
+        if (++hashed >= hashesPerStep) {
+          hashed = 0;
+          yield;
+        }
       }
     }
     for (let d = 1; d < levels.length; d++) {
       const below = levels[d - 1]!;
       const level = levels[d]!;
-      for (let j = 0; j < sizes[d]!; j++) computeNode(below, sizes[d - 1]!, level, j);
+      for (let j = 0; j < sizes[d]!; j++) {
+        computeNode(below, sizes[d - 1]!, level, j);
+        if (++hashed >= hashesPerStep) {
+          hashed = 0;
+          yield;
+        }
+      }
     }
     return new LedgerMerkleTree(leaves, levels);
   }

@@ -25,7 +25,7 @@ import type { Logger } from '../../core/logger.ts';
 import { allBalances, balanceKey, balanceKeysOfAll, readBalances, rowToOp, writeBalanceSteps } from './rows.ts';
 import { runSteps } from '../../db/pipeline.ts';
 import { lastBatchedSeq, waitingOperations } from './batch-range.ts';
-import { treeApplied } from './tree-turns.ts';
+import { treeApplied, treeBuilt } from './tree-turns.ts';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
 export type LedgerMode = 'legacy' | 'journal';
@@ -362,7 +362,8 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     mode,
     async start() {
       const last = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'confirmed').orderBy('nonce', 'desc').limit(1).executeTakeFirst();
-      tree = LedgerMerkleTree.fromBalances(userEntries(await allBalances(db, 'ledger_committed_balances')));
+      // In turns: a process elected while it serves requests builds it (tree-turns.ts).
+      tree = await treeBuilt(userEntries(await allBalances(db, 'ledger_committed_balances')));
       if (last) {
         committed = {
           nonce: BigInt(last.nonce),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LedgerMerkleTree } from '../../core/ledger/merkle.ts';
 import type { Account, BalanceEntry } from '../../core/ledger/types.ts';
-import { treeApplied } from './tree-turns.ts';
+import { treeApplied, treeBuilt } from './tree-turns.ts';
 
 const accountOf = (i: number) => `0x${(i * 7919 + 1).toString(16).padStart(40, '0')}` as Account;
 
@@ -38,5 +38,23 @@ describe('the ledger tree updated in turns of the event loop', () => {
     expect(next.root()).toBe(whole.root());
     expect([...next.entries()]).toEqual([...whole.entries()]);
     expect(tree.root()).toBe(before);
+  });
+
+  it('builds a tree in steps with the event loop turning between them, as fromBalances builds it at once', async () => {
+    const build = LedgerMerkleTree.buildSteps(initial, 4);
+    let steps = 0;
+    while (!build.next().done) steps++;
+    expect(steps).toBeGreaterThan(10);
+    let turns = 0;
+    let done = false;
+    const count = () => {
+      turns++;
+      if (!done) setImmediate(count);
+    };
+    setImmediate(count);
+    const built = await treeBuilt(initial, 4);
+    done = true;
+    expect(turns).toBeGreaterThanOrEqual(steps);
+    expect(built.root()).toBe(LedgerMerkleTree.fromBalances(initial).root());
   });
 });
