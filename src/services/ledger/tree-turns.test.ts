@@ -5,6 +5,27 @@ import { treeApplied, treeBuilt } from './tree-turns.ts';
 
 const accountOf = (i: number) => `0x${(i * 7919 + 1).toString(16).padStart(40, '0')}` as Account;
 
+/** What `work` answers, and how many turns the event loop took meanwhile (a counter that runs once a turn). */
+async function countingTurns<T>(work: () => Promise<T>): Promise<[T, number]> {
+  let turns = 0;
+  let done = false;
+  const count = () => {
+    turns++;
+    if (!done) setImmediate(count);
+  };
+  setImmediate(count);
+  const answer = await work();
+  done = true;
+  return [answer, turns];
+}
+
+/** How many times a generator pauses before it is done. */
+function pausesOf(steps: Generator<void, unknown, void>): number {
+  let pauses = 0;
+  while (!steps.next().done) pauses++;
+  return pauses;
+}
+
 describe('the ledger tree updated in turns of the event loop', () => {
   // 64 accounts with two assets each; the batch changes values, removes leaves and adds new ones before most of the others.
   const initial: BalanceEntry[] = Array.from({ length: 128 }, (_, i) => ({ account: accountOf(i >> 1), assetId: BigInt(i & 1), balance: BigInt(1_000 + i) }));
@@ -20,19 +41,10 @@ describe('the ledger tree updated in turns of the event loop', () => {
     const before = tree.root();
     const whole = tree.clone();
     whole.apply(changes);
-    const steps = [...tree.clone().applySteps(changes, 4)].length;
+    const steps = pausesOf(tree.clone().applySteps(changes, 4));
     expect(steps).toBeGreaterThan(10);
 
-    let turns = 0;
-    let done = false;
-    const count = () => {
-      turns++;
-      if (!done) setImmediate(count);
-    };
-    setImmediate(count);
-    const next = await treeApplied(tree, changes, 4);
-    done = true;
-
+    const [next, turns] = await countingTurns(() => treeApplied(tree, changes, 4));
     // Each step waits for a turn, and the counter runs once a turn.
     expect(turns).toBeGreaterThanOrEqual(steps);
     expect(next.root()).toBe(whole.root());
@@ -41,19 +53,9 @@ describe('the ledger tree updated in turns of the event loop', () => {
   });
 
   it('builds a tree in steps with the event loop turning between them, as fromBalances builds it at once', async () => {
-    const build = LedgerMerkleTree.buildSteps(initial, 4);
-    let steps = 0;
-    while (!build.next().done) steps++;
+    const steps = pausesOf(LedgerMerkleTree.buildSteps(initial, 4));
     expect(steps).toBeGreaterThan(10);
-    let turns = 0;
-    let done = false;
-    const count = () => {
-      turns++;
-      if (!done) setImmediate(count);
-    };
-    setImmediate(count);
-    const built = await treeBuilt(initial, 4);
-    done = true;
+    const [built, turns] = await countingTurns(() => treeBuilt(initial, 4));
     expect(turns).toBeGreaterThanOrEqual(steps);
     expect(built.root()).toBe(LedgerMerkleTree.fromBalances(initial).root());
   });
