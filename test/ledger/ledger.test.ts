@@ -119,6 +119,27 @@ describe('play-money ledger', () => {
     expect(empty.body.balances).toEqual([]);
   });
 
+  it('answers proofs only while the committed tree is loaded: a stopped batcher, or one still building it, is a 503 to retry', async () => {
+    const { ledgerBatcher } = server.runtime.services;
+    expect(ledgerBatcher.loaded()).toBe(true);
+    expect((await proofOf(A)).status).toBe(200);
+    await ledgerBatcher.stop();
+    try {
+      expect(ledgerBatcher.loaded()).toBe(false);
+      const refused = await proofOf(A);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(refused.headers['retry-after']).toBe('1');
+      // A batcher of its own is not loaded until its start has built the tree.
+      const own = batcherOf('journal', 10_000);
+      expect(own.loaded()).toBe(false);
+    } finally {
+      await ledgerBatcher.start();
+    }
+    expect(ledgerBatcher.loaded()).toBe(true);
+    expect((await proofOf(A)).status).toBe(200);
+  });
+
   it('keeps up with a backlog: a tick commits full batch after full batch and leaves the rest until it is due', async () => {
     const services = server.runtime.services;
     const { db } = server.runtime.database;

@@ -79,6 +79,11 @@ export interface LedgerBatcher {
   halted(): string | null;
   /** The last batch accepted on chain. */
   committed(): LedgerCommitted;
+  /**
+   * Whether the committed tree is loaded: from the end of start()'s build (in turns, tree-turns.ts) until stop(). Before
+   * that, committed() and proof() answer the empty ledger, or what an earlier start left.
+   */
+  loaded(): boolean;
   /** Every committed non-zero balance of an account with its proof against committed().root. */
   proof(account: Account): { assetId: bigint; balance: bigint; leaf: Hex; proof: Hex[] }[];
 }
@@ -117,6 +122,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | null = null;
   let halt: string | null = null;
+  let loaded = false;
   const operationId = (nonce: bigint) => `ledger:${chainId}:${contract.toLowerCase()}:batch:${nonce}`;
   const userEntries = (entries: readonly BalanceEntry[]) => entries.filter((e) => e.account !== SUPPLY_ACCOUNT);
 
@@ -375,6 +381,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
         };
         if (committed.root !== last.new_root) throw new Error(`ledger: committed balances give root ${committed.root}, batch ${last.nonce} committed ${last.new_root}`);
       }
+      loaded = true;
       // The chain first (it may have lost batches the relayer could not put back), then the batch left in flight.
       for (const line of await reconcile()) log.warn(line);
       const open = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
@@ -394,6 +401,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     },
     async stop() {
       stopped = true;
+      loaded = false;
       if (timer) clearInterval(timer);
       timer = undefined;
       await catching?.catch(() => undefined);
@@ -404,6 +412,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     reconcile,
     halted: () => halt,
     committed: () => committed,
+    loaded: () => loaded,
     proof(account) {
       const lower = account.toLowerCase() as Account;
       return tree.entriesOf(lower).map((e) => ({ assetId: e.assetId, balance: e.balance, leaf: tree.leafOf(e.account, e.assetId)!, proof: tree.proof(e.account, e.assetId)! }));

@@ -42,9 +42,10 @@ const VERIFY =
 /** The proofs of one account against the last committed root; the handler of both surfaces. */
 async function ledgerProof(ctx: HandlerContext, { params }: { params: { account: string } }): Promise<z.output<typeof LedgerProofResponse>> {
   if (!/^0x[a-fA-F0-9]{40}$/.test(params.account)) throw problem('INVALID_ADDRESS', 'account must be an EVM address (0x + 40 hex digits)');
-  // The proof tree lives in the leader's memory (docs/operations.md); a call reaches another process only forwarded.
-  if (!ctx.services.cluster.isLeader()) throw problem('SERVICE_UNAVAILABLE', 'ledger proofs are served by the leading process, which is changing; retry shortly', { headers: { 'Retry-After': '1' } });
+  // The proof tree lives in the leader's memory (docs/operations.md); a call reaches another process only forwarded. A
+  // process just elected builds it first (in turns, while it serves requests).
   const batcher = ctx.services.ledgerBatcher;
+  if (!ctx.services.cluster.isLeader() || !batcher.loaded()) throw problem('SERVICE_UNAVAILABLE', 'ledger proofs are served by the leading process, which is changing; retry shortly', { headers: { 'Retry-After': '1' } });
   const account = params.account.toLowerCase() as Account;
   const c = batcher.committed();
   return {
