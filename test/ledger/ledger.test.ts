@@ -130,8 +130,17 @@ describe('play-money ledger', () => {
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       expect(refused.headers['retry-after']).toBe('1');
-      // A batcher of its own is not loaded until its start has built the tree.
+      // A batcher of its own is not loaded until its start has built the tree, and a stop while it builds ends that
+      // start: nothing is marked loaded afterwards (a leader deposed while it was being elected).
       const own = batcherOf('journal', 10_000);
+      expect(own.loaded()).toBe(false);
+      const starting = own.start();
+      await own.stop();
+      await starting;
+      expect(own.loaded()).toBe(false);
+      await own.start();
+      expect(own.loaded()).toBe(true);
+      await own.stop();
       expect(own.loaded()).toBe(false);
     } finally {
       await ledgerBatcher.start();

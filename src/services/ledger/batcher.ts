@@ -303,6 +303,9 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
   // Until stop(): a catch-up ends there, between two batches.
   let stopped = false;
   let catching: Promise<BatchOutcome[]> | null = null;
+  // Each start() is a run and stop() ends it: a start still loading when a stop comes (a leader deposed while it was
+  // being elected) marks nothing loaded and leaves no timer behind.
+  let runs = 0;
   const catchUp = (): Promise<BatchOutcome[]> => {
     catching ??= (async () => {
       const done: BatchOutcome[] = [];
@@ -367,9 +370,12 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     chainId,
     mode,
     async start() {
+      const run = ++runs;
       const last = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'confirmed').orderBy('nonce', 'desc').limit(1).executeTakeFirst();
       // In turns: a process elected while it serves requests builds it (tree-turns.ts).
-      tree = await treeBuilt(userEntries(await allBalances(db, 'ledger_committed_balances')));
+      const built = await treeBuilt(userEntries(await allBalances(db, 'ledger_committed_balances')));
+      if (run !== runs) return;
+      tree = built;
       if (last) {
         committed = {
           nonce: BigInt(last.nonce),
@@ -389,6 +395,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
         log.info({ nonce: open.nonce }, 'ledger: finishing the batch a previous run left in flight');
         await oneAtATime(() => commit(toBatch(open)));
       }
+      if (run !== runs) return;
       stopped = false;
       timer = setInterval(() => {
         // While the node is down or being reconciled a batch would only fail (or run ahead of a lost one it re-sends).
@@ -400,6 +407,7 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
       timer.unref();
     },
     async stop() {
+      runs++;
       stopped = true;
       loaded = false;
       if (timer) clearInterval(timer);
