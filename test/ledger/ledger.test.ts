@@ -119,7 +119,7 @@ describe('play-money ledger', () => {
     expect(empty.body.balances).toEqual([]);
   });
 
-  it('answers proofs only while the committed tree is loaded: a stopped batcher, or one still building it, is a 503 to retry', async () => {
+  it('answers proofs only while the committed tree is loaded: a stopped batcher is a 503 to retry, and a start ended while it builds loads nothing', async () => {
     const { ledgerBatcher } = server.runtime.services;
     expect(ledgerBatcher.loaded()).toBe(true);
     expect((await proofOf(A)).status).toBe(200);

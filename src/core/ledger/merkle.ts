@@ -316,7 +316,7 @@ export class LedgerMerkleTree {
   }
 
   /**
-   * `apply` in steps: the generator pauses after every `hashesPerStep` keccak calls (leaf and node hashes), so a caller
+   * `apply` in steps: the generator pauses after every `hashesPerStep` leaf or node hashes, so a caller
    * can let other work run between steps (an insert into 100,000 leaves rehashes tens of thousands of nodes:
    * services/ledger/tree-turns.ts). The changes are validated at the first step, before anything changes. Until the
    * generator is done the tree is half updated: nothing may read it meanwhile (apply to a clone, then use the clone).

@@ -365,46 +365,59 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
     return `ledger: halted: ${reason}`;
   };
 
+  /** One start's work; `ended()` turns true once a stop (or another start) ends it, and then it leaves off. */
+  async function startRun(ended: () => boolean): Promise<void> {
+    const last = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'confirmed').orderBy('nonce', 'desc').limit(1).executeTakeFirst();
+    // In turns: a process elected while it serves requests builds it (tree-turns.ts).
+    const built = await treeBuilt(userEntries(await allBalances(db, 'ledger_committed_balances')), undefined, ended);
+    if (!built || ended()) return;
+    tree = built;
+    if (last) {
+      committed = {
+        nonce: BigInt(last.nonce),
+        root: tree.root(),
+        journalCommitment: last.journal_commitment as Hex,
+        txHash: last.tx_hash as Hex,
+        blockNumber: last.block_number === null ? null : BigInt(last.block_number),
+        confirmedAt: last.confirmed_at,
+      };
+      if (committed.root !== last.new_root) throw new Error(`ledger: committed balances give root ${committed.root}, batch ${last.nonce} committed ${last.new_root}`);
+    }
+    loaded = true;
+    // The chain first (it may have lost batches the relayer could not put back), then the batch left in flight.
+    for (const line of await reconcile()) log.warn(line);
+    if (ended()) return;
+    const open = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
+    if (ended()) return;
+    if (open && !halt) {
+      log.info({ nonce: open.nonce }, 'ledger: finishing the batch a previous run left in flight');
+      await oneAtATime(() => commit(toBatch(open)));
+    }
+    if (ended()) return;
+    stopped = false;
+    timer = setInterval(() => {
+      // While the node is down or being reconciled a batch would only fail (or run ahead of a lost one it re-sends).
+      // Halted, it waits for a reconciliation that finds the contract agreeing (the reason was logged once). A tick
+      // while the last one still catches up leaves it to that one.
+      if (catching || halt || (deps.chainLive && !deps.chainLive())) return;
+      catchUp().catch((err: unknown) => log.error({ err }, 'ledger: batch failed; retrying on the next tick'));
+    }, Math.max(250, Math.min(deps.intervalMs, 5_000)));
+    timer.unref();
+  }
+
   return {
     contract,
     chainId,
     mode,
     async start() {
       const run = ++runs;
-      const last = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'confirmed').orderBy('nonce', 'desc').limit(1).executeTakeFirst();
-      // In turns: a process elected while it serves requests builds it (tree-turns.ts).
-      const built = await treeBuilt(userEntries(await allBalances(db, 'ledger_committed_balances')));
-      if (run !== runs) return;
-      tree = built;
-      if (last) {
-        committed = {
-          nonce: BigInt(last.nonce),
-          root: tree.root(),
-          journalCommitment: last.journal_commitment as Hex,
-          txHash: last.tx_hash as Hex,
-          blockNumber: last.block_number === null ? null : BigInt(last.block_number),
-          confirmedAt: last.confirmed_at,
-        };
-        if (committed.root !== last.new_root) throw new Error(`ledger: committed balances give root ${committed.root}, batch ${last.nonce} committed ${last.new_root}`);
+      const ended = () => run !== runs;
+      try {
+        await startRun(ended);
+      } catch (err) {
+        if (!ended()) loaded = false;
+        throw err;
       }
-      loaded = true;
-      // The chain first (it may have lost batches the relayer could not put back), then the batch left in flight.
-      for (const line of await reconcile()) log.warn(line);
-      const open = await db.selectFrom('ledger_batches').selectAll().where('status', '=', 'closed').executeTakeFirst();
-      if (open && !halt) {
-        log.info({ nonce: open.nonce }, 'ledger: finishing the batch a previous run left in flight');
-        await oneAtATime(() => commit(toBatch(open)));
-      }
-      if (run !== runs) return;
-      stopped = false;
-      timer = setInterval(() => {
-        // While the node is down or being reconciled a batch would only fail (or run ahead of a lost one it re-sends).
-        // Halted, it waits for a reconciliation that finds the contract agreeing (the reason was logged once). A tick
-        // while the last one still catches up leaves it to that one.
-        if (catching || halt || (deps.chainLive && !deps.chainLive())) return;
-        catchUp().catch((err: unknown) => log.error({ err }, 'ledger: batch failed; retrying on the next tick'));
-      }, Math.max(250, Math.min(deps.intervalMs, 5_000)));
-      timer.unref();
     },
     async stop() {
       runs++;

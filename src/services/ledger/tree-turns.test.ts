@@ -5,12 +5,16 @@ import { treeApplied, treeBuilt } from './tree-turns.ts';
 
 const accountOf = (i: number) => `0x${(i * 7919 + 1).toString(16).padStart(40, '0')}` as Account;
 
-/** What `work` answers, and how many turns the event loop took meanwhile (a counter that runs once a turn). */
-async function countingTurns<T>(work: () => Promise<T>): Promise<[T, number]> {
+/**
+ * What `work` answers, and how many turns the event loop took meanwhile (a counter that runs once a turn and calls
+ * `each` at every turn).
+ */
+async function countingTurns<T>(work: () => Promise<T>, each: () => void = () => undefined): Promise<[T, number]> {
   let turns = 0;
   let done = false;
   const count = () => {
     turns++;
+    each();
     if (!done) setImmediate(count);
   };
   setImmediate(count);
@@ -44,7 +48,13 @@ describe('the ledger tree updated in turns of the event loop', () => {
     const steps = pausesOf(tree.clone().applySteps(changes, 4));
     expect(steps).toBeGreaterThan(10);
 
-    const [next, turns] = await countingTurns(() => treeApplied(tree, changes, 4));
+    // Read at every turn meanwhile, as a proof would: the tree is as it was each time.
+    const seen = new Set<string>();
+    const [next, turns] = await countingTurns(
+      () => treeApplied(tree, changes, 4),
+      () => seen.add(tree.root()),
+    );
+    expect([...seen]).toEqual([before]);
     // Each step waits for a turn, and the counter runs once a turn.
     expect(turns).toBeGreaterThanOrEqual(steps);
     expect(next.root()).toBe(whole.root());
@@ -57,6 +67,13 @@ describe('the ledger tree updated in turns of the event loop', () => {
     expect(steps).toBeGreaterThan(10);
     const [built, turns] = await countingTurns(() => treeBuilt(initial, 4));
     expect(turns).toBeGreaterThanOrEqual(steps);
-    expect(built.root()).toBe(LedgerMerkleTree.fromBalances(initial).root());
+    expect(built?.root()).toBe(LedgerMerkleTree.fromBalances(initial).root());
+  });
+
+  it('stops building, with no tree, once the start that asked for it is ended', async () => {
+    let asked = 0;
+    // Ended after three steps.
+    expect(await treeBuilt(initial, 4, () => ++asked > 3)).toBeNull();
+    expect(asked).toBe(4);
   });
 });

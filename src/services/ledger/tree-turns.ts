@@ -8,12 +8,12 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { LedgerMerkleTree } from '../../core/ledger/merkle.ts';
 import type { BalanceEntry } from '../../core/ledger/types.ts';
 
-/** Keccak calls between two turns: 3-8 ms at the 3-5 µs a node costs on this machine (bench/merkle.ts, docs/ledger-merkle.md). */
+/** Leaf or node hashes between two turns: 3-8 ms at the 3-5 µs one costs on this machine (bench/merkle.ts, docs/ledger-merkle.md). */
 export const TREE_HASHES_PER_TURN = 1_000;
 
 /**
- * A copy of `tree` with `changes` applied, hashed `hashesPerTurn` calls at a time with a turn of the event loop between
- * them. `tree` itself is never half updated: whoever reads it meanwhile (a proof) sees it as it was.
+ * A copy of `tree` with `changes` applied, `hashesPerTurn` leaf or node hashes at a time with a turn of the event loop
+ * between them. `tree` itself is never half updated: whoever reads it meanwhile (a proof) sees it as it was.
  */
 export async function treeApplied(tree: LedgerMerkleTree, changes: readonly BalanceEntry[], hashesPerTurn = TREE_HASHES_PER_TURN): Promise<LedgerMerkleTree> {
   const next = tree.clone();
@@ -22,15 +22,17 @@ export async function treeApplied(tree: LedgerMerkleTree, changes: readonly Bala
 }
 
 /**
- * The tree of a balance snapshot (LedgerMerkleTree.fromBalances), hashed `hashesPerTurn` calls at a time with a turn of
- * the event loop between them: a process elected to run the batcher builds the committed tree while it serves requests
- * (100,000 leaves are ~1 s of hashing, a million ~12 s). The sort is one piece.
+ * The tree of a balance snapshot (LedgerMerkleTree.fromBalances), `hashesPerTurn` leaf or node hashes at a time with a
+ * turn of the event loop between them: a process elected to run the batcher builds the committed tree while it serves
+ * requests (100,000 leaves are ~1 s of hashing, a million ~12 s). The sort is one piece. Null once `abandoned()` says
+ * so between two steps (the start that asked was ended meanwhile).
  */
-export async function treeBuilt(entries: readonly BalanceEntry[], hashesPerTurn = TREE_HASHES_PER_TURN): Promise<LedgerMerkleTree> {
+export async function treeBuilt(entries: readonly BalanceEntry[], hashesPerTurn = TREE_HASHES_PER_TURN, abandoned: () => boolean = () => false): Promise<LedgerMerkleTree | null> {
   const steps = LedgerMerkleTree.buildSteps(entries, hashesPerTurn);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     await turn();
+    if (abandoned()) return null;
   }
 }
