@@ -12,12 +12,25 @@ import type { BalanceEntry } from '../../core/ledger/types.ts';
 export const TREE_HASHES_PER_TURN = 1_000;
 
 /**
+ * Runs `steps` through with a turn of the event loop after each pause; answers what they return, or null once
+ * `abandoned()` says so after a turn.
+ */
+async function inTurns<T>(steps: Generator<void, T, void>, abandoned: () => boolean = () => false): Promise<T | null> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await turn();
+    if (abandoned()) return null;
+  }
+}
+
+/**
  * A copy of `tree` with `changes` applied, `hashesPerTurn` leaf or node hashes at a time with a turn of the event loop
  * between them. `tree` itself is never half updated: whoever reads it meanwhile (a proof) sees it as it was.
  */
 export async function treeApplied(tree: LedgerMerkleTree, changes: readonly BalanceEntry[], hashesPerTurn = TREE_HASHES_PER_TURN): Promise<LedgerMerkleTree> {
   const next = tree.clone();
-  for (const _ of next.applySteps(changes, hashesPerTurn)) await turn();
+  await inTurns(next.applySteps(changes, hashesPerTurn));
   return next;
 }
 
@@ -27,12 +40,6 @@ export async function treeApplied(tree: LedgerMerkleTree, changes: readonly Bala
  * requests (100,000 leaves are ~1 s of hashing, a million ~12 s). The sort is one piece. Null once `abandoned()` says
  * so between two steps (the start that asked was ended meanwhile).
  */
-export async function treeBuilt(entries: readonly BalanceEntry[], hashesPerTurn = TREE_HASHES_PER_TURN, abandoned: () => boolean = () => false): Promise<LedgerMerkleTree | null> {
-  const steps = LedgerMerkleTree.buildSteps(entries, hashesPerTurn);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await turn();
-    if (abandoned()) return null;
-  }
+export function treeBuilt(entries: readonly BalanceEntry[], hashesPerTurn = TREE_HASHES_PER_TURN, abandoned?: () => boolean): Promise<LedgerMerkleTree | null> {
+  return inTurns(LedgerMerkleTree.buildSteps(entries, hashesPerTurn), abandoned);
 }
