@@ -199,10 +199,7 @@ export class LedgerMerkleTree {
       for (let i = 0; i < leaves.length; i++) {
         const e = leaves[i]!;
         hashLeafInto(e.account, e.assetId, e.balance, leafLevel, i * HASH);
-        if (++hashed >= hashesPerStep) {
-          hashed = 0;
-          yield;
-        }
+        if (++hashed % hashesPerStep === 0) yield;
       }
     }
     for (let d = 1; d < levels.length; d++) {
@@ -210,10 +207,7 @@ export class LedgerMerkleTree {
       const level = levels[d]!;
       for (let j = 0; j < sizes[d]!; j++) {
         computeNode(below, sizes[d - 1]!, level, j);
-        if (++hashed >= hashesPerStep) {
-          hashed = 0;
-          yield;
-        }
+        if (++hashed % hashesPerStep === 0) yield;
       }
     }
     return new LedgerMerkleTree(leaves, levels);
@@ -363,10 +357,7 @@ export class LedgerMerkleTree {
         oldLeaves[index] = entry;
         hashLeafInto(entry.account, entry.assetId, entry.balance, oldLeafLevel, index * HASH);
         dirty.push(index);
-        if (++hashed >= hashesPerStep) {
-          hashed = 0;
-          yield;
-        }
+        if (++hashed % hashesPerStep === 0) yield;
       }
     } else {
       suffixStart = firstStructural;
@@ -387,10 +378,7 @@ export class LedgerMerkleTree {
           newLeaves[index] = entry;
           hashLeafInto(entry.account, entry.assetId, entry.balance, newLeafLevel, index * HASH);
           dirty.push(index);
-          if (++hashed >= hashesPerStep) {
-            hashed = 0;
-            yield;
-          }
+          if (++hashed % hashesPerStep === 0) yield;
           continue;
         }
         newLeafLevel.set(oldLeafLevel.subarray(from * HASH, index * HASH), newLeaves.length * HASH);
@@ -399,10 +387,7 @@ export class LedgerMerkleTree {
         if (entry.balance !== 0n) {
           hashLeafInto(entry.account, entry.assetId, entry.balance, newLeafLevel, newLeaves.length * HASH);
           newLeaves.push(entry);
-          if (++hashed >= hashesPerStep) {
-            hashed = 0;
-            yield;
-          }
+          if (++hashed % hashesPerStep === 0) yield;
         }
       }
       newLeafLevel.set(oldLeafLevel.subarray(from * HASH), newLeaves.length * HASH);
@@ -429,17 +414,11 @@ export class LedgerMerkleTree {
       }
       for (const j of parents) {
         computeNode(below, sizes[d - 1]!, level, j);
-        if (++hashed >= hashesPerStep) {
-          hashed = 0;
-          yield;
-        }
+        if (++hashed % hashesPerStep === 0) yield;
       }
       for (let j = start; j < len; j++) {
         computeNode(below, sizes[d - 1]!, level, j);
-        if (++hashed >= hashesPerStep) {
-          hashed = 0;
-          yield;
-        }
+        if (++hashed % hashesPerStep === 0) yield;
       }
       dirty = parents;
       levels.push(level);
