@@ -1,52 +1,75 @@
 // The load generator's process (forked by load.ts, so the client never competes with the server for its
 // event loop): a closed loop of N keep-alive connections, each sending its next request (a GET, or the next
 // POST of a script) when the last answer ended; or, with a rate, an open loop sending each request when it is due.
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { Http1Connection, type Answer, type Outgoing } from './http1.ts';
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load.ts';
 
-interface Answer {
-  status: number;
-  bytes: number;
-  body: string | null;
-}
-
-interface Outgoing {
-  token: string | undefined;
-  /** JSON text of a POST. */
-  body: string | undefined;
-  idempotencyKey: string | undefined;
-}
-
 /**
- * One request; the answer's body is read to the end (and kept only when `keepBody`, for a sample of a failure).
- * `queued`: called if the request finds every connection of the agent busy; what it answers is called when one frees.
+ * Up to `max` keep-alive connections to one server, each lent to one request at a time; a request that finds them all
+ * busy waits, first come first served, for one to be handed back.
  */
-function send(agent: http.Agent, job: LoadJob, port: number, out: Outgoing, keepBody: boolean, queued?: () => () => void): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (out.token !== undefined) headers.authorization = `Bearer ${out.token}`;
-    if (out.idempotencyKey !== undefined) headers['idempotency-key'] = out.idempotencyKey;
-    if (out.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(out.body));
+class ConnectionPool {
+  readonly #idle: Http1Connection[] = [];
+  readonly #all: Http1Connection[] = [];
+  readonly #waiting: ((c: Http1Connection) => void)[] = [];
+  readonly #host: string;
+  readonly #port: number;
+  readonly #max: number;
+
+  constructor(host: string, port: number, max: number) {
+    this.#host = host;
+    this.#port = port;
+    this.#max = max;
+  }
+
+  /** A free connection; `queued` is called if there is none yet, and what it answers once one is handed over. */
+  acquire(queued?: () => () => void): Promise<Http1Connection> | Http1Connection {
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#all.length < this.#max) {
+      const made = new Http1Connection(this.#host, this.#port);
+      this.#all.push(made);
+      return made;
     }
-    const req = http.request({ agent, host: job.host, port, path: job.path, method: job.method ?? 'GET', headers }, (res) => {
-      let bytes = 0;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (keepBody) chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, body: keepBody ? Buffer.concat(chunks).toString('utf8') : null }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    // The agent appends a request it has no connection for to its origin's queue until one frees: the last entry, as
-    // this request was just made (looking through the whole queue would cost the client more the further behind it is).
-    if (queued && Object.values(agent.requests).some((waiting) => waiting?.at(-1) === req)) req.once('socket', queued());
-    req.end(out.body);
-  });
+    const served = queued?.();
+    return new Promise((resolve) =>
+      this.#waiting.push((c) => {
+        served?.();
+        resolve(c);
+      }),
+    );
+  }
+
+  release(c: Http1Connection): void {
+    const next = this.#waiting.shift();
+    if (next) next(c);
+    else this.#idle.push(c);
+  }
+
+  close(): void {
+    for (const c of this.#all) c.close();
+  }
+}
+
+/** The request `out` describes, as the job sends it. */
+function outgoing(job: LoadJob, token: string | undefined, body: string | undefined, idempotencyKey: string | undefined): Outgoing {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return { method: job.method ?? 'GET', path: job.path, headers, ...(body === undefined ? {} : { body }) };
+}
+
+/** One request over a connection of the pool; the answer's body is kept only when `keepBody`, for a sample of a failure. */
+async function send(pool: ConnectionPool, out: Outgoing, keepBody: boolean, queued?: () => () => void): Promise<Answer> {
+  const lent = pool.acquire(queued);
+  const connection = lent instanceof Http1Connection ? lent : await lent;
+  try {
+    return await connection.request(out, keepBody);
+  } finally {
+    pool.release(connection);
+  }
 }
 
 /** Open loop: how long after its window a run waits for the answers of requests due inside it. */
@@ -56,7 +79,13 @@ const percentile = (sorted: Float64Array, p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 async function runJob(job: LoadJob): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections, maxFreeSockets: job.connections });
+  // A pool a server, each of up to job.connections (as node's http.Agent held that many sockets an origin).
+  const pools = new Map<number, ConnectionPool>();
+  const poolOf = (port: number): ConnectionPool => {
+    let pool = pools.get(port);
+    if (!pool) pools.set(port, (pool = new ConnectionPool(job.host, port, job.connections)));
+    return pool;
+  };
   const cpu = process.cpuUsage();
   const start = performance.now();
   const measureFrom = start + job.warmupMs;
@@ -70,10 +99,10 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   let sample: string | undefined;
   let next = 0;
   const okStatus = job.okStatus ?? 200;
-  const outgoing = (n: number): Outgoing => {
+  const request = (n: number): Outgoing => {
     const scripted = job.script === undefined || job.script.length === 0 ? undefined : job.script[n % job.script.length]!;
     const token = scripted ? scripted.token : job.tokens.length === 0 ? undefined : job.tokens[n % job.tokens.length];
-    return { token, body: scripted?.body, idempotencyKey: job.idempotencyPrefix === undefined ? undefined : `${job.idempotencyPrefix}-${n}` };
+    return outgoing(job, token, scripted?.body, job.idempotencyPrefix === undefined ? undefined : `${job.idempotencyPrefix}-${n}`);
   };
 
   /** The port of connection (closed loop) or request (open loop) `i`: the ports in turn, as a round-robin balancer. */
@@ -99,9 +128,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     for (;;) {
       const t0 = performance.now();
       if (t0 >= end) return;
-      const out = outgoing(next++);
+      const out = request(next++);
       try {
-        const answer = await send(agent, job, port, out, sample === undefined);
+        const answer = await send(poolOf(port), out, sample === undefined);
         // Only answers that both started and ended inside the window count.
         if (t0 < measureFrom || performance.now() > end) continue;
         tally(answer, t0);
@@ -115,7 +144,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   };
 
   /**
-   * Open loop: request n is due at start + n / rate, sent then whatever is still in flight (the agent queues it while
+   * Open loop: request n is due at start + n / rate, sent then whatever is still in flight (its pool queues it while
    * every connection is busy), and timed from when it was due. Counted when it was due inside the window; the run waits
    * for those up to UNANSWERED_AFTER_MS past the window's end, and counts the rest as unanswered.
    */
@@ -127,7 +156,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const openLoop = async (rate: number): Promise<void> => {
     const inFlight = new Set<Promise<void>>();
     const one = async (due: number, n: number): Promise<void> => {
-      const out = outgoing(n);
+      const out = request(n);
       const port = portOf(n);
       const counted = due >= measureFrom && due < end;
       if (counted) countedDue++;
@@ -138,7 +167,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
           }
         : undefined;
       try {
-        const answer = await send(agent, job, port, out, sample === undefined, queued);
+        const answer = await send(poolOf(port), out, sample === undefined, queued);
         if (counted) tally(answer, due);
       } catch (err) {
         if (!counted) return;
@@ -167,7 +196,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
 
   if (job.ratePerSecond !== undefined) await openLoop(job.ratePerSecond);
   else await Promise.all(Array.from({ length: job.connections }, (_, i) => connection(i)));
-  agent.destroy();
+  for (const pool of pools.values()) pool.close();
   const used = process.cpuUsage(cpu);
   const sorted = Float64Array.from(latencies).sort();
   const waited = Float64Array.from(waits).sort();
