@@ -303,6 +303,25 @@ describe('play-money ledger', () => {
     await expect(sql`INSERT INTO ledger_operations (kind, op, source, created_at) VALUES ('credit', '{}', 'test-grant:DE#0', now())`.execute(db)).rejects.toMatchObject({ code: '23505' });
   });
 
+  it('closes no batch against a tree it has not loaded: a flush before start is refused, one after stop closes nothing', async () => {
+    const { ledger, ledgerBatcher } = server.runtime.services;
+    const { db } = server.runtime.database;
+    const waits = async () => (await waitingOperations(db).select('source').execute()).some((r) => r.source === 'test-grant:unloaded#0');
+    // The service's own batcher stopped meanwhile, so nothing else closes the operation below.
+    await ledgerBatcher.stop();
+    try {
+      await ledger.submit([grant('0xdddd00000000000000000000000000000000000d' as Account, 1n)], { source: 'test-grant:unloaded' });
+      expect(await waits()).toBe(true);
+      const own = batcherOf('journal', 10_000);
+      await expect(own.flush({ force: true })).rejects.toThrow(/not loaded/);
+      await own.start();
+      await own.stop();
+      expect(await own.flush({ force: true })).toBeNull();
+      expect(await waits()).toBe(true);
+    } finally {
+      await ledgerBatcher.start();
+    }
+  });
 });
 
 /** `svc ledger verify` as a person runs it: a separate process that knows only the RPC URL and the contract. */

@@ -61,7 +61,10 @@ export interface LedgerBatcher {
   /** Loads the committed state, finishes a batch a previous run left in flight, starts the timer. */
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Closes a batch when one is due (or `force` and any operation waits), commits it, and waits for it. */
+  /**
+   * Closes a batch when one is due (or `force` and any operation waits), commits it, and waits for it. Throws before
+   * start() has loaded the committed tree; answers null after stop().
+   */
   flush(opts?: { force?: boolean }): Promise<BatchOutcome | null>;
   /**
    * What the timer runs each tick: batch after batch while each was full (maxOps operations), so the commitments keep
@@ -295,6 +298,12 @@ export function createLedgerBatcher(deps: LedgerBatcherDeps): LedgerBatcher {
 
   const flush = (opts: { force?: boolean } = {}): Promise<BatchOutcome | null> =>
     oneAtATime(async () => {
+      // A batch closed before start() has built the committed tree would hash its changes into the empty one (or the
+      // last run's), and its root would not be the ledger's. After stop() nothing is closed.
+      if (!loaded) {
+        if (stopped) return null;
+        throw new Error('ledger: the committed tree is not loaded: start() has not finished building it');
+      }
       if (halt) throw new Error(`ledger: batches are halted: ${halt}`);
       const batch = await close(opts.force === true);
       return batch ? commit(batch) : null;
