@@ -24,7 +24,7 @@ import { createLogger } from '../src/runtime/logger.ts';
 import type { Runtime } from '../src/runtime/runtime.ts';
 import { waitingOperations } from '../src/services/ledger/batch-range.ts';
 import { ENGINE_CONFIG } from '../src/services/orderbook/orders.ts';
-import { ROUND_PHASES, type RoundPhase } from '../src/services/orderbook/orders/round-phases.ts';
+import { ROUND_PHASES, SLOW_TRANSACTION_MS, type PhaseTally, type RoundPhase } from '../src/services/orderbook/orders/round-phases.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
 import { formatOrderBookHttpReport, goalLines, PLACE_GOALS, type PlaceBenchReport, type PlaceScenario } from './orderbook-http-report.ts';
@@ -533,6 +533,13 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         commits.push(
           `"${name}": a transaction's time by phase, ms on average: ${phasesBetween(stats, statsAfter, t)}; the event loop ran what was ready ${lateness.meanMs.toFixed(2)} ms late on average (p99 ${lateness.p99Ms.toFixed(1)})${runtime.database.kind === 'postgres' ? ', which is in each database phase too' : ''} (bench/loop-delay.ts)`,
         );
+        // The tail's transactions apart: whether they waited on the database or on the service (docs/orderbook.md, session 32).
+        const slow = statsAfter.slow.transactions - stats.slow.transactions;
+        commits.push(
+          slow === 0
+            ? `"${name}": no transaction took ${SLOW_TRANSACTION_MS} ms or more`
+            : `"${name}": ${slow} transaction(s) took ${SLOW_TRANSACTION_MS} ms or more (${statsAfter.slow.orders - stats.slow.orders} orders), by phase, ms on average: ${phasesBetween(stats.slow, statsAfter.slow, slow)}`,
+        );
       }
       // A closed loop of N connections places about N / mean latency orders a second: the tail costs rate, not p99 alone.
       if (result.ok > 0) {
@@ -610,7 +617,7 @@ const PHASE_NAMES: Record<RoundPhase, string> = {
 };
 
 /** The mean milliseconds a transaction spent in each phase from `before` to `now`, over `transactions`. */
-function phasesBetween(before: PlacementStats, now: PlacementStats, transactions: number): string {
+function phasesBetween(before: PhaseTally, now: PhaseTally, transactions: number): string {
   return ROUND_PHASES.map((phase) => `${PHASE_NAMES[phase]} ${((now.phaseMs[phase] - before.phaseMs[phase]) / transactions).toFixed(2)}`).join(', ');
 }
 

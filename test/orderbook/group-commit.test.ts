@@ -17,7 +17,7 @@ import type { Outcome, RestingOrder, SubmitResult, TimeInForce } from '../../src
 import type { Principal } from '../../src/core/principal.ts';
 import { createOrderBookService, ENGINE_CONFIG, type OrderBookService } from '../../src/services/orderbook/orders.ts';
 import type { OrderView, PlaceOrderInput } from '../../src/services/orderbook/orders/types.ts';
-import { ROUND_PHASES } from '../../src/services/orderbook/orders/round-phases.ts';
+import { ROUND_PHASES, SLOW_TRANSACTION_MS } from '../../src/services/orderbook/orders/round-phases.ts';
 import { registerWallet } from '../support/agents.ts';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import { gas } from '../support/markets.ts';
@@ -31,6 +31,8 @@ let server: TestServer;
 let service: OrderBookService;
 /** The market of every placement's transaction, in order (the fence is called first in each). */
 const fenced: bigint[] = [];
+/** Milliseconds the fence keeps the event loop busy (0: none). */
+let fenceBusyMs = 0;
 let refuseWith: ProblemError | null = null;
 /** Refuses only this market's batches (with refuseWith). */
 let refuseMarket: bigint | null = null;
@@ -61,6 +63,9 @@ beforeAll(async () => {
     fills: runtime.config.fills,
     fence: (_trx, marketId) => {
       fenced.push(marketId);
+      // A transaction made slow on purpose: the fence is built in its first phase, so the wait lands there.
+      const until = performance.now() + fenceBusyMs;
+      while (performance.now() < until);
       if (refuseWith && (refuseMarket === null || refuseMarket === marketId)) throw refuseWith;
       return null;
     },
@@ -227,6 +232,26 @@ describe('group commit of placements', () => {
       before,
       orders.map((o, i) => ({ ...o, view: views[i]! })),
     );
+  });
+
+  it("tallies a transaction of 50 ms or more apart, with its orders and phases (the bench's account of the tail)", async () => {
+    const before = service.stats();
+    fenceBusyMs = SLOW_TRANSACTION_MS + 10;
+    try {
+      await placeTogether([
+        { trader: traders[0]!, input: order({ outcome: 0, action: 'buy', price: '0.02', shares: 1n }) },
+        { trader: traders[1]!, input: order({ outcome: 1, action: 'buy', price: '0.02', shares: 1n }) },
+      ]);
+    } finally {
+      fenceBusyMs = 0;
+    }
+    const after = service.stats();
+    expect(after.transactions - before.transactions).toBe(1);
+    expect(after.slow.transactions - before.slow.transactions).toBe(1);
+    expect(after.slow.orders - before.slow.orders).toBe(2);
+    const byPhase = ROUND_PHASES.map((phase) => after.slow.phaseMs[phase] - before.slow.phaseMs[phase]);
+    expect(byPhase[ROUND_PHASES.indexOf('reads')]).toBeGreaterThanOrEqual(SLOW_TRANSACTION_MS + 10);
+    expect(byPhase.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(after.transactionMs - before.transactionMs);
   });
 
   it("refuses an order its owner cannot cover after the owner's earlier order in the batch, and places the rest", async () => {

@@ -15,7 +15,7 @@ import { TURNS_BEFORE_BATCH, type BookChanges, type MarketBooks } from './books.
 import { retryingDeadlocks, type BusyError } from './locks.ts';
 import type { Lookups } from './lookups.ts';
 import { BatchRefused, placeBatch, type Placement } from './place-batch.ts';
-import { PhaseClock } from './round-phases.ts';
+import { PhaseClock, SLOW_TRANSACTION_MS } from './round-phases.ts';
 import { PlacementRounds, type RoundEntry } from './rounds.ts';
 import type { InsufficientBalanceError } from './reservations.ts';
 import { openMarketOf, type MarketError, type OrderBookMarket } from './tradeable-market.ts';
@@ -150,10 +150,17 @@ async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; tak
       },
     ),
   );
+  const placed = outcomes.flat().filter((o) => o.status === 'fulfilled').length;
+  const ms = performance.now() - started;
   deps.stats.transactions += 1;
-  deps.stats.orders += outcomes.flat().filter((o) => o.status === 'fulfilled').length;
-  deps.stats.transactionMs += performance.now() - started;
+  deps.stats.orders += placed;
+  deps.stats.transactionMs += ms;
   phases.addTo(deps.stats.phaseMs);
+  if (ms >= SLOW_TRANSACTION_MS) {
+    deps.stats.slow.transactions += 1;
+    deps.stats.slow.orders += placed;
+    phases.addTo(deps.stats.slow.phaseMs);
+  }
   if (published.length > 0) deps.events.committed(published);
   else deps.events.notify();
   return outcomes;

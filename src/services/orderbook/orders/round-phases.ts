@@ -18,6 +18,21 @@ export type PhaseTimes = Record<RoundPhase, number>;
 
 export const noPhaseTimes = (): PhaseTimes => ({ reads: 0, matching: 0, firstWrites: 0, answers: 0, lastWrites: 0, commit: 0 });
 
+/**
+ * A transaction at least this long counts as slow (PlacementStats.slow): alone it takes an order past issue 22's p99
+ * bound of 50 ms. Their phases say whether the tail's stalls are the database's or the service's.
+ */
+export const SLOW_TRANSACTION_MS = 50;
+
+/** Transactions of one kind: how many, the orders they placed and their time by phase. */
+export interface PhaseTally {
+  transactions: number;
+  orders: number;
+  phaseMs: PhaseTimes;
+}
+
+export const noPhaseTally = (): PhaseTally => ({ transactions: 0, orders: 0, phaseMs: noPhaseTimes() });
+
 /** Times one transaction's phases: each `end` gives the phase the milliseconds since the last one ended. */
 export class PhaseClock {
   readonly ms = noPhaseTimes();

@@ -14,7 +14,7 @@ import type { DB } from '../../../db/schema.ts';
 import type { OrderSchema } from '../../../wire/orders.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { LedgerService } from '../../ledger/ledger.ts';
-import type { PhaseTimes } from './round-phases.ts';
+import type { PhaseTally, PhaseTimes } from './round-phases.ts';
 
 export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 
@@ -87,6 +87,8 @@ export interface PlacementStats {
   transactionMs: number;
   /** Those milliseconds by phase (round-phases.ts), of each transaction's attempt that committed. */
   phaseMs: PhaseTimes;
+  /** The transactions of SLOW_TRANSACTION_MS or more (round-phases.ts), their orders and phases. */
+  slow: PhaseTally;
 }
 
 /** The problem an operation throws with one of `C` as its code (the edge maps the code to a status). */
