@@ -13,13 +13,12 @@ class ConnectionPool {
   readonly #idle: Http1Connection[] = [];
   readonly #all: Http1Connection[] = [];
   readonly #waiting: ((c: Http1Connection) => void)[] = [];
-  readonly #host: string;
-  readonly #port: number;
+  readonly #open: () => Http1Connection;
   readonly #max: number;
 
-  constructor(host: string, port: number, max: number) {
-    this.#host = host;
-    this.#port = port;
+  /** `open` makes a connection to the pool's server, up to `max` of them. */
+  constructor(open: () => Http1Connection, max: number) {
+    this.#open = open;
     this.#max = max;
   }
 
@@ -28,7 +27,7 @@ class ConnectionPool {
     const idle = this.#idle.pop();
     if (idle) return idle;
     if (this.#all.length < this.#max) {
-      const made = new Http1Connection(this.#host, this.#port);
+      const made = this.#open();
       this.#all.push(made);
       return made;
     }
@@ -83,7 +82,7 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const pools = new Map<number, ConnectionPool>();
   const poolOf = (port: number): ConnectionPool => {
     let pool = pools.get(port);
-    if (!pool) pools.set(port, (pool = new ConnectionPool(job.host, port, job.connections)));
+    if (!pool) pools.set(port, (pool = new ConnectionPool(() => new Http1Connection(job.host, port), job.connections)));
     return pool;
   };
   const cpu = process.cpuUsage();
