@@ -148,7 +148,8 @@ export interface Outgoing {
 
 /** The request's bytes as one string: its line, Host, its headers, Content-Length for a body, then the body. */
 export function requestText(host: string, port: number, out: Outgoing): string {
-  let text = `${out.method} ${out.path} HTTP/1.1\r\nhost: ${host}:${port}\r\n`;
+  // An IPv6 literal goes in brackets in Host (RFC 9110 §7.2, as in a URL).
+  let text = `${out.method} ${out.path} HTTP/1.1\r\nhost: ${host.includes(':') ? `[${host}]` : host}:${port}\r\n`;
   for (const [name, value] of Object.entries(out.headers)) text += `${name}: ${value}\r\n`;
   if (out.body !== undefined) text += `content-length: ${Buffer.byteLength(out.body)}\r\n\r\n${out.body}`;
   else text += '\r\n';

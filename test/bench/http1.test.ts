@@ -78,7 +78,7 @@ describe('requestText', () => {
     expect(requestText('127.0.0.1', 80, { method: 'POST', path: '/p?q=1', headers: { authorization: 'Bearer t' }, body: '{"a":"é"}' })).toBe(
       'POST /p?q=1 HTTP/1.1\r\nhost: 127.0.0.1:80\r\nauthorization: Bearer t\r\ncontent-length: 10\r\n\r\n{"a":"é"}',
     );
-    expect(requestText('::1', 1, { method: 'GET', path: '/', headers: {} })).toBe('GET / HTTP/1.1\r\nhost: ::1:1\r\n\r\n');
+    expect(requestText('::1', 1, { method: 'GET', path: '/', headers: {} })).toBe('GET / HTTP/1.1\r\nhost: [::1]:1\r\n\r\n');
   });
 });
 
