@@ -166,11 +166,7 @@ export class LedgerMerkleTree {
    * Cost: n log n to sort plus 3n − 1 keccak calls (2 per leaf, 1 per inner node).
    */
   static fromBalances(entries: Iterable<BalanceEntry>): LedgerMerkleTree {
-    const steps = LedgerMerkleTree.buildSteps(entries, Infinity);
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-    }
+    return runThrough(LedgerMerkleTree.buildSteps(entries, Infinity));
   }
 
   /**
@@ -305,8 +301,7 @@ export class LedgerMerkleTree {
    * resulting balance set.
    */
   apply(changes: Iterable<BalanceEntry>): void {
-    const steps = this.applySteps(changes, Infinity);
-    while (!steps.next().done);
+    runThrough(this.applySteps(changes, Infinity));
   }
 
   /**
@@ -425,5 +420,13 @@ export class LedgerMerkleTree {
     }
     this.leaves = newLeaves;
     this.levels = levels;
+  }
+}
+
+/** What a generator of steps returns, its steps run through at once. */
+function runThrough<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
   }
 }
