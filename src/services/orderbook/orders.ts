@@ -24,7 +24,7 @@ import { listOrderEvents, type ListOrderEventsResult } from './orders/list-order
 import { listOrders, type ListOrdersParams, type ListOrdersResult } from './orders/list-orders.ts';
 import { placementRounds, placeOrder } from './orders/place-order.ts';
 import { readView } from './orders/order-view.ts';
-import { noPhaseTally, noPhaseTimes } from './orders/round-phases.ts';
+import { copyOfTally, noPhaseTally } from './orders/round-phases.ts';
 import type { EffectRecorder } from '../idempotency/idempotency.ts';
 import { readDepth, type ReadDepthResult } from './orders/read-depth.ts';
 import type { MarketEndReason, OrderBookDeps, OrderView, PlaceOrderInput, PlacementStats } from './orders/types.ts';
@@ -59,7 +59,7 @@ export interface OrderBookService {
 }
 
 export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
-  const base = { ...deps, books: new MarketBooks(deps.db, deps.expect), lookups: new Lookups(), stats: { transactions: 0, orders: 0, transactionMs: 0, phaseMs: noPhaseTimes(), slow: noPhaseTally() } };
+  const base = { ...deps, books: new MarketBooks(deps.db, deps.expect), lookups: new Lookups(), stats: { ...noPhaseTally(), transactionMs: 0, slow: noPhaseTally() } };
   const ctx = { ...base, rounds: placementRounds(base) };
   return {
     place: (principal, order, recordEffect) => placeOrder(ctx, { principal, order, recordEffect }),
@@ -71,6 +71,6 @@ export function createOrderBookService(deps: OrderBookDeps): OrderBookService {
     depth: (marketId, levels) => readDepth(ctx, { marketId, levels }),
     cancelMarketOrders: (trx, markets, reason) => cancelMarketOrders(ctx, { trx, markets, reason }),
     forgetBooks: (markets) => forgetBooks(ctx, { markets }),
-    stats: () => ({ ...ctx.stats, phaseMs: { ...ctx.stats.phaseMs }, slow: { ...ctx.stats.slow, phaseMs: { ...ctx.stats.slow.phaseMs } } }),
+    stats: () => ({ ...copyOfTally(ctx.stats), slow: copyOfTally(ctx.stats.slow) }),
   };
 }

@@ -152,15 +152,9 @@ async function commit(deps: RoundDeps, markets: readonly { marketId: bigint; tak
   );
   const placed = outcomes.flat().filter((o) => o.status === 'fulfilled').length;
   const ms = performance.now() - started;
-  deps.stats.transactions += 1;
-  deps.stats.orders += placed;
   deps.stats.transactionMs += ms;
-  phases.addTo(deps.stats.phaseMs);
-  if (ms >= SLOW_TRANSACTION_MS) {
-    deps.stats.slow.transactions += 1;
-    deps.stats.slow.orders += placed;
-    phases.addTo(deps.stats.slow.phaseMs);
-  }
+  phases.countIn(deps.stats, placed);
+  if (ms >= SLOW_TRANSACTION_MS) phases.countIn(deps.stats.slow, placed);
   if (published.length > 0) deps.events.committed(published);
   else deps.events.notify();
   return outcomes;

@@ -26,12 +26,18 @@ export const SLOW_TRANSACTION_MS = 50;
 
 /** Transactions of one kind: how many, the orders they placed and their time by phase. */
 export interface PhaseTally {
+  /** Placement transactions committed: batches, and orders retried alone after their batch failed. */
   transactions: number;
+  /** Orders those transactions placed (refused ones not counted). */
   orders: number;
+  /** Their milliseconds by phase, of each transaction's attempt that committed. */
   phaseMs: PhaseTimes;
 }
 
 export const noPhaseTally = (): PhaseTally => ({ transactions: 0, orders: 0, phaseMs: noPhaseTimes() });
+
+/** A copy of `tally` that later counts do not change. */
+export const copyOfTally = <T extends PhaseTally>(tally: T): T => ({ ...tally, phaseMs: { ...tally.phaseMs } });
 
 /** Times one transaction's phases: each `end` gives the phase the milliseconds since the last one ended. */
 export class PhaseClock {
@@ -44,8 +50,10 @@ export class PhaseClock {
     this.#at = now;
   }
 
-  /** Adds this transaction's phases to `total`. */
-  addTo(total: PhaseTimes): void {
-    for (const phase of ROUND_PHASES) total[phase] += this.ms[phase];
+  /** Counts this transaction, which placed `orders`, in `tally`. */
+  countIn(tally: PhaseTally, orders: number): void {
+    tally.transactions += 1;
+    tally.orders += orders;
+    for (const phase of ROUND_PHASES) tally.phaseMs[phase] += this.ms[phase];
   }
 }

@@ -14,7 +14,7 @@ import type { DB } from '../../../db/schema.ts';
 import type { OrderSchema } from '../../../wire/orders.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { LedgerService } from '../../ledger/ledger.ts';
-import type { PhaseTally, PhaseTimes } from './round-phases.ts';
+import type { PhaseTally } from './round-phases.ts';
 
 export const ENGINE_CONFIG = { tickBps: ORDERBOOK_FEES.tickBps, minShares: BigInt(ORDERBOOK_FEES.minShares), takerFeeBps: ORDERBOOK_FEES.takerFeeBps };
 
@@ -75,18 +75,12 @@ export interface OrderBookDeps {
 }
 
 /** What the placement transactions did since the service started (group commit: orders per transaction). */
-export interface PlacementStats {
-  /** Placement transactions committed: batches, and orders retried alone after their batch failed. */
-  transactions: number;
-  /** Orders those transactions placed (refused ones not counted). */
-  orders: number;
+export interface PlacementStats extends PhaseTally {
   /**
    * Milliseconds those transactions took, each from its start to its commit (deadlock retries included). Rounds run one
    * after another (rounds.ts), so over a stretch of time this says how much of it a placement transaction was running.
    */
   transactionMs: number;
-  /** Those milliseconds by phase (round-phases.ts), of each transaction's attempt that committed. */
-  phaseMs: PhaseTimes;
   /** The transactions of SLOW_TRANSACTION_MS or more (round-phases.ts), their orders and phases. */
   slow: PhaseTally;
 }
