@@ -11,17 +11,23 @@ export interface Answer {
   body: string | null;
 }
 
+/**
+ * What a parser reads next: a head, a body of known length, a chunk's size line, a chunk's data and CRLF, or the
+ * trailers' end after the last chunk.
+ */
+type Reading = 'head' | 'length' | 'size' | 'chunk' | 'trailers';
+
 /** One response head and body, cut out of a stream of bytes as they arrive (in any pieces). */
 export class ResponseParser {
   #pending: Buffer | null = null;
-  /** The response being read: its status, whether the server closes after it, what of its body is left. */
-  #head: { status: number; close: boolean } | null = null;
+  #reading: Reading = 'head';
+  /** The response being read: its status and whether the server closes after it. */
+  #head: { status: number; close: boolean } = { status: 0, close: false };
+  /** `length`: the body's bytes still to come; `chunk`: the chunk's data and its CRLF still to come. */
   #remaining = 0;
-  #chunked = false;
-  /** Chunked: the body's chunks so far, and whether the next bytes are a chunk's size line (else its data and CRLF). */
-  #chunks: Buffer[] = [];
-  #atSize = true;
+  /** The body's bytes so far, and its pieces when it is kept. */
   #bytes = 0;
+  #pieces: Buffer[] = [];
   /** Whether the response being read keeps its body's text, asked when its head arrives. */
   #keepBody = false;
   readonly #keepBodyOf: () => boolean;
@@ -37,61 +43,61 @@ export class ResponseParser {
   push(data: Buffer): { answer: Answer; close: boolean }[] {
     this.#pending = this.#pending === null ? data : Buffer.concat([this.#pending, data]);
     const done: { answer: Answer; close: boolean }[] = [];
-    for (;;) {
-      const answered = this.#step();
-      if (answered === null) return done;
-      done.push(answered);
+    while (this.#pending !== null && this.#step(this.#pending, done));
+    return done;
+  }
+
+  /** Reads what `buf` (the pending bytes) allows of the next part; false when it needs more bytes. */
+  #step(buf: Buffer, done: { answer: Answer; close: boolean }[]): boolean {
+    switch (this.#reading) {
+      case 'head': {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return false;
+        this.#take(end + 4);
+        if (this.#readHead(buf.toString('latin1', 0, end))) done.push(this.#finish());
+        return true;
+      }
+      case 'length': {
+        const n = Math.min(this.#remaining, buf.length);
+        this.#body(buf.subarray(0, n));
+        this.#take(n);
+        this.#remaining -= n;
+        if (this.#remaining === 0) done.push(this.#finish());
+        return true;
+      }
+      case 'size': {
+        const eol = buf.indexOf('\r\n');
+        if (eol < 0) return false;
+        const line = buf.toString('latin1', 0, eol);
+        const size = Number.parseInt(line.split(';')[0]!.trim(), 16);
+        if (!Number.isInteger(size) || size < 0) throw new Error(`http1: a chunk size that is not one: ${JSON.stringify(line)}`);
+        this.#take(eol + 2);
+        this.#reading = size === 0 ? 'trailers' : 'chunk';
+        this.#remaining = size + 2;
+        return true;
+      }
+      case 'chunk': {
+        const n = Math.min(this.#remaining, buf.length);
+        // The chunk's data, not its CRLF.
+        this.#body(buf.subarray(0, Math.min(n, Math.max(0, this.#remaining - 2))));
+        this.#take(n);
+        this.#remaining -= n;
+        if (this.#remaining === 0) this.#reading = 'size';
+        return true;
+      }
+      case 'trailers': {
+        // Trailers are not used by the service: lines up to the empty one that ends them.
+        const eol = buf.indexOf('\r\n');
+        if (eol < 0) return false;
+        this.#take(eol + 2);
+        if (eol === 0) done.push(this.#finish());
+        return true;
+      }
     }
   }
 
-  /** Takes what the pending bytes allow; a completed response, or null when more bytes are needed. */
-  #step(): { answer: Answer; close: boolean } | null {
-    const buf = this.#pending;
-    if (buf === null) return null;
-    if (this.#head === null) {
-      const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) return null;
-      this.#readHead(buf.toString('latin1', 0, end));
-      this.#take(end + 4);
-      if (!this.#chunked && this.#remaining === 0) return this.#finish();
-      return this.#step();
-    }
-    if (!this.#chunked) {
-      const n = Math.min(this.#remaining, buf.length);
-      this.#body(buf.subarray(0, n));
-      this.#take(n);
-      this.#remaining -= n;
-      return this.#remaining === 0 ? this.#finish() : null;
-    }
-    if (this.#atSize) {
-      const eol = buf.indexOf('\r\n');
-      if (eol < 0) return null;
-      const size = Number.parseInt(buf.toString('latin1', 0, eol).split(';')[0]!.trim(), 16);
-      if (!Number.isInteger(size) || size < 0) throw new Error(`http1: a chunk size that is not one: ${JSON.stringify(buf.toString('latin1', 0, eol))}`);
-      this.#take(eol + 2);
-      this.#atSize = false;
-      // The last chunk leaves only the trailers' end; another, its data and its CRLF.
-      this.#remaining = size === 0 ? -1 : size + 2;
-      return this.#step();
-    }
-    if (this.#remaining === -1) {
-      // Trailers are not used by the service: the empty line that ends them.
-      const end = buf.indexOf('\r\n');
-      if (end < 0) return null;
-      this.#take(end + 2);
-      if (end === 0) return this.#finish();
-      return this.#step();
-    }
-    const n = Math.min(this.#remaining, buf.length);
-    this.#body(buf.subarray(0, Math.min(n, Math.max(0, this.#remaining - 2))));
-    this.#take(n);
-    this.#remaining -= n;
-    if (this.#remaining > 0) return null;
-    this.#atSize = true;
-    return this.#step();
-  }
-
-  #readHead(text: string): void {
+  /** Reads a head and what its body will be; true when there is no body to read. */
+  #readHead(text: string): boolean {
     const lines = text.split('\r\n');
     const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]!);
     if (!status) throw new Error(`http1: not a response: ${JSON.stringify(lines[0])}`);
@@ -110,15 +116,15 @@ export class ResponseParser {
     const code = Number(status[1]);
     const bodiless = code < 200 || code === 204 || code === 304;
     this.#head = { status: code, close };
-    this.#chunked = chunked && !bodiless;
-    this.#atSize = true;
+    this.#reading = chunked && !bodiless ? 'size' : 'length';
     this.#remaining = bodiless || chunked ? 0 : length;
     this.#keepBody = this.#keepBodyOf();
+    return this.#reading === 'length' && this.#remaining === 0;
   }
 
   #body(data: Buffer): void {
     this.#bytes += data.length;
-    if (this.#keepBody && data.length > 0) this.#chunks.push(Buffer.from(data));
+    if (this.#keepBody && data.length > 0) this.#pieces.push(Buffer.from(data));
   }
 
   #take(n: number): void {
@@ -127,14 +133,12 @@ export class ResponseParser {
   }
 
   #finish(): { answer: Answer; close: boolean } {
-    const head = this.#head!;
-    const answer: Answer = { status: head.status, bytes: this.#bytes, body: this.#keepBody ? Buffer.concat(this.#chunks).toString('utf8') : null };
-    this.#head = null;
-    this.#chunks = [];
+    const answer: Answer = { status: this.#head.status, bytes: this.#bytes, body: this.#keepBody ? Buffer.concat(this.#pieces).toString('utf8') : null };
+    const close = this.#head.close;
+    this.#reading = 'head';
+    this.#pieces = [];
     this.#bytes = 0;
-    this.#chunked = false;
-    this.#remaining = 0;
-    return { answer, close: head.close };
+    return { answer, close };
   }
 }
 
