@@ -19,6 +19,7 @@ import { TIER_DEFAULT_SCOPES } from '../src/core/scopes.ts';
 import { appendEvent } from '../src/services/events/outbox.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { intFromEnv, runIfMain, withCleanups } from './scope.ts';
+import { percentile } from './open-loop.ts';
 
 export interface EventsBenchOptions {
   /** WebSocket clients of each transport (svc and anchor), all open at once. */
@@ -110,8 +111,6 @@ interface ClientResult {
 
 type FromClient = { id: number; ok: true; now?: number; ms?: number; result?: ClientResult } | { id: number; ok: false; error: string };
 
-const percentile = (sorted: Float64Array, p: number): number =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 function clientProcess(): void {
   const sets = new Map<string, WebSocket[]>();

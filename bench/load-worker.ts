@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { Http1Connection, type Answer, type Outgoing } from './http1.ts';
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load.ts';
+import { openLoop as scheduleOpenLoop, percentile } from './open-loop.ts';
 
 /**
  * Up to `max` keep-alive connections to one server, each lent to one request at a time; a request that finds them all
@@ -74,8 +75,6 @@ async function send(pool: ConnectionPool, out: Outgoing, keepBody: boolean, queu
 /** Open loop: how long after its window a run waits for the answers of requests due inside it. */
 const UNANSWERED_AFTER_MS = 5_000;
 
-const percentile = (sorted: Float64Array, p: number): number =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 async function runJob(job: LoadJob): Promise<LoadResult> {
   // A pool a server, each of up to job.connections (as node's http.Agent held that many sockets an origin).
@@ -174,20 +173,10 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
         sample ??= `network error: ${(err as Error).message}`;
       }
     };
-    await new Promise<void>((resolve) => {
-      const tick = () => {
-        const now = performance.now();
-        for (;;) {
-          const due = start + (next * 1000) / rate;
-          if (due >= end) return resolve();
-          if (due > now) break;
-          const p = one(due, next++);
-          inFlight.add(p);
-          void p.finally(() => inFlight.delete(p));
-        }
-        setTimeout(tick, Math.max(0, start + (next * 1000) / rate - performance.now()));
-      };
-      tick();
+    next = await scheduleOpenLoop(rate, start, end, (due, n) => {
+      const p = one(due, n);
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
     });
     const gaveUp = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), UNANSWERED_AFTER_MS).unref());
     if ((await Promise.race([Promise.all(inFlight), gaveUp])) === 'late') unanswered = inFlight.size;
