@@ -27,6 +27,7 @@ import { ENGINE_CONFIG } from '../src/services/orderbook/orders.ts';
 import { ROUND_PHASES, SLOW_TRANSACTION_MS, type PhaseTally, type RoundPhase } from '../src/services/orderbook/orders/round-phases.ts';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../src/services/rate-limit/limits.ts';
 import { startLoadClient, type LoadClient, type LoadResult, type ScriptedRequest } from './load.ts';
+import { pauseSingleWriters, placeDirectAtRate, type DirectOrder } from './direct-placements.ts';
 import { formatOrderBookHttpReport, goalLines, PLACE_GOALS, type PlaceBenchReport, type PlaceScenario } from './orderbook-http-report.ts';
 import { startBenchRuntime } from './markets-listing.ts';
 import { prng } from './prng.ts';
@@ -81,6 +82,12 @@ export interface PlaceBenchOptions {
    * the service keep up with that rate, and at what latency, timed from when each order was due (load-worker.ts).
    */
   rate?: number;
+  /**
+   * After the HTTP scenarios, the fixed rate's streams again in the service's own process, without the HTTP edge, once
+   * as the process runs and once with the single writers beside the order path paused (BENCH_PLACE_DIRECT, default on
+   * with a fixed rate; 0: none; direct-placements.ts): where the fixed rate's tail comes from.
+   */
+  direct?: boolean;
   /** The open loop's keep-alive connections at most (BENCH_PLACE_RATE_CONNECTIONS, default 64: one an agent). */
   rateConnections?: number;
   log: (line: string) => void;
@@ -416,6 +423,11 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
             `"at ${rated}/s": the same streams in an open loop, an order due every ${(1000 / rated).toFixed(2)} ms whatever the answers, over ${opts.rateConnections ?? 64} keep-alive connections at most; latency from when each was due, so falling behind shows (BENCH_PLACE_RATE=0: none)`,
           ]
         : []),
+      ...(rated && opts.direct
+        ? [
+            `"in the process, no HTTP": the fixed rate's streams placed in the service's own process through the order book service, each with its Idempotency-Key record (answer included) in its transaction as over HTTP, latency from when each was due: the order path without the edge, a floor for the same rate over HTTP; "single writers paused": the same with the leaderboard's and reputation's folds, the economy's and participation's keepers and the ledger batcher stopped meanwhile (caught up after) (BENCH_PLACE_DIRECT=0: none; bench/direct-placements.ts)`,
+          ]
+        : []),
       primeMarket
         ? `primed: ${opts.primeSeconds} s of the same load on a market of its own before the scenarios, not measured, so V8 has compiled the order path as in a server that has run for a while (BENCH_PLACE_PRIME_SECONDS=0: none)`
         : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
@@ -439,6 +451,16 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       placeOrderScript(streamLength, scenarioMarkets, keysOf, seed);
     let runs = 0;
     const stalls = opts.stalls ?? 0;
+    const directOrders = (scenarioMarkets: readonly string[], seed: number): DirectOrder[] =>
+      placeOrderStream(streamLength, scenarioMarkets, traders.length, seed).map(({ agent, body }) => ({ principal: traders[agent]!.principal, body }));
+    const placeDirect = async (how: 'running' | 'paused', orders: readonly DirectOrder[], rate: number): Promise<LoadResult> => {
+      const resume = how === 'paused' ? await pauseSingleWriters(runtime) : null;
+      try {
+        return await placeDirectAtRate(runtime, orders, { rate, warmupMs: opts.warmupSeconds * 1000, durationMs: opts.seconds * 1000, keyPrefix: `bench-direct-${++runs}` });
+      } finally {
+        await resume?.();
+      }
+    };
     const run = async (
       port: number,
       path: string,
@@ -485,14 +507,24 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       { what: '1 market', markets: [markets[0]!], seed: 0x0b00c },
       { what: spread, markets: markets.slice(1, 1 + opts.markets), seed: 0x5eed5 },
     ];
-    const cases: { name: string; markets: string[]; seed: number; connections: number; rate?: number; swept?: true }[] = [
+    // The fixed rate's streams in the process without the edge (direct-placements.ts): as it runs, then with the single
+    // writers beside the order path paused.
+    const directWays = [
+      { direct: 'running' as const, what: 'in the process, no HTTP' },
+      { direct: 'paused' as const, what: 'in the process, no HTTP, single writers paused' },
+    ];
+    const cases: { name: string; markets: string[]; seed: number; connections: number; rate?: number; swept?: true; direct?: 'running' | 'paused' }[] = [
       ...streams.map((s) => ({ name: `place-order, ${s.what}`, markets: s.markets, seed: s.seed, connections: opts.connections })),
       ...(rated === undefined ? [] : streams.map((s) => ({ name: `place-order at ${rated}/s, ${s.what}`, markets: s.markets, seed: s.seed, connections: rateConnections, rate: rated }))),
       ...(opts.sweep ?? []).map((c) => ({ name: `place-order, 1 market, ${c} connection${c === 1 ? '' : 's'}`, markets: streams[0]!.markets, seed: streams[0]!.seed, connections: c, swept: true as const })),
+      ...(rated === undefined || !opts.direct
+        ? []
+        : directWays.flatMap(({ direct, what }) => streams.map((s) => ({ name: `place-order at ${rated}/s, ${s.what}, ${what}`, markets: s.markets, seed: s.seed, connections: 0, rate: rated, direct })))),
     ];
     const swept: { service: CostPoint; db?: CostPoint }[] = [];
-    for (const [i, { name, markets: scenarioMarkets, seed, connections, rate, swept: inSweep }] of cases.entries()) {
-      const script = scriptOf(scenarioMarkets, seed, i === 0 ? undefined : await freshKeys(i));
+    for (const [i, { name, markets: scenarioMarkets, seed, connections, rate, swept: inSweep, direct }] of cases.entries()) {
+      // (The direct streams need no keys: their orders are placed as their agents, in the process.)
+      const script = direct ? [] : scriptOf(scenarioMarkets, seed, i === 0 ? undefined : await freshKeys(i));
       log(`bench: running ${name}`);
       const since = runtime.clock.now();
       const stats = runtime.services.orderbook.stats();
@@ -508,7 +540,9 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
       const progress = opts.progressSeconds ? watchProgress(runtime, opts.progressSeconds, (line) => log(`bench: ${name}: ${line}`)) : null;
-      const result = await run(address.port, PATH, script, { connections, ...(rate !== undefined ? { rate } : {}) });
+      const result = direct
+        ? await placeDirect(direct, directOrders(scenarioMarkets, seed), rate!)
+        : await run(address.port, PATH, script, { connections, ...(rate !== undefined ? { rate } : {}) });
       progress?.stop();
       const wallMs = performance.now() - wallStart;
       const used = process.cpuUsage(cpu);
@@ -565,11 +599,12 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         name,
         ...result,
         ...counts,
-        wrapped: result.sent > script.length,
+        wrapped: result.sent > (direct ? streamLength : script.length),
         cpuUsPerOrder: perOrder(used.user + used.system),
         clientCpuUsPerOrder: perOrder(result.clientCpuUs),
         ...(serverUs !== undefined ? { dbCpuUsPerOrder: perOrder(serverUs) } : {}),
         ...(walBytes !== undefined ? { walBytesPerOrder: perOrder(walBytes) } : {}),
+        ...(direct ? { direct: true as const } : {}),
       });
       // An open loop that fell behind left the service placing what it was sent: the next scenario starts once it is done.
       if (rate !== undefined) await placementsDrained(runtime);
@@ -693,6 +728,7 @@ export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceB
     ...(process.env.BENCH_PLACE_RATE === undefined || process.env.BENCH_PLACE_RATE === '' ? {} : { rate: intFromEnv('BENCH_PLACE_RATE', 0, 0, 100_000) }),
     rateConnections: intFromEnv('BENCH_PLACE_RATE_CONNECTIONS', 64, 1, 1_024),
     holds: process.env.BENCH_PLACE_HOLDS === '1',
+    direct: process.env.BENCH_PLACE_DIRECT !== '0',
     log,
   };
 }
