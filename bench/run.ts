@@ -21,6 +21,7 @@
  * number of connections after the scenarios, and an order's CPU cost told from a round's: bench/cost-model.ts),
  * BENCH_PLACE_RATE (both streams again in an open loop at that many orders a second, latency timed from when each order
  * was due; default the goal on the database, 2000 on PostgreSQL and 1000 on PGlite, 0 for none), BENCH_PLACE_RATE_CONNECTIONS (the open loop's connections at most, default 64),
+ * BENCH_PLACE_DIRECT (0: not the fixed rate's streams again in the process without the HTTP edge, as it runs and with the single writers paused: bench/direct-placements.ts),
  * BENCH_REDIS_URL (the service's rate limits in that Redis, as several processes share them);
  * BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU time by thread where /proc can
  * be read (bench/thread-cpu.ts), a placement transaction's time by phase (src/services/orderbook/orders/round-phases.ts)
