@@ -11,16 +11,13 @@ import type { Principal } from '../src/core/principal.ts';
 import type { Runtime } from '../src/runtime/runtime.ts';
 import type { EffectRecorder, KeyedRequest } from '../src/services/idempotency/idempotency.ts';
 import type { LoadResult } from './load.ts';
-import { openLoop, percentile } from './open-loop.ts';
+import { latencySummary, openLoop, unansweredAfterWindow } from './open-loop.ts';
 
 /** One order of the stream: who places it and its body as sent over HTTP (bench/orderbook-http.ts placeOrderStream). */
 export interface DirectOrder {
   principal: Principal;
   body: { market: string; outcome: 0 | 1; action: 'buy' | 'sell'; price: string; shares: string; tif: 'GTC' | 'IOC'; postOnly: boolean };
 }
-
-/** How long after its window a run waits for the answers of orders due inside it (as the HTTP client: load-worker.ts). */
-const UNANSWERED_AFTER_MS = 5_000;
 
 /** The keeper loops the single writers run beside the order path, as `pauseSingleWriters` stops and starts them. */
 const PAUSABLE = ['leaderboard', 'reputation', 'economy', 'participation', 'ledgerBatcher'] as const;
@@ -82,17 +79,12 @@ export async function placeDirectAtRate(runtime: Runtime, orders: readonly Direc
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   });
-  const gaveUp = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), UNANSWERED_AFTER_MS).unref());
-  const unanswered = (await Promise.race([Promise.all(inFlight), gaveUp])) === 'late' ? inFlight.size : 0;
-  const sorted = Float64Array.from(latencies).sort();
+  const unanswered = await unansweredAfterWindow(inFlight);
   return {
     ok,
     rps: ok / (opts.durationMs / 1000),
     sent,
-    p50Ms: percentile(sorted, 50),
-    p90Ms: percentile(sorted, 90),
-    p99Ms: percentile(sorted, 99),
-    meanMs: sorted.length === 0 ? Number.NaN : sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    ...latencySummary(latencies),
     statuses,
     errors,
     unanswered,

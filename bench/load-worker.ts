@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { Http1Connection, type Answer, type Outgoing } from './http1.ts';
 import type { LoadJob, LoadResult, WorkerReply, WorkerRequest } from './load.ts';
-import { openLoop as scheduleOpenLoop, percentile } from './open-loop.ts';
+import { latencySummary, openLoop as scheduleOpenLoop, percentile, unansweredAfterWindow } from './open-loop.ts';
 
 /**
  * Up to `max` keep-alive connections to one server, each lent to one request at a time; a request that finds them all
@@ -72,8 +72,6 @@ async function send(pool: ConnectionPool, out: Outgoing, keepBody: boolean, queu
   }
 }
 
-/** Open loop: how long after its window a run waits for the answers of requests due inside it. */
-const UNANSWERED_AFTER_MS = 5_000;
 
 
 async function runJob(job: LoadJob): Promise<LoadResult> {
@@ -178,24 +176,19 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
     });
-    const gaveUp = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), UNANSWERED_AFTER_MS).unref());
-    if ((await Promise.race([Promise.all(inFlight), gaveUp])) === 'late') unanswered = inFlight.size;
+    unanswered = await unansweredAfterWindow(inFlight);
   };
 
   if (job.ratePerSecond !== undefined) await openLoop(job.ratePerSecond);
   else await Promise.all(Array.from({ length: job.connections }, (_, i) => connection(i)));
   for (const pool of pools.values()) pool.close();
   const used = process.cpuUsage(cpu);
-  const sorted = Float64Array.from(latencies).sort();
   const waited = Float64Array.from(waits).sort();
   return {
     ok,
     rps: ok / (job.durationMs / 1000),
     sent: next,
-    p50Ms: percentile(sorted, 50),
-    p90Ms: percentile(sorted, 90),
-    p99Ms: percentile(sorted, 99),
-    meanMs: sorted.length === 0 ? Number.NaN : sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    ...latencySummary(latencies),
     statuses,
     errors,
     bytesPerResponse: ok === 0 ? 0 : Math.round(bytes / ok),

@@ -9,6 +9,29 @@ import { performance } from 'node:perf_hooks';
 export const percentile = (sorted: Float64Array, p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
+/** Latency percentiles and the mean of `latencies` (ms; NaN without any), as a load result reports them. */
+export function latencySummary(latencies: readonly number[]): { p50Ms: number; p90Ms: number; p99Ms: number; meanMs: number } {
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    p50Ms: percentile(sorted, 50),
+    p90Ms: percentile(sorted, 90),
+    p99Ms: percentile(sorted, 99),
+    meanMs: sorted.length === 0 ? Number.NaN : sorted.reduce((a, b) => a + b, 0) / sorted.length,
+  };
+}
+
+/** How long after its window an open loop waits for the answers of requests due inside it. */
+export const UNANSWERED_AFTER_MS = 5_000;
+
+/** Waits for what is in flight to settle, UNANSWERED_AFTER_MS at most; answers how many had not by then. */
+export async function unansweredAfterWindow(inFlight: Iterable<Promise<unknown>>): Promise<number> {
+  const all = [...inFlight];
+  let settled = 0;
+  const each = all.map((p) => p.then(() => void settled++, () => void settled++));
+  const gaveUp = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), UNANSWERED_AFTER_MS).unref());
+  return (await Promise.race([Promise.all(each), gaveUp])) === 'late' ? all.length - settled : 0;
+}
+
 export interface OpenLoopClock {
   now(): number;
   /** Calls `run` once `ms` have passed (a timer). */

@@ -1,8 +1,8 @@
 // The open loop's schedule (bench/open-loop.ts), shared by the HTTP load client and the order path placed in the
 // process: each request at its due moment whatever is in flight, the late ones together, none at or past the end.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { openLoop, percentile, type OpenLoopClock } from '../../bench/open-loop.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { latencySummary, openLoop, percentile, unansweredAfterWindow, UNANSWERED_AFTER_MS, type OpenLoopClock } from '../../bench/open-loop.ts';
 
 /** A clock the test moves: timers run when `advance` passes their moment, in order. */
 function manualClock(start = 0) {
@@ -94,5 +94,39 @@ describe('percentile', () => {
     expect(percentile(sorted, 99)).toBe(10);
     expect(percentile(Float64Array.from([4]), 1)).toBe(4);
     expect(percentile(new Float64Array(0), 50)).toBeNaN();
+  });
+});
+
+describe('latencySummary', () => {
+  it('answers the percentiles of the latencies in any order and their mean; NaN without any', () => {
+    expect(latencySummary([10, 1, 9, 2, 8, 3, 7, 4, 6, 5])).toEqual({ p50Ms: 5, p90Ms: 9, p99Ms: 10, meanMs: 5.5 });
+    const none = latencySummary([]);
+    expect([none.p50Ms, none.p90Ms, none.p99Ms, none.meanMs].every(Number.isNaN)).toBe(true);
+  });
+});
+
+describe('unansweredAfterWindow', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('answers 0 once everything in flight settled, failures included', async () => {
+    const refused = Promise.reject(new Error('refused'));
+    refused.catch(() => undefined);
+    expect(await unansweredAfterWindow(new Set([Promise.resolve(1), refused]))).toBe(0);
+  });
+
+  it('gives up on what is still in flight after UNANSWERED_AFTER_MS and counts it', async () => {
+    vi.useFakeTimers();
+    const never = new Promise<void>(() => undefined);
+    const counted = unansweredAfterWindow(new Set([Promise.resolve(), never, never.then(() => undefined)]));
+    await vi.advanceTimersByTimeAsync(UNANSWERED_AFTER_MS - 1);
+    let settled = false;
+    void counted.then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    // The one that resolved is not counted.
+    expect(await counted).toBe(2);
   });
 });
