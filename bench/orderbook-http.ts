@@ -7,7 +7,8 @@
  * ./bench/compile.mjs bench/orderbook-http.ts` (the flag as svc start runs the service: bin/node-flags.mjs); knobs in
  * bench/run.ts.
  */
-import { cpus, loadavg } from 'node:os';
+import { statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
@@ -37,6 +38,7 @@ import { startTimeline } from './timeline.ts';
 import { watchServerCpu, watchWal } from './server-cpu.ts';
 import { watchThreadCpu } from './thread-cpu.ts';
 import { coreSpeedMs, watchMachineCpu } from './machine-cpu.ts';
+import { SLOW_SYNC_MS, watchDiskSync } from './disk-sync.ts';
 import { watchLoopDelay } from './loop-delay.ts';
 import { fitCostModel, type CostModel, type CostPoint } from './cost-model.ts';
 import { intFromEnv, listenAnchor, runIfMain, withCleanups } from './scope.ts';
@@ -432,6 +434,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
         ? `primed: ${opts.primeSeconds} s of the same load on a market of its own before the scenarios, not measured, so V8 has compiled the order path as in a server that has run for a while (BENCH_PLACE_PRIME_SECONDS=0: none)`
         : 'not primed (BENCH_PLACE_PRIME_SECONDS=0): the first scenario pays for V8 compiling the order path',
       `anchor: bare Fastify POST route on the same process, parses the JSON body, answers a real place-order 201 body (${probe.text.length} bytes, one fill)`,
+      `the disk's flush per scenario: an 8 KB write and fdatasync every 20 ms in ${tmpdir()}, ${await sameDiskAsDatabase(runtime)} (bench/disk-sync.ts)`,
       `CPU µs/order: the service's process (PGlite's work included); DB CPU µs/order: a local PostgreSQL server's processes (– on PGlite, or a server this process cannot read in /proc); client CPU µs/order: the load client's process (per request sent, for the anchor), which a deployment's clients would not take from the service's machine; WAL B/order: the write-ahead log PostgreSQL wrote (the same in any phase of the machine; – on PGlite)`,
       missing.length === 0
         ? `node: ${SERVICE_NODE_FLAGS.join(' ')}, as svc start runs the service (bin/node-flags.mjs)`
@@ -536,6 +539,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const speedBefore = coreSpeedMs();
       const threads = watchThreadCpu();
       const machine = watchMachineCpu();
+      const disk = watchDiskSync();
       const loop = watchLoopDelay();
       const cpu = process.cpuUsage();
       const wallStart = performance.now();
@@ -548,6 +552,7 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const used = process.cpuUsage(cpu);
       const byThread = threads?.stop();
       const shares = machine.stop();
+      const flushes = await disk.stop();
       const lateness = loop.stop();
       const serverUs = server?.stop();
       const walBytes = await wal?.stop();
@@ -591,6 +596,8 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const speed = `SHA-256 of 20 MB in ${speedBefore.toFixed(1)} ms before it and ${coreSpeedMs().toFixed(1)} after (bench/machine-cpu.ts)`;
       const idle = shares ? `the machine's CPU idle ${shares.idlePct.toFixed(0)} % of the time, taken by the host for other guests (steal) ${shares.stealPct.toFixed(1)} %; ` : '';
       commits.push(`"${name}": ${idle}${speed}`);
+      // Every round's COMMIT waits for a flush like this one (docs/orderbook.md, session 33).
+      if (flushes) commits.push(`"${name}": the disk's flush (an 8 KB write and fdatasync every 20 ms on a thread, bench/disk-sync.ts): p50 ${flushes.p50Ms.toFixed(2)} ms, p99 ${flushes.p99Ms.toFixed(1)}, longest ${flushes.maxMs.toFixed(1)}; ${flushes.slow} of ${flushes.count} took ${SLOW_SYNC_MS} ms or more`);
       if (byThread && o > 0) commits.push(`"${name}": the service's CPU by thread: its event loop ${(byThread.mainUs / o).toFixed(0)} µs an order, the other threads (V8 compiling in the background and collecting garbage, libuv's pool) ${(byThread.othersUs / o).toFixed(0)} µs, warm-up included`);
       if (inSweep) swept.push({ service: { orders: o, rounds: t, us: used.user + used.system }, ...(serverUs !== undefined ? { db: { orders: o, rounds: t, us: serverUs } } : {}) });
       const counts = await countsOf(runtime, scenarioMarkets, since);
@@ -710,6 +717,17 @@ function connectionsFromEnv(name: string): number[] {
 }
 
 /** The knobs from the environment (documented in bench/run.ts). */
+/** Whether the bench's flush probe (disk-sync.ts, in the temporary folder) writes to the database's disk, as far as this process can tell. */
+async function sameDiskAsDatabase(runtime: Runtime): Promise<string> {
+  if (runtime.database.kind === 'pglite') return process.env.BENCH_PGLITE_DISK === '1' ? 'the disk of the data folder if it is there too' : 'while the database is in memory (no disk of its own)';
+  try {
+    const { rows } = await sql<{ dir: string }>`SELECT current_setting('data_directory') AS dir`.execute(runtime.database.db);
+    return statSync(rows[0]!.dir).dev === statSync(tmpdir()).dev ? "on PostgreSQL's data directory's device" : "NOT on PostgreSQL's data directory's device";
+  } catch {
+    return "on a device this process cannot compare with PostgreSQL's data directory (another machine, or not readable)";
+  }
+}
+
 export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceBenchOptions {
   const agents = intFromEnv('BENCH_PLACE_AGENTS', 64, 2, 10_000);
   if (agents % 2 !== 0) throw new Error(`bench: BENCH_PLACE_AGENTS must be even (bids come from even agents, asks from odd ones); got ${agents}`);

@@ -26,6 +26,7 @@
  * BENCH_CONNECTIONS and BENCH_KEYS as above. It prints each scenario's CPU time by thread where /proc can
  * be read (bench/thread-cpu.ts), a placement transaction's time by phase (src/services/orderbook/orders/round-phases.ts)
  * with how late the event loop ran what was ready (bench/loop-delay.ts), the machine's idle and stolen shares and a core's speed beside it (bench/machine-cpu.ts),
+ * how long the disk took to flush a small write meanwhile (bench/disk-sync.ts),
  * and on PostgreSQL the write-ahead log an order cost (bench/server-cpu.ts). Like the listings, it runs on PGlite in memory, or on a fresh PostgreSQL database when
  * DATABASE_URL is set: run `npm run bench` once without and once with DATABASE_URL to compare the two.
  * Then a claim sweep on its own anvil: one wallet's winning positions redeemed one redeem(holder) transaction per
