@@ -11,12 +11,13 @@ import type { Principal } from '../src/core/principal.ts';
 import type { Runtime } from '../src/runtime/runtime.ts';
 import type { EffectRecorder, KeyedRequest } from '../src/services/idempotency/idempotency.ts';
 import type { LoadResult } from './load.ts';
+import type { PlaceOrderBody } from './orderbook-http.ts';
 import { latencySummary, openLoop, unansweredAfterWindow } from './open-loop.ts';
 
 /** One order of the stream: who places it and its body as sent over HTTP (bench/orderbook-http.ts placeOrderStream). */
 export interface DirectOrder {
   principal: Principal;
-  body: { market: string; outcome: 0 | 1; action: 'buy' | 'sell'; price: string; shares: string; tif: 'GTC' | 'IOC'; postOnly: boolean };
+  body: PlaceOrderBody;
 }
 
 /** The keeper loops the single writers run beside the order path, as `pauseSingleWriters` stops and starts them. */
