@@ -111,7 +111,6 @@ interface ClientResult {
 
 type FromClient = { id: number; ok: true; now?: number; ms?: number; result?: ClientResult } | { id: number; ok: false; error: string };
 
-
 function clientProcess(): void {
   const sets = new Map<string, WebSocket[]>();
   interface Armed {

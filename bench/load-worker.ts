@@ -72,8 +72,6 @@ async function send(pool: ConnectionPool, out: Outgoing, keepBody: boolean, queu
   }
 }
 
-
-
 async function runJob(job: LoadJob): Promise<LoadResult> {
   // A pool a server, each of up to job.connections (as node's http.Agent held that many sockets an origin).
   const pools = new Map<number, ConnectionPool>();

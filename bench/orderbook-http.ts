@@ -552,10 +552,11 @@ export async function benchOrderBookHttp(opts: PlaceBenchOptions): Promise<Place
       const used = process.cpuUsage(cpu);
       const byThread = threads?.stop();
       const shares = machine.stop();
-      const flushes = await disk.stop();
       const lateness = loop.stop();
       const serverUs = server?.stop();
       const walBytes = await wal?.stop();
+      // Last: the thread finishes the flush it is in (up to 20 ms), which no other measure should span.
+      const flushes = await disk.stop();
       const long = holds?.stop() ?? [];
       if (long.length > 0) holdLines.push(`"${name}": turns of ${LONG_HOLD_MS} ms or more on the embedded database's connection, warm-up included, by who took it:`, ...long.slice(0, 8).map((l) => `  ${l}`));
       const stallLines = timeline?.stop(result.slow ?? [], stalls) ?? [];
@@ -716,7 +717,6 @@ function connectionsFromEnv(name: string): number[] {
   });
 }
 
-/** The knobs from the environment (documented in bench/run.ts). */
 /** Whether the bench's flush probe (disk-sync.ts, in the temporary folder) writes to the database's disk, as far as this process can tell. */
 async function sameDiskAsDatabase(runtime: Runtime): Promise<string> {
   if (runtime.database.kind === 'pglite') return process.env.BENCH_PGLITE_DISK === '1' ? 'the disk of the data folder if it is there too' : 'while the database is in memory (no disk of its own)';
@@ -728,6 +728,7 @@ async function sameDiskAsDatabase(runtime: Runtime): Promise<string> {
   }
 }
 
+/** The knobs from the environment (documented in bench/run.ts). */
 export function orderBookHttpOptionsFromEnv(log: (line: string) => void): PlaceBenchOptions {
   const agents = intFromEnv('BENCH_PLACE_AGENTS', 64, 2, 10_000);
   if (agents % 2 !== 0) throw new Error(`bench: BENCH_PLACE_AGENTS must be even (bids come from even agents, asks from odd ones); got ${agents}`);
